@@ -1,0 +1,14 @@
+/** Codes for configuration and startup errors shared by the pusher and edgectl. */
+export type ConfigErrorCode = "missing-setting" | "invalid-setting" | "unreadable-file";
+
+/** A startup/configuration problem, reported as one clear line with a non-zero exit. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly code: ConfigErrorCode,
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting}: ${message}`);
+  }
+}

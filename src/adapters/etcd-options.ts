@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import type { IOptions } from "etcd3";
+import { ConfigError } from "./errors.js";
+
+/** The etcd connection settings of SPEC §5, as read from the environment. */
+export interface EtcdSettings {
+  readonly endpoints: readonly string[];
+  readonly username?: string;
+  readonly password?: string;
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+/** Reads `ETCD_*` variables from an environment object (only entry points pass `process.env`). */
+export function etcdSettingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): EtcdSettings {
+  const endpoints = (env.ETCD_ENDPOINTS ?? "http://127.0.0.1:2379")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (endpoints.length === 0)
+    throw new ConfigError("invalid-setting", "ETCD_ENDPOINTS", "is empty");
+  for (const e of endpoints) {
+    if (!/^https?:\/\/[^/]+\/?$/.test(e)) {
+      throw new ConfigError(
+        "invalid-setting",
+        "ETCD_ENDPOINTS",
+        `"${e}" is not http(s)://host:port`,
+      );
+    }
+  }
+  const out: {
+    endpoints: string[];
+    username?: string;
+    password?: string;
+    caFile?: string;
+    certFile?: string;
+    keyFile?: string;
+  } = { endpoints };
+  if (env.ETCD_USERNAME) out.username = env.ETCD_USERNAME;
+  if (env.ETCD_PASSWORD) out.password = env.ETCD_PASSWORD;
+  if (env.ETCD_CA_FILE) out.caFile = env.ETCD_CA_FILE;
+  if (env.ETCD_CERT_FILE) out.certFile = env.ETCD_CERT_FILE;
+  if (env.ETCD_KEY_FILE) out.keyFile = env.ETCD_KEY_FILE;
+  if (out.username && !out.password) {
+    throw new ConfigError("missing-setting", "ETCD_PASSWORD", "is required with ETCD_USERNAME");
+  }
+  if (Boolean(out.certFile) !== Boolean(out.keyFile)) {
+    throw new ConfigError("missing-setting", "ETCD_CERT_FILE/ETCD_KEY_FILE", "set both or neither");
+  }
+  return out;
+}
+
+function readSetting(setting: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    throw new ConfigError("unreadable-file", setting, `cannot read "${path}" (${code})`);
+  }
+}
+
+/** Builds etcd3 client options, reading TLS files now so a bad path fails at startup. */
+export function etcdClientOptions(s: EtcdSettings): IOptions {
+  const opts: IOptions = { hosts: [...s.endpoints] };
+  if (s.caFile || s.certFile) {
+    const rootCertificate = s.caFile ? readSetting("ETCD_CA_FILE", s.caFile) : undefined;
+    const certChain = s.certFile ? readSetting("ETCD_CERT_FILE", s.certFile) : undefined;
+    const privateKey = s.keyFile ? readSetting("ETCD_KEY_FILE", s.keyFile) : undefined;
+    opts.credentials = {
+      rootCertificate: rootCertificate ?? Buffer.alloc(0),
+      ...(certChain ? { certChain } : {}),
+      ...(privateKey ? { privateKey } : {}),
+    };
+  }
+  if (s.username && s.password) opts.auth = { username: s.username, password: s.password };
+  return opts;
+}

@@ -1,0 +1,58 @@
+import { isRuleTarget } from "./countries.js";
+
+/** Default etcd prefix of the v1 routing schema. */
+export const DEFAULT_PREFIX = "/edge/routing/v1/";
+
+const POOL_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** True for a pool name: a DNS label. */
+export function isPoolName(name: string): boolean {
+  return POOL_NAME.test(name);
+}
+
+/** A key under the routing prefix, parsed. `invalid` keys match a known family but have a bad name. */
+export type ParsedKey =
+  | { readonly kind: "country"; readonly cc: string }
+  | { readonly kind: "override"; readonly cc: string }
+  | { readonly kind: "pool"; readonly pool: string }
+  | { readonly kind: "health"; readonly pool: string }
+  | { readonly kind: "epoch" }
+  | { readonly kind: "lock" }
+  | { readonly kind: "invalid"; readonly reason: string }
+  | { readonly kind: "unknown" };
+
+/** Parses a key relative to the routing prefix (e.g. `country/DE`). */
+export function parseKey(rel: string): ParsedKey {
+  if (rel === "epoch") return { kind: "epoch" };
+  if (rel === "lock/apply") return { kind: "lock" };
+  const slash = rel.indexOf("/");
+  if (slash < 0) return { kind: "unknown" };
+  const family = rel.slice(0, slash);
+  const name = rel.slice(slash + 1);
+  switch (family) {
+    case "country":
+    case "override":
+      return isRuleTarget(name)
+        ? { kind: family, cc: name }
+        : { kind: "invalid", reason: `"${name}" is not an ISO 3166-1 alpha-2 code or _default` };
+    case "pool":
+    case "health":
+      return isPoolName(name)
+        ? { kind: family, pool: name }
+        : { kind: "invalid", reason: `"${name}" is not a valid pool name (a DNS label)` };
+    default:
+      return { kind: "unknown" };
+  }
+}
+
+/** Builds the etcd keys for one prefix. */
+export function routingKeys(prefix: string) {
+  return {
+    country: (cc: string) => `${prefix}country/${cc}`,
+    override: (cc: string) => `${prefix}override/${cc}`,
+    pool: (pool: string) => `${prefix}pool/${pool}`,
+    health: (pool: string) => `${prefix}health/${pool}`,
+    epoch: `${prefix}epoch`,
+    lock: `${prefix}lock/apply`,
+  } as const;
+}

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { CompiledMap } from "./compiled-map.js";
+
+const link = z.object({ pool: z.string().min(1), origin: z.string().url() });
+const route = z.object({
+  pool: z.string().min(1),
+  origin: z.string().url(),
+  chain: z.array(link).min(1).max(16),
+  source: z.string(),
+  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+});
+
+/** Shape check for a `routes` document read back from KV (the Worker, status, anti-entropy). */
+export const CompiledMapSchema = z.object({
+  v: z.literal(1),
+  rev: z.number().int().nonnegative(),
+  epoch: z.number().int().nonnegative(),
+  compiled_at: z.string(),
+  default: route,
+  countries: z.record(z.string(), route),
+  problems: z.array(z.string()),
+});
+
+/** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */
+export function parseMap(text: string): CompiledMap | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const r = CompiledMapSchema.safeParse(raw);
+  return r.success ? (r.data as CompiledMap) : null;
+}

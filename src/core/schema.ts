@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { isPoolName } from "./keys.js";
+
+/** Most fallbacks a rule may list. */
+export const MAX_FALLBACKS = 8;
+/** Largest value accepted under the prefix, in bytes. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+
+const poolRef = z.string().refine(isPoolName, { message: "not a valid pool name (a DNS label)" });
+
+/** `country/{CC}`: the primary pool and its ordered fallbacks. */
+export const CountryRuleSchema = z
+  .object({
+    primary: poolRef,
+    fallbacks: z
+      .array(poolRef)
+      .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
+      .default([]),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const seen = new Set<string>();
+    rule.fallbacks.forEach((pool, i) => {
+      if (pool === rule.primary) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["fallbacks", i],
+          message: `repeats the primary "${pool}"`,
+        });
+      } else if (seen.has(pool)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["fallbacks", i],
+          message: `duplicate pool "${pool}"`,
+        });
+      }
+      seen.add(pool);
+    });
+  });
+export type CountryRule = z.output<typeof CountryRuleSchema>;
+
+/** `override/{CC}`: a country rule plus the reason for the boost. */
+export const OverrideRuleSchema = z
+  .object({
+    primary: poolRef,
+    fallbacks: z.array(poolRef).max(MAX_FALLBACKS).default([]),
+    reason: z.string().max(500).optional(),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const r = CountryRuleSchema.safeParse({ primary: rule.primary, fallbacks: rule.fallbacks });
+    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: "custom" });
+  });
+export type OverrideRule = z.output<typeof OverrideRuleSchema>;
+
+/** An absolute http(s) URL with no path, query, fragment or credentials. */
+export const OriginSchema = z.string().superRefine((s, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    ctx.addIssue({ code: "custom", message: `not an absolute URL: "${s}"` });
+    return;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    ctx.addIssue({
+      code: "custom",
+      message: `scheme must be https: or http:, got "${url.protocol}"`,
+    });
+  } else if (url.username || url.password) {
+    ctx.addIssue({ code: "custom", message: "must not contain credentials" });
+  } else if (url.pathname !== "/" || url.search || url.hash || /[?#]/.test(s)) {
+    ctx.addIssue({ code: "custom", message: "must not have a path, query or fragment" });
+  } else if (s.replace(/\/$/, "") !== url.origin) {
+    ctx.addIssue({ code: "custom", message: `must be a bare origin like "${url.origin}"` });
+  }
+});
+
+/** `pool/{pool}`: where the pool is reached. */
+export const PoolDefSchema = z
+  .object({ origin: OriginSchema, region: z.string().min(1).max(64).optional() })
+  .strict();
+export type PoolDef = z.output<typeof PoolDefSchema>;
+
+/** Health states; only `healthy` takes traffic. */
+export const HealthStatusSchema = z.enum(["healthy", "draining", "unhealthy"]);
+export type HealthStatus = z.output<typeof HealthStatusSchema>;
+
+/** `health/{pool}`: written by the pool's heartbeat under a lease. */
+export const HealthSchema = z
+  .object({ status: HealthStatusSchema, p90_ms: z.number().nonnegative().finite().optional() })
+  .strict();
+export type Health = z.output<typeof HealthSchema>;
+
+/** `epoch`: a plain-text decimal integer. */
+export const EpochSchema = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer")
+  .transform(Number);
+
+/** Renders a zod error's issues as `path: message` strings relative to a base path. */
+export function describeIssues(error: z.ZodError, base = ""): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: joinPath(base, issue.path),
+    message: issue.message,
+  }));
+}
+
+/** Joins a base key with a zod path, rendering indices as `[i]`. */
+export function joinPath(base: string, path: readonly PropertyKey[]): string {
+  let out = base;
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
