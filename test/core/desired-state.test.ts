@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import {
+  compile,
+  desiredStateFromRouting,
+  desiredStateToKeys,
+  formatProblem,
+  readSnapshot,
+  validateDesiredState,
+} from "../../src/core/index.js";
+import { opts, P } from "../helpers/snapshot.js";
+
+const good = {
+  pools: {
+    "fra-1": { origin: "https://fra-1.origin.example.com", region: "eu-central" },
+    "ams-1": { origin: "https://ams-1.origin.example.com" },
+    "par-1": { origin: "https://par-1.origin.example.com" },
+  },
+  countries: {
+    _default: { primary: "ams-1", fallbacks: ["par-1"] },
+    DE: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
+  },
+};
+
+const problems = (doc: unknown) => {
+  const r = validateDesiredState(doc);
+  return r.ok ? [] : r.problems.map(formatProblem);
+};
+
+describe("validateDesiredState", () => {
+  it("accepts the SPEC example", () => {
+    expect(problems(good)).toEqual([]);
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      "unknown pool in fallbacks",
+      {
+        ...good,
+        countries: { ...good.countries, DE: { primary: "fra-1", fallbacks: ["ams-1", "fra-9"] } },
+      },
+      'countries.DE.fallbacks[1]: unknown pool "fra-9"',
+    ],
+    [
+      "unknown primary",
+      { ...good, countries: { ...good.countries, FR: { primary: "cdg-1" } } },
+      'countries.FR.primary: unknown pool "cdg-1"',
+    ],
+    [
+      "bad country code",
+      { ...good, countries: { ...good.countries, ZZ: { primary: "fra-1" } } },
+      "countries.ZZ: not an ISO 3166-1 alpha-2 code or _default",
+    ],
+    [
+      "missing _default",
+      { pools: good.pools, countries: { DE: good.countries.DE } },
+      "countries._default: required rule is missing",
+    ],
+    [
+      "bad pool name",
+      { ...good, pools: { ...good.pools, Bad_1: { origin: "https://x.example" } } },
+      "pools.Bad_1: not a valid pool name (a DNS label)",
+    ],
+    [
+      "origin with a path",
+      { ...good, pools: { ...good.pools, "fra-1": { origin: "https://x.example/a" } } },
+      "pools.fra-1.origin: must not have a path, query or fragment",
+    ],
+    [
+      "duplicate fallback",
+      {
+        ...good,
+        countries: { ...good.countries, DE: { primary: "fra-1", fallbacks: ["ams-1", "ams-1"] } },
+      },
+      'countries.DE.fallbacks[1]: duplicate pool "ams-1"',
+    ],
+    [
+      "primary repeated",
+      { ...good, countries: { ...good.countries, DE: { primary: "fra-1", fallbacks: ["fra-1"] } } },
+      'countries.DE.fallbacks[0]: repeats the primary "fra-1"',
+    ],
+    [
+      "nine fallbacks",
+      {
+        pools: Object.fromEntries(
+          Array.from({ length: 10 }, (_, i) => [`p-${i}`, { origin: `https://p${i}.example` }]),
+        ),
+        countries: {
+          _default: {
+            primary: "p-0",
+            fallbacks: Array.from({ length: 9 }, (_, i) => `p-${i + 1}`),
+          },
+        },
+      },
+      "countries._default.fallbacks: at most 8 fallbacks",
+    ],
+    ["unknown top-level key", { ...good, extra: 1 }, '(file): Unrecognized key: "extra"'],
+    ["not a mapping", [1, 2], "(file): must be a mapping with `pools` and `countries`"],
+    [
+      "missing pools",
+      { countries: good.countries },
+      "pools: Invalid input: expected record, received undefined",
+    ],
+  ])("%s", (_name, doc, expected) => {
+    expect(problems(doc)).toContain(expected);
+  });
+
+  it("maps to canonical etcd keys that compile as the file says", () => {
+    const r = validateDesiredState(good);
+    if (!r.ok) throw new Error("expected valid");
+    const keys = desiredStateToKeys(r.state, P);
+    expect([...keys.keys()]).toEqual([
+      `${P}pool/ams-1`,
+      `${P}pool/fra-1`,
+      `${P}pool/par-1`,
+      `${P}country/DE`,
+      `${P}country/_default`,
+    ]);
+    expect(keys.get(`${P}country/DE`)).toBe('{"primary":"fra-1","fallbacks":["ams-1","par-1"]}');
+    const entries = [...keys].map(([key, value]) => ({ key, value }));
+    const snapshot = { revision: 3, entries };
+    const state = readSnapshot(snapshot, P);
+    expect(desiredStateFromRouting(state)).toEqual(r.state);
+    const health = ["fra-1", "ams-1", "par-1"].map((p) => ({
+      key: `${P}health/${p}`,
+      value: '{"status":"healthy"}',
+    }));
+    const map = compile({ revision: 3, entries: [...entries, ...health] }, opts()).map;
+    expect(map.countries.DE?.pool).toBe("fra-1");
+    expect(map.default.pool).toBe("ams-1");
+  });
+});
