@@ -1,0 +1,126 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse } from "smol-toml";
+import { ConfigError } from "../errors.js";
+import { Secret } from "./secret.js";
+
+/** Default for `KV_LOCAL_PERSIST`: what `wrangler dev` uses when `--persist-to` is not given. */
+export const DEFAULT_LOCAL_PERSIST = ".wrangler/state";
+
+/** The KV binding name the Worker reads (SPEC §4). */
+export const ROUTING_BINDING = "ROUTING";
+
+/** A local Miniflare namespace persisted where `wrangler dev --persist-to <persistDir>` looks. */
+export interface LocalKvSettings {
+  readonly kind: "local";
+  /** Absolute `--persist-to` directory (KV lands under `<persistDir>/v3/kv`). */
+  readonly persistDir: string;
+  readonly namespaceId: string;
+}
+
+/** The Cloudflare REST API (`CF_API_BASE_URL` overrides the base for tests). */
+export interface CloudflareKvSettings {
+  readonly kind: "cloudflare";
+  readonly namespaceId: string;
+  readonly accountId: string;
+  readonly apiToken: Secret;
+  readonly apiBaseUrl?: string;
+}
+
+/** Where KV writes go: SPEC §5 `KV_SINK`. */
+export type KvSettings = LocalKvSettings | CloudflareKvSettings;
+
+const NAMESPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function namespaceIdFromWrangler(cwd: string): string {
+  const file = resolve(cwd, "wrangler.toml");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    throw new ConfigError(
+      "unreadable-file",
+      "KV_NAMESPACE_ID",
+      `unset, and cannot read "${file}" (${code}) for the ${ROUTING_BINDING} binding's id`,
+    );
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    throw new ConfigError("unreadable-file", "KV_NAMESPACE_ID", `unset, and "${file}" is not TOML`);
+  }
+  const list = (doc as { kv_namespaces?: unknown }).kv_namespaces;
+  const binding = Array.isArray(list)
+    ? list.find((n: unknown) => (n as { binding?: unknown })?.binding === ROUTING_BINDING)
+    : undefined;
+  const id = (binding as { id?: unknown } | undefined)?.id;
+  if (typeof id !== "string" || id === "") {
+    throw new ConfigError(
+      "missing-setting",
+      "KV_NAMESPACE_ID",
+      `unset, and "${file}" has no [[kv_namespaces]] binding "${ROUTING_BINDING}" with an id`,
+    );
+  }
+  return id;
+}
+
+function required(env: Readonly<Record<string, string | undefined>>, name: string): string {
+  const v = env[name]?.trim();
+  if (!v) throw new ConfigError("missing-setting", name, "is required when KV_SINK=cloudflare");
+  return v;
+}
+
+/**
+ * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN` and
+ * `CF_API_BASE_URL` (SPEC §5). Throws ConfigError naming the variable; never echoes the token.
+ */
+export function kvSettingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  opts: { readonly cwd: string },
+): KvSettings {
+  const sink = env.KV_SINK?.trim() || "local";
+  if (sink !== "local" && sink !== "cloudflare") {
+    throw new ConfigError("invalid-setting", "KV_SINK", `"${sink}" is not "local" or "cloudflare"`);
+  }
+  // Check credentials before touching wrangler.toml, so the first error names what is missing.
+  const accountId = sink === "cloudflare" ? required(env, "CF_ACCOUNT_ID") : "";
+  const token = sink === "cloudflare" ? required(env, "CF_API_TOKEN") : "";
+  const namespaceId = env.KV_NAMESPACE_ID?.trim() || namespaceIdFromWrangler(opts.cwd);
+  if (!NAMESPACE_ID.test(namespaceId)) {
+    throw new ConfigError("invalid-setting", "KV_NAMESPACE_ID", `"${namespaceId}" is not an id`);
+  }
+  if (sink === "local") {
+    const persistDir = resolve(opts.cwd, env.KV_LOCAL_PERSIST?.trim() || DEFAULT_LOCAL_PERSIST);
+    return { kind: "local", persistDir, namespaceId };
+  }
+  if (!ACCOUNT_ID.test(accountId)) {
+    throw new ConfigError("invalid-setting", "CF_ACCOUNT_ID", `"${accountId}" is not an id`);
+  }
+  const base = env.CF_API_BASE_URL?.trim();
+  if (base !== undefined && base !== "") {
+    let url: URL | undefined;
+    try {
+      url = new URL(base);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      throw new ConfigError(
+        "invalid-setting",
+        "CF_API_BASE_URL",
+        `"${base}" is not an http(s) URL`,
+      );
+    }
+    return {
+      kind: "cloudflare",
+      namespaceId,
+      accountId,
+      apiToken: new Secret(token),
+      apiBaseUrl: base,
+    };
+  }
+  return { kind: "cloudflare", namespaceId, accountId, apiToken: new Secret(token) };
+}

@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import type { Logger } from "pino";
+import { ROUTING_BINDING } from "./kv-settings.js";
+import { type KvEntry, KvError, type KvSink } from "./kv-sink.js";
+
+/** What the local sink needs: the `wrangler dev --persist-to` directory and the namespace id. */
+export interface LocalSinkOptions {
+  readonly persistDir: string;
+  readonly namespaceId: string;
+  readonly logger?: Logger;
+}
+
+// The same no-op script `wrangler kv key put --local` runs its Miniflare with.
+const SCRIPT =
+  'addEventListener("fetch", (e) => e.respondWith(new Response(null, { status: 404 })))';
+
+/**
+ * Wrangler 4 passes `defaultPersistRoot: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
+ * wrangler's dev and `kv --local` code), and Miniflare keys KV storage by namespace id, not
+ * binding name, so this instance and `wrangler dev --persist-to <persistDir>` share the data.
+ */
+export function localPersistRoot(persistDir: string): string {
+  return join(persistDir, "v3");
+}
+
+function wrap(op: string, e: unknown): KvError {
+  if (e instanceof KvError) return e;
+  const detail = e instanceof Error ? e.message : String(e);
+  return new KvError("server-error", `local KV ${op} failed: ${detail}`);
+}
+
+/** Starts a Miniflare KV namespace persisted where `wrangler dev` reads it. */
+export async function createLocalSink(opts: LocalSinkOptions): Promise<KvSink> {
+  const mf = new Miniflare({
+    script: SCRIPT,
+    defaultPersistRoot: localPersistRoot(opts.persistDir),
+    kvNamespaces: { [ROUTING_BINDING]: opts.namespaceId },
+  });
+  let closed = false;
+  try {
+    const ns = await mf.getKVNamespace(ROUTING_BINDING);
+    opts.logger?.info(
+      { persistDir: opts.persistDir, namespaceId: opts.namespaceId },
+      "local KV sink ready",
+    );
+    return {
+      kind: "local",
+      async get(key: string): Promise<string | null> {
+        try {
+          return await ns.get(key, "text");
+        } catch (e) {
+          throw wrap("get", e);
+        }
+      },
+      async putMany(entries: readonly KvEntry[]): Promise<void> {
+        try {
+          for (const { key, value } of entries) await ns.put(key, value);
+        } catch (e) {
+          throw wrap("put", e);
+        }
+      },
+      async close(): Promise<void> {
+        if (closed) return;
+        closed = true;
+        await mf.dispose();
+      },
+    };
+  } catch (e) {
+    await mf.dispose().catch(() => {});
+    throw wrap("start", e);
+  }
+}

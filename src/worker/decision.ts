@@ -1,0 +1,34 @@
+import { type CompiledMap, type DegradedReason, type Route, resolveRoute } from "../core/index.js";
+import { floorRoute } from "./floor-route.js";
+import type { MapSnapshot } from "./map-cache.js";
+import type { WorkerSettings } from "./settings.js";
+
+/** What the edge decided for one request, before proxying. */
+export interface RoutingDecision {
+  readonly country: string;
+  /** The map's `rev`, `null` without a map. */
+  readonly rev: number | null;
+  readonly route: Route;
+  /** Degraded reasons in order of discovery: map state, then the route's own. */
+  readonly degraded: readonly DegradedReason[];
+}
+
+const NONE: readonly DegradedReason[] = [];
+const NO_MAP: readonly DegradedReason[] = ["no-map"];
+
+function reasons(stale: boolean, route: Route): readonly DegradedReason[] {
+  if (!stale) return route.degraded ? [route.degraded] : NONE;
+  return route.degraded ? ["stale-map", route.degraded] : ["stale-map"];
+}
+
+/** Routes `country` with the isolate's map snapshot (the floor when there is none). */
+export function decide(
+  snapshot: MapSnapshot,
+  country: string,
+  settings: WorkerSettings,
+): RoutingDecision {
+  const map: CompiledMap | null = snapshot.map;
+  if (!map) return { country, rev: null, route: floorRoute(settings), degraded: NO_MAP };
+  const route = resolveRoute(map, country);
+  return { country, rev: map.rev, route, degraded: reasons(snapshot.stale, route) };
+}

@@ -1,0 +1,24 @@
+/** Header names the edge reads and writes. */
+export const EDGE_HEADERS = {
+  pool: "X-Edge-Pool",
+  country: "X-Edge-Country",
+  revision: "X-Edge-Revision",
+  source: "X-Edge-Source",
+  degraded: "X-Edge-Degraded",
+  failover: "X-Edge-Failover",
+  origin: "X-Edge-Origin",
+  hop: "X-Edge-Hop",
+  debugToken: "X-Edge-Debug-Token",
+  debugCountry: "X-Edge-Debug-Country",
+} as const;
+
+/** Removes every `X-Edge-*` header (case-insensitive) from `headers`, in place. */
+export function stripEdgeHeaders(headers: Headers): void {
+  let doomed: string[] | undefined;
+  for (const name of headers.keys()) {
+    if (!name.startsWith("x-edge-")) continue;
+    doomed ??= [];
+    doomed.push(name);
+  }
+  if (doomed) for (const name of doomed) headers.delete(name);
+}

@@ -1,0 +1,124 @@
+import type { ChainLink, Route } from "../core/index.js";
+import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
+
+/** What the edge tells the origin about its decision. */
+export interface ProxyContext {
+  readonly country: string;
+  /** Sent as `X-Edge-Revision`; `0` when there is no map. */
+  readonly rev: number;
+  readonly maxAttempts: number;
+}
+
+/** The result of proxying: the response to return and who produced it. */
+export interface ProxyOutcome {
+  /** The origin's response, or the edge's own 502 when no origin answered at all. */
+  readonly response: Response;
+  /** The pool whose response it is (the last one tried when none answered). */
+  readonly link: ChainLink;
+  /** Pools tried, in order; more than one means request-time failover happened. */
+  readonly tried: readonly string[];
+}
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+/** The pools to try in order: the route's pool, then the rest of its chain. */
+function attemptOrder(route: Route, maxAttempts: number): ChainLink[] {
+  const links: ChainLink[] = [{ pool: route.pool, origin: route.origin }];
+  for (const link of route.chain) {
+    if (links.length >= maxAttempts) break;
+    if (!links.some((l) => l.pool === link.pool)) links.push(link);
+  }
+  return links;
+}
+
+const bases = new Map<string, string | null>();
+
+/** `scheme://host[:port]` of an http(s) origin, or `null` for anything else (memoised). */
+function originBase(origin: string): string | null {
+  let base = bases.get(origin);
+  if (base !== undefined) return base;
+  try {
+    const url = new URL(origin);
+    base = url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    base = null;
+  }
+  // Origins come from a handful of pools; the bound only matters for a runaway map.
+  if (bases.size >= 1024) bases.clear();
+  bases.set(origin, base);
+  return base;
+}
+
+/** The path and query of an absolute URL (never parsed as a URL: `//host` stays a path). */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start === -1 ? "/" : url.slice(start);
+}
+
+function originHeaders(request: Request, ctx: ProxyContext): Headers {
+  const headers = new Headers(request.headers);
+  stripEdgeHeaders(headers);
+  headers.set(EDGE_HEADERS.country, ctx.country);
+  headers.set(EDGE_HEADERS.revision, String(ctx.rev));
+  headers.set(EDGE_HEADERS.hop, "1");
+  return headers;
+}
+
+async function attempt(
+  base: string | null,
+  path: string,
+  request: Request,
+  headers: Headers,
+): Promise<Response | null> {
+  if (base === null) return null;
+  try {
+    return await fetch(base + path, {
+      method: request.method,
+      headers,
+      body: request.body,
+      redirect: "manual",
+    });
+  } catch {
+    return null;
+  }
+}
+
+function badGateway(): Response {
+  return new Response("Bad Gateway: no origin answered\n", {
+    status: 502,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
+
+/**
+ * Proxies `request` to the route's origin, keeping method, path, query, headers and body.
+ * GET/HEAD move on to the next pool of the chain after a network error or a 502/503/504,
+ * up to `maxAttempts` origins; anything else is sent once (its body cannot be replayed).
+ */
+export async function proxyToOrigins(
+  request: Request,
+  route: Route,
+  ctx: ProxyContext,
+): Promise<ProxyOutcome> {
+  const retryable = request.method === "GET" || request.method === "HEAD";
+  const links = attemptOrder(route, retryable ? ctx.maxAttempts : 1);
+  const headers = originHeaders(request, ctx);
+  const path = pathAndQuery(request.url);
+  const tried: string[] = [];
+  let last: { response: Response; link: ChainLink } | null = null;
+  let link = links[0] ?? { pool: route.pool, origin: route.origin };
+
+  for (const next of links) {
+    link = next;
+    tried.push(link.pool);
+    headers.set(EDGE_HEADERS.pool, link.pool);
+    const response = await attempt(originBase(link.origin), path, request, headers);
+    if (response) {
+      if (last) last.response.body?.cancel().catch(() => undefined);
+      last = { response, link };
+      if (!RETRYABLE_STATUS.has(response.status)) break;
+    }
+  }
+  if (last) return { response: last.response, link: last.link, tried };
+  return { response: badGateway(), link, tried };
+}

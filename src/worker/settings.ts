@@ -1,0 +1,73 @@
+import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/index.js";
+
+/** The Worker's parsed configuration. */
+export interface WorkerSettings {
+  readonly originTemplate: string;
+  readonly floorPool: string;
+  /** `cacheTtl` for `ROUTING.get`, in seconds (at least KV's minimum of 30). */
+  readonly kvCacheTtl: number;
+  /** How long a parsed map stays fresh in the isolate; 0 re-reads on every request. */
+  readonly isolateCacheMs: number;
+  /** Origins tried in total for a GET/HEAD (at least 1). */
+  readonly maxAttempts: number;
+  /** `null` when unset or empty: debug features off. */
+  readonly debugToken: string | null;
+}
+
+/** The raw string vars `settingsFromEnv` reads. */
+export interface SettingsVars {
+  readonly ORIGIN_TEMPLATE?: string | undefined;
+  readonly FLOOR_POOL?: string | undefined;
+  readonly KV_CACHE_TTL?: string | undefined;
+  readonly ISOLATE_CACHE_SECONDS?: string | undefined;
+  readonly MAX_ATTEMPTS?: string | undefined;
+  readonly DEBUG_TOKEN?: string | undefined;
+}
+
+/** KV rejects a `cacheTtl` below 30 seconds. */
+export const KV_MIN_CACHE_TTL = 30;
+
+const POOL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function intVar(raw: unknown, fallback: number, min: number, max: number): number {
+  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return fallback;
+  return Math.min(max, Math.max(min, Number(raw)));
+}
+
+function usableTemplate(raw: unknown): string {
+  if (typeof raw !== "string" || raw.length === 0) return DEFAULT_ORIGIN_TEMPLATE;
+  try {
+    const url = new URL(raw.replaceAll("{pool}", "probe"));
+    return url.protocol === "https:" || url.protocol === "http:" ? raw : DEFAULT_ORIGIN_TEMPLATE;
+  } catch {
+    return DEFAULT_ORIGIN_TEMPLATE;
+  }
+}
+
+/** Parses the vars; anything missing or garbled takes its default. */
+export function parseSettings(vars: SettingsVars): WorkerSettings {
+  const token = typeof vars.DEBUG_TOKEN === "string" ? vars.DEBUG_TOKEN : "";
+  return {
+    originTemplate: usableTemplate(vars.ORIGIN_TEMPLATE),
+    floorPool:
+      typeof vars.FLOOR_POOL === "string" && POOL_RE.test(vars.FLOOR_POOL)
+        ? vars.FLOOR_POOL
+        : DEFAULT_FLOOR_POOL,
+    kvCacheTtl: intVar(vars.KV_CACHE_TTL, 60, KV_MIN_CACHE_TTL, 365 * 86_400),
+    isolateCacheMs: intVar(vars.ISOLATE_CACHE_SECONDS, 5, 0, 86_400) * 1000,
+    maxAttempts: intVar(vars.MAX_ATTEMPTS, 2, 1, 17),
+    debugToken: token.length > 0 ? token : null,
+  };
+}
+
+const parsed = new WeakMap<object, WorkerSettings>();
+
+/** `parseSettings`, memoised per env object so the hot path parses nothing. */
+export function settingsFromEnv(env: SettingsVars): WorkerSettings {
+  let s = parsed.get(env);
+  if (!s) {
+    s = parseSettings(env);
+    parsed.set(env, s);
+  }
+  return s;
+}

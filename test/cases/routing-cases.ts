@@ -1,0 +1,155 @@
+import type { CompiledMap, DegradedReason, Route } from "../../src/core/index.js";
+
+/** A route in a case map: the healthy chain (first = pool), the deciding key, a reason. */
+export interface RouteSpec {
+  readonly chain: readonly string[];
+  readonly source: string;
+  readonly degraded?: "all-pools-unhealthy" | "no-default-rule";
+}
+
+/** A compiled map without origins; `buildMap` fills them in. */
+export interface MapSpec {
+  readonly default: RouteSpec;
+  readonly countries?: Readonly<Record<string, RouteSpec>>;
+}
+
+/** One row: a map, what `request.cf.country` says, and where the request must go. */
+export interface RoutingCase {
+  readonly name: string;
+  readonly map: MapSpec;
+  /** Raw `request.cf.country`; `null` when Cloudflare gives none. */
+  readonly cfCountry: string | null;
+  readonly expect: {
+    readonly country: string;
+    readonly pool: string;
+    readonly source: string;
+    readonly degraded: DegradedReason | null;
+  };
+}
+
+/** Every pool a case names; the Worker tests start one origin per pool. */
+export const CASE_POOLS = ["fra-1", "ams-1", "par-1", "lon-1"] as const;
+
+function route(spec: RouteSpec, originOf: (pool: string) => string): Route {
+  const chain = spec.chain.map((pool) => ({ pool, origin: originOf(pool) }));
+  const first = chain[0];
+  if (!first) throw new Error("a case route needs at least one pool");
+  return {
+    pool: first.pool,
+    origin: first.origin,
+    chain,
+    source: spec.source,
+    degraded: spec.degraded ?? null,
+  };
+}
+
+/** Builds a `CompiledMap` from a spec, with origins from `originOf` and the given `rev`. */
+export function buildMap(
+  spec: MapSpec,
+  opts: { readonly rev: number; readonly originOf: (pool: string) => string },
+): CompiledMap {
+  const countries: Record<string, Route> = {};
+  for (const [cc, r] of Object.entries(spec.countries ?? {}))
+    countries[cc] = route(r, opts.originOf);
+  return {
+    v: 1,
+    rev: opts.rev,
+    epoch: 1,
+    compiled_at: "2026-01-01T00:00:00.000Z",
+    default: route(spec.default, opts.originOf),
+    countries,
+    problems: [],
+  };
+}
+
+const NORMAL: MapSpec = {
+  default: { chain: ["ams-1", "par-1"], source: "country/_default" },
+  countries: {
+    DE: { chain: ["fra-1", "ams-1"], source: "country/DE" },
+    GB: { chain: ["lon-1"], source: "override/GB" },
+    T1: { chain: ["par-1"], source: "country/T1" },
+    XX: { chain: ["lon-1", "par-1"], source: "country/XX" },
+    IT: { chain: ["par-1"], source: "floor", degraded: "all-pools-unhealthy" },
+  },
+};
+
+const NO_DEFAULT: MapSpec = {
+  default: { chain: ["par-1"], source: "floor", degraded: "no-default-rule" },
+  countries: { DE: { chain: ["fra-1"], source: "country/DE" } },
+};
+
+/** The shared table: core `resolveRoute` and the Worker must agree on every row. */
+export const ROUTING_CASES: readonly RoutingCase[] = [
+  {
+    name: "a country with its own rule",
+    map: NORMAL,
+    cfCountry: "DE",
+    expect: { country: "DE", pool: "fra-1", source: "country/DE", degraded: null },
+  },
+  {
+    name: "a country without a rule takes the default",
+    map: NORMAL,
+    cfCountry: "FR",
+    expect: { country: "FR", pool: "ams-1", source: "country/_default", degraded: null },
+  },
+  {
+    name: "an override decides",
+    map: NORMAL,
+    cfCountry: "GB",
+    expect: { country: "GB", pool: "lon-1", source: "override/GB", degraded: null },
+  },
+  {
+    name: "lower-case cf.country is normalised",
+    map: NORMAL,
+    cfCountry: "de",
+    expect: { country: "DE", pool: "fra-1", source: "country/DE", degraded: null },
+  },
+  {
+    name: "Tor (T1) has its own rule",
+    map: NORMAL,
+    cfCountry: "T1",
+    expect: { country: "T1", pool: "par-1", source: "country/T1", degraded: null },
+  },
+  {
+    name: "no cf.country means XX",
+    map: NORMAL,
+    cfCountry: null,
+    expect: { country: "XX", pool: "lon-1", source: "country/XX", degraded: null },
+  },
+  {
+    name: "a three-letter code means XX",
+    map: NORMAL,
+    cfCountry: "DEU",
+    expect: { country: "XX", pool: "lon-1", source: "country/XX", degraded: null },
+  },
+  {
+    name: "a prototype key is not a country",
+    map: NORMAL,
+    cfCountry: "__proto__",
+    expect: { country: "XX", pool: "lon-1", source: "country/XX", degraded: null },
+  },
+  {
+    name: "all pools of a country unhealthy: the floor",
+    map: NORMAL,
+    cfCountry: "IT",
+    expect: { country: "IT", pool: "par-1", source: "floor", degraded: "all-pools-unhealthy" },
+  },
+  {
+    name: "no default rule: unknown countries go to the floor",
+    map: NO_DEFAULT,
+    cfCountry: "US",
+    expect: { country: "US", pool: "par-1", source: "floor", degraded: "no-default-rule" },
+  },
+  {
+    name: "no default rule: a country with a rule still routes",
+    map: NO_DEFAULT,
+    cfCountry: "DE",
+    expect: { country: "DE", pool: "fra-1", source: "country/DE", degraded: null },
+  },
+  {
+    name: "no rule for XX and no cf.country: the default",
+    map: NO_DEFAULT,
+    cfCountry: null,
+    expect: { country: "XX", pool: "par-1", source: "floor", degraded: "no-default-rule" },
+  },
+];

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { constantTimeEqual } from "../../src/worker/debug-access.js";
+import { floorRoute } from "../../src/worker/floor-route.js";
+import { parseSettings } from "../../src/worker/settings.js";
+
+describe("worker settings", () => {
+  it("uses the SPEC defaults when nothing is set", () => {
+    expect(parseSettings({})).toEqual({
+      originTemplate: "https://{pool}.origin.example.com",
+      floorPool: "par-1",
+      kvCacheTtl: 60,
+      isolateCacheMs: 5000,
+      maxAttempts: 2,
+      debugToken: null,
+    });
+  });
+
+  it("parses valid values", () => {
+    const s = parseSettings({
+      ORIGIN_TEMPLATE: "http://{pool}.internal:8080",
+      FLOOR_POOL: "lon-2",
+      KV_CACHE_TTL: "300",
+      ISOLATE_CACHE_SECONDS: "0",
+      MAX_ATTEMPTS: "3",
+      DEBUG_TOKEN: "s3cret",
+    });
+    expect(s).toEqual({
+      originTemplate: "http://{pool}.internal:8080",
+      floorPool: "lon-2",
+      kvCacheTtl: 300,
+      isolateCacheMs: 0,
+      maxAttempts: 3,
+      debugToken: "s3cret",
+    });
+  });
+
+  it("clamps KV_CACHE_TTL to KV's minimum of 30 s and MAX_ATTEMPTS to at least 1", () => {
+    const s = parseSettings({ KV_CACHE_TTL: "5", MAX_ATTEMPTS: "0" });
+    expect(s.kvCacheTtl).toBe(30);
+    expect(s.maxAttempts).toBe(1);
+  });
+
+  it.each(["", "abc", "-1", "1.5", "1e3", "NaN", "Infinity", " "])(
+    "falls back to defaults for garbage %j",
+    (raw) => {
+      const s = parseSettings({
+        KV_CACHE_TTL: raw,
+        ISOLATE_CACHE_SECONDS: raw,
+        MAX_ATTEMPTS: raw,
+        ORIGIN_TEMPLATE: raw,
+      });
+      expect(s).toEqual(parseSettings({}));
+    },
+  );
+
+  it.each(["", "Par_1", "-par", "a".repeat(64), "par 1"])("rejects FLOOR_POOL %j", (raw) => {
+    expect(parseSettings({ FLOOR_POOL: raw }).floorPool).toBe("par-1");
+  });
+
+  it("treats an empty DEBUG_TOKEN as unset", () => {
+    expect(parseSettings({ DEBUG_TOKEN: "" }).debugToken).toBeNull();
+  });
+
+  it("rejects a floor pool that is not a DNS label and a non-http template", () => {
+    const s = parseSettings({ FLOOR_POOL: "Par_1", ORIGIN_TEMPLATE: "ftp://{pool}.x" });
+    expect(s.floorPool).toBe("par-1");
+    expect(s.originTemplate).toBe("https://{pool}.origin.example.com");
+  });
+
+  it("builds the floor route from FLOOR_POOL and ORIGIN_TEMPLATE", () => {
+    const route = floorRoute(
+      parseSettings({ FLOOR_POOL: "lon-2", ORIGIN_TEMPLATE: "http://{pool}.lan" }),
+    );
+    expect(route).toEqual({
+      pool: "lon-2",
+      origin: "http://lon-2.lan",
+      chain: [{ pool: "lon-2", origin: "http://lon-2.lan" }],
+      source: "floor",
+      degraded: null,
+    });
+  });
+});
+
+describe("constantTimeEqual", () => {
+  it.each([
+    ["abc", "abc", true],
+    ["abc", "abd", false],
+    ["abc", "ab", false],
+    ["", "", true],
+    ["", "a", false],
+    ["tokén", "tokén", true],
+  ])("%j vs %j → %s", (a, b, want) => {
+    expect(constantTimeEqual(a, b)).toBe(want);
+  });
+});
