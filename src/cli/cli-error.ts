@@ -1,0 +1,45 @@
+import { ExitCode } from "./exit-codes.js";
+
+/** Codes of the user-facing errors `edgectl` reports as one line, without a stack trace. */
+export type CliErrorCode =
+  | "usage"
+  | "unreadable-file"
+  | "syntax-error"
+  | "invalid-input"
+  | "not-confirmed"
+  | "too-many-ops"
+  | "unknown-pool"
+  | "conflict"
+  | "locked"
+  | "unreachable";
+
+const EXIT: Record<CliErrorCode, ExitCode> = {
+  usage: ExitCode.failure,
+  "unreadable-file": ExitCode.failure,
+  "syntax-error": ExitCode.failure,
+  "invalid-input": ExitCode.failure,
+  "not-confirmed": ExitCode.failure,
+  "too-many-ops": ExitCode.failure,
+  "unknown-pool": ExitCode.failure,
+  conflict: ExitCode.conflict,
+  locked: ExitCode.locked,
+  unreachable: ExitCode.failure,
+};
+
+/** An expected failure (bad input, refused, conflict): printed as its message, never a stack. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+    /** Extra lines printed after the message (e.g. one per validation problem). */
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+  }
+
+  /** The process exit code for this error. */
+  get exitCode(): ExitCode {
+    return EXIT[this.code];
+  }
+}

@@ -1,0 +1,41 @@
+import { type Command, Option } from "commander";
+import type { CliIo } from "./cli-io.js";
+import { type CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
+
+/** What every command's action gets: the I/O, its settings, and where to record its exit code. */
+export interface CommandContext {
+  readonly io: CliIo;
+  /** Settings from the environment and the command's (and program's) `--prefix`. */
+  settings(cmd: Command): CliSettings;
+  /** Records the exit code of the command that ran. */
+  exit(code: number): void;
+  /** Writes lines to stdout. */
+  print(...lines: string[]): void;
+  /** Writes lines to stderr. */
+  warn(...lines: string[]): void;
+}
+
+/** Builds the context for one `run()`. */
+export function createCommandContext(io: CliIo, exit: (code: number) => void): CommandContext {
+  return {
+    io,
+    settings(cmd) {
+      const flags = cmd.optsWithGlobals<{ prefix?: string }>();
+      return cliSettingsFromEnv(io.env, { prefix: flags.prefix });
+    },
+    exit,
+    print: (...lines) => {
+      for (const l of lines) io.stdout.write(`${l}\n`);
+    },
+    warn: (...lines) => {
+      for (const l of lines) io.stderr.write(`${l}\n`);
+    },
+  };
+}
+
+/** Adds the options every command accepts (`--prefix`, `--debug`). */
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--prefix <prefix>", "etcd routing prefix (env ROUTING_PREFIX)"))
+    .addOption(new Option("--debug", "print stack traces of unexpected errors"));
+}

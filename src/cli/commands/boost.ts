@@ -1,0 +1,95 @@
+import { Command } from "commander";
+import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "../../core/index.js";
+import { CliError } from "../cli-error.js";
+import { type CommandContext, withCommonOptions } from "../command-context.js";
+import { parseCountryArgument } from "../country-argument.js";
+import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { ExitCode } from "../exit-codes.js";
+
+interface BoostOptions {
+  readonly pool: string;
+  readonly fallbacks?: string;
+  readonly ttl: string;
+  readonly reason?: string;
+}
+
+/** Renders an etcd lease id (decimal string) the way etcdctl shows it. */
+export function leaseHex(id: string): string {
+  return BigInt(id).toString(16);
+}
+
+/** `edgectl boost CC --pool P [--fallbacks a,b] --ttl 6h [--reason TEXT]`. */
+export function boostCommand(ctx: CommandContext): Command {
+  return withCommonOptions(new Command("boost"))
+    .description("temporarily route a country to a pool: override/CC under a lease that expires")
+    .argument("<cc>", "country code or _default")
+    .requiredOption("--pool <pool>", "primary pool (must have a pool/ definition)")
+    .option("--fallbacks <pools>", "comma-separated fallback pools", "")
+    .requiredOption("--ttl <duration>", "how long the override lasts: 30s, 15m, 6h, 1d")
+    .option("--reason <text>", "why (shown by explain and kept in the override)")
+    .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
+      const cc = parseCountryArgument(raw);
+      const ttl = parseDuration(opts.ttl);
+      if (ttl === null)
+        throw new CliError(
+          "invalid-input",
+          `--ttl: "${opts.ttl}" is not a duration like 30s, 15m, 6h`,
+        );
+      const fallbacks = (opts.fallbacks ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const parsed = OverrideRuleSchema.safeParse({
+        primary: opts.pool,
+        fallbacks,
+        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+      });
+      if (!parsed.success) {
+        throw new CliError(
+          "invalid-input",
+          "invalid override",
+          parsed.error.issues.map(
+            (i) => `${i.path.length ? `${i.path.join(".")}: ` : ""}${i.message}`,
+          ),
+        );
+      }
+      const rule = parsed.data;
+      const settings = ctx.settings(cmd);
+      const key = routingKeys(settings.prefix).override(cc);
+      await withEtcd(settings, async (client) => {
+        const state = readSnapshot(
+          toSnapshot(await readPrefix(client, settings.prefix)),
+          settings.prefix,
+        );
+        const unknown = [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
+        if (unknown.length > 0) {
+          throw new CliError(
+            "unknown-pool",
+            `unknown pool${unknown.length > 1 ? "s" : ""} ${unknown.map((p) => `"${p}"`).join(", ")}: no pool/ definition in ${settings.prefix}`,
+          );
+        }
+        const value = JSON.stringify({
+          primary: rule.primary,
+          fallbacks: rule.fallbacks,
+          ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+        });
+        const lease = client.lease(ttl, { autoKeepAlive: false });
+        lease.on("lost", () => undefined);
+        const id = await lease.grant();
+        const expires = new Date(Date.now() + ttl * 1000);
+        try {
+          await lease.put(key).value(value);
+        } catch (e) {
+          await lease.revoke().catch(() => undefined);
+          throw e;
+        } finally {
+          lease.release();
+        }
+        ctx.print(
+          `override/${cc} → ${[rule.primary, ...rule.fallbacks].join(" > ")} for ${opts.ttl}`,
+          `lease ${leaseHex(id)} (${id}), expires ${expires.toISOString()}`,
+        );
+      });
+      ctx.exit(ExitCode.ok);
+    });
+}

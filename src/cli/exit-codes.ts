@@ -1,0 +1,12 @@
+/** Process exit codes of `edgectl` (SPEC §6). */
+export const ExitCode = {
+  ok: 0,
+  /** Invalid input, refused, unreachable, behind. */
+  failure: 1,
+  /** `apply`: the epoch moved (or the lock was lost) between the read and the commit. */
+  conflict: 2,
+  /** `apply`: `lock/apply` is held by another holder. */
+  locked: 3,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,155 @@
+import {
+  type CompileOptions,
+  compile,
+  DEFAULT_CC,
+  type HealthStatus,
+  originFor,
+  type Route,
+  resolveRoute,
+  type Snapshot,
+} from "../core/index.js";
+
+/** One pool of the rule's chain, with what the compiler saw for it. */
+export interface ExplainedLink {
+  readonly pool: string;
+  readonly defined: boolean;
+  /** `missing` when there is no (valid) `health/` key: the lease expired, so unhealthy. */
+  readonly health: HealthStatus | "missing";
+  readonly origin: string;
+  readonly takesTraffic: boolean;
+}
+
+/** Why a country routes where it does: the `edgectl explain` answer. */
+export interface Explanation {
+  readonly country: string;
+  readonly revision: number;
+  readonly epoch: number;
+  /** The key whose rule was walked (`override/DE`, `country/DE`, `country/_default`), or null. */
+  readonly ruleKey: string | null;
+  readonly rule: {
+    readonly primary: string;
+    readonly fallbacks: readonly string[];
+    readonly reason?: string;
+  } | null;
+  readonly chain: readonly ExplainedLink[];
+  /** Exactly the compiled route (`countries[CC] ?? default`). */
+  readonly route: Route;
+  readonly reasons: readonly string[];
+  /** Compile problems about this country's keys. */
+  readonly problems: readonly string[];
+}
+
+/**
+ * Compiles the snapshot exactly as the pusher does and explains one country's route. The route
+ * comes from the compiled map itself; the rule and chain are the explanation around it.
+ */
+export function explainCountry(snapshot: Snapshot, cc: string, opts: CompileOptions): Explanation {
+  const { map, problems, state } = compile(snapshot, opts);
+  const route = cc === DEFAULT_CC ? map.default : resolveRoute(map, cc);
+  const own = cc === DEFAULT_CC || Object.hasOwn(map.countries, cc);
+  const reasons: string[] = [];
+  const mine = (key: string) => key === `override/${cc}` || key === `country/${cc}`;
+  const relevant = problems.filter((p) => mine(p.key)).map((p) => `${p.key}: ${p.message}`);
+  for (const p of problems.filter((p) => mine(p.key)))
+    reasons.push(`${p.key} is not usable (${p.message}): ignored`);
+
+  let ruleKey: string | null = null;
+  if (route.source.startsWith("override/") || route.source.startsWith("country/"))
+    ruleKey = route.source;
+  else {
+    // floor: show the rule that was walked and found no healthy pool, if any
+    const target = own ? cc : DEFAULT_CC;
+    for (const key of [`override/${target}`, `country/${target}`]) {
+      const r = key.startsWith("override/")
+        ? state.overrides.get(target)
+        : state.countries.get(target);
+      const usable = r && [r.primary, ...r.fallbacks].every((p) => state.pools.has(p));
+      if (usable) {
+        ruleKey = key;
+        break;
+      }
+    }
+  }
+  const ruleCc = ruleKey ? ruleKey.slice(ruleKey.indexOf("/") + 1) : null;
+  const rule =
+    ruleKey && ruleCc
+      ? ruleKey.startsWith("override/")
+        ? (state.overrides.get(ruleCc) ?? null)
+        : (state.countries.get(ruleCc) ?? null)
+      : null;
+
+  if (cc !== DEFAULT_CC && !own)
+    reasons.push(`no usable country/${cc} or override/${cc}: ${cc} follows _default`);
+  if (ruleKey?.startsWith("override/")) {
+    const o = state.overrides.get(ruleCc ?? "");
+    reasons.push(
+      `${ruleKey} is active${o?.reason ? ` (reason: ${o.reason})` : ""} and replaces country/${ruleCc}`,
+    );
+  }
+  if (own && cc !== DEFAULT_CC && route.source !== ruleKey && route.source !== "floor")
+    reasons.push(`kept its last good route from ${route.source}`);
+
+  const chain: ExplainedLink[] = rule
+    ? [rule.primary, ...rule.fallbacks].map((pool) => {
+        const health = state.health.get(pool)?.status ?? "missing";
+        const defined = state.pools.has(pool);
+        return {
+          pool,
+          defined,
+          health,
+          origin: originFor(pool, state, opts.originTemplate),
+          takesTraffic: defined && health === "healthy",
+        };
+      })
+    : [];
+  for (const link of chain) {
+    if (link.pool === route.pool && route.source !== "floor") {
+      reasons.push(`${link.pool} is the first healthy pool of ${ruleKey}`);
+      break;
+    }
+    reasons.push(
+      `${link.pool} skipped: ${link.health === "missing" ? "no health key (lease expired): unhealthy" : link.health}`,
+    );
+  }
+  if (route.degraded === "all-pools-unhealthy")
+    reasons.push(`every pool of the chain is unhealthy: floor pool ${route.pool}`);
+  if (route.degraded === "no-default-rule")
+    reasons.push(`no usable country/_default rule: floor pool ${route.pool}`);
+
+  return {
+    country: cc,
+    revision: snapshot.revision,
+    epoch: state.epoch,
+    ruleKey,
+    rule: rule
+      ? {
+          primary: rule.primary,
+          fallbacks: [...rule.fallbacks],
+          ...("reason" in rule && typeof rule.reason === "string" ? { reason: rule.reason } : {}),
+        }
+      : null,
+    chain,
+    route,
+    reasons,
+    problems: relevant,
+  };
+}
+
+/** Human-readable rendering of an explanation. */
+export function formatExplanation(x: Explanation): string[] {
+  const lines = [
+    `${x.country} at revision ${x.revision} (epoch ${x.epoch})`,
+    `rule:   ${x.ruleKey ?? "(none)"}${x.rule ? ` primary ${x.rule.primary}, fallbacks [${x.rule.fallbacks.join(", ")}]` : ""}`,
+    "chain:",
+    ...x.chain.map(
+      (l, i) =>
+        `  ${i + 1}. ${l.pool.padEnd(12)} ${(l.defined ? l.health : "undefined pool").padEnd(10)} ${l.takesTraffic ? "takes traffic" : "skipped"}`,
+    ),
+    `chosen: ${x.route.pool} ${x.route.origin} (source ${x.route.source}${x.route.degraded ? `, degraded: ${x.route.degraded}` : ""})`,
+    `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
+    "why:",
+    ...x.reasons.map((r) => `  - ${r}`),
+  ];
+  if (x.chain.length === 0) lines.splice(3, 0, "  (no rule walked)");
+  return lines;
+}

@@ -1,0 +1,151 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Etcd3, EtcdLeaseInvalidError, type Lease } from "etcd3";
+import type { HealthStatus } from "../core/index.js";
+import { StatusHysteresis } from "./status-hysteresis.js";
+
+/** One state change of the heartbeat, logged as one line. */
+export interface HeartbeatEvent {
+  readonly event:
+    | "registered"
+    | "status-changed"
+    | "renew-failing"
+    | "renew-recovered"
+    | "lease-lost"
+    | "register-failed"
+    | "stopped";
+  readonly pool: string;
+  readonly status: HealthStatus;
+  readonly lease?: string;
+  readonly detail?: string;
+}
+
+/** What the heartbeat needs; the clock is injectable for tests. */
+export interface HeartbeatDeps {
+  readonly client: Etcd3;
+  readonly key: string;
+  readonly pool: string;
+  readonly ttlSeconds: number;
+  /** Check interval; renewals run at min(interval, ttl/3). */
+  readonly intervalMs: number;
+  /** The HTTP check, if any: true when the pool answered well. */
+  readonly probe?: () => Promise<boolean>;
+  readonly log: (e: HeartbeatEvent) => void;
+  readonly signal: AbortSignal;
+  readonly now?: () => number;
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+/**
+ * Keeps `health/POOL` alive on a lease until the signal aborts, then revokes the lease so the
+ * pool drains at once. Renewal is one keepalive per tick on a lease that is never re-granted
+ * while alive; when no renewal succeeded for longer than the TTL (etcd has expired it by then)
+ * or etcd says the lease is gone, a new lease is granted and the key re-put.
+ */
+export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const ttlMs = deps.ttlSeconds * 1000;
+  const tickMs = Math.max(100, Math.min(deps.intervalMs, ttlMs / 3));
+  const value = (s: HealthStatus) => JSON.stringify({ status: s });
+  let hysteresis = new StatusHysteresis("healthy");
+  if (deps.probe) hysteresis = new StatusHysteresis((await deps.probe()) ? "healthy" : "unhealthy");
+
+  const cur: { lease: Lease | null } = { lease: null };
+  let leaseId = "";
+  let written: HealthStatus | null = null;
+  let lastRenewal = 0;
+  let renewFailing = false;
+  let registerFailing = false;
+  let probing: Promise<void> | null = null;
+  let lastProbe = now();
+  const emit = (event: HeartbeatEvent["event"], detail?: string) =>
+    deps.log({
+      event,
+      pool: deps.pool,
+      status: hysteresis.status,
+      ...(leaseId ? { lease: BigInt(leaseId).toString(16) } : {}),
+      ...(detail ? { detail } : {}),
+    });
+
+  const register = async () => {
+    const l = deps.client.lease(deps.ttlSeconds, { autoKeepAlive: false });
+    l.on("lost", () => undefined);
+    try {
+      const id = await l.grant();
+      const status = hysteresis.status;
+      await l.put(deps.key).value(value(status));
+      cur.lease = l;
+      leaseId = id;
+      written = status;
+      lastRenewal = now();
+      renewFailing = false;
+      registerFailing = false;
+      emit("registered");
+    } catch (e) {
+      l.release();
+      if (!registerFailing) emit("register-failed", errorText(e));
+      registerFailing = true;
+    }
+  };
+
+  const renew = async (l: Lease) => {
+    try {
+      const res = await l.keepaliveOnce({ deadline: Date.now() + Math.max(500, ttlMs / 2) });
+      if (Number(res.TTL) <= 0) throw new EtcdLeaseInvalidError(res.ID);
+      lastRenewal = now();
+      if (renewFailing) emit("renew-recovered");
+      renewFailing = false;
+    } catch (e) {
+      const gone = e instanceof EtcdLeaseInvalidError;
+      if (gone || now() - lastRenewal > ttlMs) {
+        l.release();
+        // best effort: if etcd still has it (a leader change extends TTLs) it must not linger
+        deps.client.leaseClient.leaseRevoke({ ID: leaseId }).catch(() => undefined);
+        cur.lease = null;
+        written = null;
+        emit(
+          "lease-lost",
+          gone ? "etcd says the lease is gone" : `no renewal for over ${deps.ttlSeconds}s`,
+        );
+        leaseId = "";
+      } else if (!renewFailing) {
+        renewFailing = true;
+        emit("renew-failing", errorText(e));
+      }
+    }
+  };
+
+  await register();
+  while (!deps.signal.aborted) {
+    try {
+      await sleep(tickMs, undefined, { signal: deps.signal });
+    } catch {
+      break;
+    }
+    const probe = deps.probe;
+    if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
+      lastProbe = now();
+      probing = probe().then((ok) => {
+        const before = hysteresis.status;
+        if (hysteresis.record(ok) !== before)
+          emit("status-changed", ok ? "check recovered" : "check failing");
+        probing = null;
+      });
+    }
+    if (cur.lease) await renew(cur.lease);
+    const held = cur.lease;
+    if (!held) await register();
+    else if (written !== hysteresis.status) {
+      const status: HealthStatus = hysteresis.status;
+      try {
+        await held.put(deps.key).value(value(status));
+        written = status;
+      } catch {
+        // retried on the next tick; a lost lease shows up in renew()
+      }
+    }
+  }
+  if (probing) await probing;
+  await cur.lease?.revoke({ deadline: Date.now() + 3000 }).catch(() => undefined);
+  emit("stopped", "lease revoked");
+}

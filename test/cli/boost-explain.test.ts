@@ -1,0 +1,199 @@
+import { Etcd3 } from "etcd3";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readPrefix, toSnapshot } from "../../src/cli/etcd-client.js";
+import type { Explanation } from "../../src/cli/explain-country.js";
+import {
+  compile,
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  resolveRoute,
+} from "../../src/core/index.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { exampleState, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";
+
+let etcd: EtcdServer;
+let client: Etcd3;
+const files = tempFiles();
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  client = new Etcd3({ hosts: etcd.endpoint });
+});
+afterAll(async () => {
+  client?.close();
+  await etcd?.stop();
+  files.cleanup();
+});
+
+const envFor = (prefix: string) => ({ ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix });
+
+async function seeded(tag: string) {
+  const prefix = uniquePrefix(tag);
+  const env = envFor(prefix);
+  const r = await runCli(["apply", files.write(exampleState()), "--yes"], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return { prefix, env };
+}
+
+describe("edgectl boost / unboost", () => {
+  it("refuses an unknown pool or a bad country/ttl with exit 1 and writes nothing", async () => {
+    const { prefix, env } = await seeded("boost-bad");
+    const unknown = await runCli(["boost", "DE", "--pool", "lis-1", "--ttl", "1h"], { env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown pool "lis-1"');
+    const fb = await runCli(
+      ["boost", "DE", "--pool", "ams-1", "--fallbacks", "par-1,zzz-9", "--ttl", "1h"],
+      { env },
+    );
+    expect(fb.code).toBe(1);
+    expect(fb.stderr).toContain('"zzz-9"');
+    expect((await runCli(["boost", "ZZ", "--pool", "ams-1", "--ttl", "1h"], { env })).code).toBe(1);
+    expect((await runCli(["boost", "DE", "--pool", "ams-1", "--ttl", "soon"], { env })).code).toBe(
+      1,
+    );
+    expect((await runCli(["boost", "DE", "--pool", "ams-1"], { env })).code).toBe(1);
+    expect(await client.getAll().prefix(`${prefix}override/`).keys()).toEqual([]);
+  });
+
+  it("writes override/CC under a lease that expires by itself", async () => {
+    const { prefix, env } = await seeded("boost-ttl");
+    const r = await runCli(
+      [
+        "boost",
+        "de",
+        "--pool",
+        "ams-1",
+        "--fallbacks",
+        "par-1",
+        "--ttl",
+        "2s",
+        "--reason",
+        "fra-1 is hot",
+      ],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/lease [0-9a-f]+ \(\d+\), expires \d{4}-/);
+    const res = await client.get(`${prefix}override/DE`).exec();
+    const kv = res.kvs[0];
+    expect(JSON.parse(kv?.value.toString() ?? "null")).toEqual({
+      primary: "ams-1",
+      fallbacks: ["par-1"],
+      reason: "fra-1 is hot",
+    });
+    expect(kv?.lease).not.toBe("0");
+    await client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
+    const explained = await runCli(["explain", "DE", "--json"], { env });
+    const x = JSON.parse(explained.stdout) as Explanation;
+    expect(x.route.source).toBe("override/DE");
+    expect(x.reasons.join("\n")).toContain("fra-1 is hot");
+    expect(
+      await waitFor(
+        async () => (await client.get(`${prefix}override/DE`).string()) === null,
+        10_000,
+      ),
+    ).toBe(true);
+  });
+
+  it("unboost revokes the lease; a lease-less override is deleted; absent is exit 0", async () => {
+    const { prefix, env } = await seeded("unboost");
+    expect((await runCli(["boost", "DE", "--pool", "ams-1", "--ttl", "6h"], { env })).code).toBe(0);
+    const leaseId = (await client.get(`${prefix}override/DE`).exec()).kvs[0]?.lease ?? "0";
+    const un = await runCli(["unboost", "DE"], { env });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain("revoked");
+    expect(await client.get(`${prefix}override/DE`).string()).toBeNull();
+    const ttl = await client.leaseClient.leaseTimeToLive({ ID: leaseId });
+    expect(Number(ttl.TTL)).toBeLessThanOrEqual(0);
+
+    await client.put(`${prefix}override/FR`).value('{"primary":"ams-1","fallbacks":[]}');
+    const plain = await runCli(["unboost", "FR"], { env });
+    expect(plain.code).toBe(0);
+    expect(await client.get(`${prefix}override/FR`).string()).toBeNull();
+
+    const absent = await runCli(["unboost", "IT"], { env });
+    expect(absent.code).toBe(0);
+    expect(absent.stdout).toContain("does not exist");
+  });
+});
+
+describe("edgectl explain", () => {
+  it("exits 1 for an invalid country argument", async () => {
+    const { env } = await seeded("explain-bad");
+    const r = await runCli(["explain", "ZZ"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('"ZZ" is not a country');
+  });
+
+  it("explains the floor when every pool is unhealthy, and a fallback when the primary is down", async () => {
+    const { prefix, env } = await seeded("explain-floor");
+    const floor = await runCli(["explain", "DE"], { env });
+    expect(floor.code).toBe(0);
+    expect(floor.stdout).toContain("every pool of the chain is unhealthy: floor pool par-1");
+    await client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
+    await client.put(`${prefix}health/fra-1`).value('{"status":"draining"}');
+    const fb = await runCli(["explain", "DE"], { env });
+    expect(fb.stdout).toContain("fra-1 skipped: draining");
+    expect(fb.stdout).toContain("ams-1 is the first healthy pool of country/DE");
+    expect(fb.stdout).toContain("chosen: ams-1 https://ams-1.origin.example.com");
+    const jp = await runCli(["explain", "JP"], { env });
+    expect(jp.stdout).toContain("JP follows _default");
+  });
+
+  it("agrees with compile's map for every country of a random state (property)", async () => {
+    const pools = ["p-a", "p-b", "p-c", "p-d"];
+    const ccs = ["DE", "FR", "JP", "US", "BR", "_default"];
+    const rule = fc
+      .tuple(fc.constantFrom(...pools, "p-x"), fc.subarray(pools, { maxLength: 3 }))
+      .map(([primary, fb]) => ({ primary, fallbacks: fb.filter((p) => p !== primary) }));
+    const arb = fc.record({
+      defined: fc.subarray(pools, { minLength: 1 }),
+      health: fc.dictionary(
+        fc.constantFrom(...pools),
+        fc.constantFrom("healthy", "draining", "unhealthy"),
+      ),
+      countries: fc.dictionary(fc.constantFrom(...ccs), rule, { minKeys: 0, maxKeys: 5 }),
+      overrides: fc.dictionary(fc.constantFrom(...ccs), rule, { maxKeys: 2 }),
+      garbage: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(arb, async (s) => {
+        const prefix = uniquePrefix("prop");
+        const env = envFor(prefix);
+        for (const p of s.defined)
+          await client
+            .put(`${prefix}pool/${p}`)
+            .value(JSON.stringify({ origin: `https://${p}.example.net` }));
+        for (const [p, st] of Object.entries(s.health))
+          await client.put(`${prefix}health/${p}`).value(JSON.stringify({ status: st }));
+        for (const [cc, r] of Object.entries(s.countries))
+          await client.put(`${prefix}country/${cc}`).value(JSON.stringify(r));
+        for (const [cc, r] of Object.entries(s.overrides))
+          await client.put(`${prefix}override/${cc}`).value(JSON.stringify(r));
+        if (s.garbage) await client.put(`${prefix}country/FR`).value("{not json");
+        const read = await readPrefix(client, prefix);
+        const { map } = compile(toSnapshot(read), {
+          prefix,
+          floorPool: DEFAULT_FLOOR_POOL,
+          originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+          now: new Date(),
+        });
+        for (const cc of [...ccs, "XX", "IT"]) {
+          const r = await runCli(["explain", cc, "--json"], { env });
+          expect(r.code, r.stderr).toBe(0);
+          const x = JSON.parse(r.stdout) as Explanation;
+          const want = cc === "_default" ? map.default : resolveRoute(map, cc);
+          expect(x.revision).toBe(read.revision);
+          expect(x.route).toEqual(want);
+          // the explanation's chain is consistent with the route it explains
+          const firstHealthy = x.chain.find((l) => l.takesTraffic);
+          if (want.source === "floor") expect(firstHealthy).toBeUndefined();
+          else expect(firstHealthy?.pool).toBe(want.pool);
+        }
+        await client.delete().prefix(prefix);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import type { PrefixRead } from "../../src/cli/etcd-client.js";
+import { diffIntent } from "../../src/cli/plan-diff.js";
+import { StatusHysteresis } from "../../src/cli/status-hysteresis.js";
+import { evaluateSync, type SyncInputs } from "../../src/cli/sync-status.js";
+import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../src/core/index.js";
+
+const P = "/p/";
+
+function read(entries: Record<string, string>, revision = 10): PrefixRead {
+  return {
+    revision,
+    entries: Object.entries(entries).map(([rel, v], i) => ({
+      key: `${P}${rel}`,
+      rel,
+      value: Buffer.from(v),
+      createRevision: i + 1,
+      modRevision: i + 1,
+      lease: "0",
+    })),
+  };
+}
+
+describe("StatusHysteresis", () => {
+  it("needs 3 consecutive failures to go unhealthy and 2 consecutive successes to come back", () => {
+    const h = new StatusHysteresis("healthy");
+    expect([false, false, true, false, false].map((ok) => h.record(ok))).toEqual(
+      Array(5).fill("healthy"),
+    );
+    expect(h.record(false)).toBe("unhealthy");
+    expect(h.record(true)).toBe("unhealthy");
+    expect(h.record(false)).toBe("unhealthy");
+    expect(h.record(true)).toBe("unhealthy");
+    expect(h.record(true)).toBe("healthy");
+  });
+});
+
+describe("diffIntent", () => {
+  const desired = {
+    pools: { "a-1": { origin: "https://a.example.com" } },
+    countries: { _default: { primary: "a-1", fallbacks: [] } },
+  };
+
+  it("ignores key order in stored JSON and never touches overrides, health, epoch or the lock", () => {
+    const r = read({
+      "pool/a-1": '{"origin":"https://a.example.com"}',
+      "country/_default": '{"fallbacks":[],"primary":"a-1"}',
+      "override/DE": "{}",
+      "health/a-1": "{}",
+      epoch: "3",
+      "lock/apply": "x",
+    });
+    expect(diffIntent(r, desired, P)).toEqual([]);
+  });
+
+  it("removes intent keys the file does not name, including invalid ones", () => {
+    const r = read({
+      "pool/a-1": '{"origin":"https://a.example.com"}',
+      "country/_default": "{broken",
+      "country/ZZ": "{}",
+      "pool/b-1": '{"origin":"https://b.example.com"}',
+    });
+    expect(diffIntent(r, desired, P).map((c) => `${c.kind} ${c.rel}`)).toEqual([
+      "remove country/ZZ",
+      "change country/_default",
+      "remove pool/b-1",
+    ]);
+  });
+});
+
+describe("evaluateSync", () => {
+  const opts = {
+    prefix: P,
+    floorPool: DEFAULT_FLOOR_POOL,
+    originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+    now: new Date(0),
+  };
+  const snapshot = {
+    revision: 20,
+    entries: [
+      { key: `${P}pool/a-1`, value: '{"origin":"https://a.example.com"}' },
+      { key: `${P}country/_default`, value: '{"primary":"a-1","fallbacks":[]}' },
+      { key: `${P}epoch`, value: "4" },
+    ],
+  };
+  const compiled = compile(snapshot, opts).map;
+  const meta = {
+    v: 1 as const,
+    rev: 20,
+    epoch: 4,
+    heartbeat_at: "",
+    pusher: "p",
+    countries: 0,
+    problems: [],
+  };
+  const base: SyncInputs = {
+    etcd: { revision: 22, epoch: 4, newestChange: 20, compiled },
+    kv: { meta, routes: compiled },
+    pusher: { ok: true, role: "leader", pushedRevision: 20, epoch: 4 },
+  };
+
+  it("is in sync when KV carries the epoch, a revision at or after the newest change, and the same routing", () => {
+    expect(evaluateSync(base)).toEqual({ inSync: true, behind: [] });
+  });
+
+  it("is behind when the epoch, revision, routing or the pusher lag, or the pusher is unreachable", () => {
+    expect(
+      evaluateSync({ ...base, kv: { meta: { ...meta, epoch: 3 }, routes: compiled } }).inSync,
+    ).toBe(false);
+    expect(
+      evaluateSync({ ...base, kv: { meta: { ...meta, rev: 19 }, routes: compiled } }).inSync,
+    ).toBe(false);
+    const other = compile({ ...snapshot, entries: snapshot.entries.slice(1) }, opts).map;
+    expect(evaluateSync({ ...base, kv: { meta, routes: other } }).inSync).toBe(false);
+    expect(
+      evaluateSync({ ...base, pusher: { ok: true, role: "leader", pushedRevision: 19, epoch: 4 } })
+        .inSync,
+    ).toBe(false);
+    expect(evaluateSync({ ...base, pusher: { ok: false, error: "refused" } }).inSync).toBe(false);
+    // a standby pusher's pushed revision is not the edge's
+    expect(
+      evaluateSync({
+        ...base,
+        pusher: { ok: true, role: "standby", pushedRevision: null, epoch: null },
+      }).inSync,
+    ).toBe(true);
+  });
+});
