@@ -1,0 +1,112 @@
+import type { Etcd3 } from "etcd3";
+import type { Logger } from "pino";
+import { type CompiledMap, type CompileResult, compile } from "../core/index.js";
+import { backoffDelay } from "./backoff.js";
+import { type Clock, sleep } from "./clock.js";
+import { readPrefixSnapshot } from "./snapshot-reader.js";
+import type { PusherStatus } from "./status.js";
+
+/** What compiling needs besides the snapshot. */
+export interface CompileLoopOptions {
+  readonly client: Etcd3;
+  readonly prefix: string;
+  readonly floorPool: string;
+  readonly originTemplate: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly status: PusherStatus;
+  readonly onCompiled: (result: CompileResult) => void;
+}
+
+/**
+ * Reads the whole prefix at one revision and compiles it. Triggers that arrive while a read is in
+ * flight are coalesced into one more read, so a burst of watch events costs a few reads, not one
+ * per event. A failed read is retried with backoff until it succeeds.
+ */
+export class CompileLoop {
+  /** The last compiled map: countries whose rule turns invalid keep their route from it. */
+  private previous: CompiledMap | null = null;
+  private dirty = false;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private lastRevision = 0;
+  /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
+  private generation = 0;
+
+  constructor(private readonly o: CompileLoopOptions) {}
+
+  /** Sets the last known good map (e.g. read back from KV, so it survives restarts). */
+  setPrevious(map: CompiledMap | null): void {
+    if (!map) return;
+    this.previous = map;
+    this.generation += 1;
+  }
+
+  /** Asks for a compile of the current etcd state. */
+  trigger(): void {
+    this.dirty = true;
+    this.running ??= this.drain();
+  }
+
+  /** Compiles now (after any in-flight read) and resolves to the revision read. */
+  async compileNow(): Promise<number> {
+    this.trigger();
+    for (;;) {
+      const running = this.running;
+      if (!running) return this.lastRevision;
+      await running;
+      if (!this.dirty || this.stopped) return this.lastRevision;
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+
+  private async drain(): Promise<number> {
+    let failures = 0;
+    try {
+      while (this.dirty && !this.stopped) {
+        this.dirty = false;
+        try {
+          await this.once();
+          failures = 0;
+        } catch (e) {
+          failures += 1;
+          this.dirty = true;
+          this.o.status.etcdFailed(e);
+          const delay = backoffDelay(failures, { baseMs: 200, maxMs: 2_000 });
+          this.o.logger.warn({ err: e, retry_in_ms: delay }, "etcd read failed");
+          await sleep(delay, this.abort.signal);
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+    return this.lastRevision;
+  }
+
+  private async once(): Promise<void> {
+    const generation = this.generation;
+    const snapshot = await readPrefixSnapshot(this.o.client, this.o.prefix);
+    this.o.status.etcdOk();
+    if (generation !== this.generation) {
+      this.dirty = true;
+      return;
+    }
+    if (snapshot.revision < this.lastRevision) return;
+    this.lastRevision = snapshot.revision;
+    this.o.status.observeRevision(snapshot.revision);
+    const result = compile(snapshot, {
+      prefix: this.o.prefix,
+      floorPool: this.o.floorPool,
+      originTemplate: this.o.originTemplate,
+      now: new Date(this.o.clock.now()),
+      previous: this.previous,
+    });
+    this.previous = result.map;
+    this.o.onCompiled(result);
+  }
+}

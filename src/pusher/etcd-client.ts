@@ -1,0 +1,62 @@
+import {
+  Etcd3,
+  EtcdAuthenticationFailedError,
+  EtcdPermissionDeniedError,
+  type IOptions,
+} from "etcd3";
+import { type EtcdSettings, etcdClientOptions } from "../adapters/etcd-options.js";
+import { cappedWatchBackoff } from "./backoff.js";
+
+/** Deadline for unary etcd calls, so a black-holed connection cannot hang a read. */
+export const ETCD_CALL_TIMEOUT_MS = 5_000;
+
+/** An etcd3 client tuned for a long-running watcher: call deadlines, fast watch reconnects. */
+export function createEtcdClient(settings: EtcdSettings, extra: Partial<IOptions> = {}): Etcd3 {
+  return new Etcd3({
+    ...etcdClientOptions(settings),
+    // Streams (watch, lease keepalive) must not get a deadline: it would end them.
+    defaultCallOptions: (ctx) =>
+      ctx.isStream ? {} : { deadline: Date.now() + ETCD_CALL_TIMEOUT_MS },
+    faultHandling: { watchBackoff: cappedWatchBackoff(100, 2_000) },
+    grpcOptions: {
+      // Notices a silently dead connection; etcd allows pings every 5 s or slower.
+      "grpc.keepalive_time_ms": 10_000,
+      "grpc.keepalive_timeout_ms": 5_000,
+    },
+    ...extra,
+  });
+}
+
+/** Resolves once etcd answers a read, or rejects after `timeoutMs` (startup check). */
+export async function checkEtcdReachable(client: Etcd3, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer from etcd within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+  });
+  const probe = (async () => {
+    for (;;) {
+      try {
+        await client
+          .get("health-probe")
+          .options({ deadline: Date.now() + 1_000 })
+          .exec();
+        return;
+      } catch (e) {
+        if (!isTransient(e)) throw e;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  })();
+  try {
+    await Promise.race([probe, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isTransient(e: unknown): boolean {
+  return !(e instanceof EtcdAuthenticationFailedError || e instanceof EtcdPermissionDeniedError);
+}

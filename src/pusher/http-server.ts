@@ -1,0 +1,64 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { PusherMetrics } from "./metrics.js";
+import type { PusherStatus } from "./status.js";
+
+/** A listening status server. */
+export interface StatusServer {
+  readonly server: Server;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `/healthz`, `/status` and `/metrics` on `host:port` (port 0 picks a free one). */
+export async function startStatusServer(opts: {
+  readonly host: string;
+  readonly port: number;
+  readonly status: PusherStatus;
+  readonly metrics: PusherMetrics;
+}): Promise<StatusServer> {
+  const { status, metrics } = opts;
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const json = (code: number, body: unknown) => {
+      res.writeHead(code, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(`${JSON.stringify(body)}\n`);
+    };
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (path === "/healthz") {
+      const h = status.health();
+      json(h.ok ? 200 : 503, { ok: h.ok, role: status.role, reasons: h.reasons });
+    } else if (path === "/status") {
+      json(200, status.document());
+    } else if (path === "/metrics") {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { "content-type": metrics.registry.contentType });
+          res.end(text);
+        },
+        () => json(500, { error: "metrics unavailable" }),
+      );
+    } else {
+      json(404, { error: "not found" });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

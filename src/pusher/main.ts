@@ -1,0 +1,146 @@
+import { hostname } from "node:os";
+import { ConfigError } from "../adapters/errors.js";
+import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
+import type { KvSink } from "../adapters/kv/kv-sink.js";
+import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
+
+// Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
+// configuration is known to be valid, so `--help` and configuration errors answer at once.
+
+/** How long startup waits for etcd before giving up. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** How long shutdown waits for the pending KV write. */
+const FLUSH_TIMEOUT_MS = 5_000;
+
+function fail(message: string): never {
+  process.stderr.write(`edge-pusher: ${message.replace(/\s*\n\s*/g, " ")}\n`);
+  process.exit(1);
+}
+
+function describe(e: unknown): string {
+  if (e instanceof ConfigError) return e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(helpText());
+    return;
+  }
+  if (args.length > 0) fail(`unknown argument "${args[0]}" (see --help)`);
+
+  const env = process.env;
+  let config: PusherConfig;
+  let kvSettings: KvSettings;
+  try {
+    config = pusherConfigFromEnv(env, { hostname: hostname(), pid: process.pid });
+    kvSettings = kvSettingsFromEnv(env, { cwd: process.cwd() });
+  } catch (e) {
+    fail(describe(e));
+  }
+  const { checkEtcdReachable, createEtcdClient } = await import("./etcd-client.js");
+  let etcd: ReturnType<typeof createEtcdClient>;
+  try {
+    etcd = createEtcdClient(config.etcd);
+  } catch (e) {
+    fail(describe(e));
+  }
+  const { createLogger } = await import("./logger.js");
+  const logger = createLogger({ level: env.LOG_LEVEL || "info" });
+
+  try {
+    await checkEtcdReachable(etcd, CONNECT_TIMEOUT_MS);
+  } catch (e) {
+    etcd.close();
+    fail(`cannot reach etcd at ${config.etcd.endpoints.join(",")}: ${describe(e)}`);
+  }
+
+  const { createKvSink } = await import("../adapters/kv/create-kv-sink.js");
+  const signalListeners = {
+    SIGTERM: process.listeners("SIGTERM"),
+    SIGINT: process.listeners("SIGINT"),
+  };
+  let kv: KvSink;
+  try {
+    kv = await createKvSink(kvSettings, { logger });
+    // Miniflare's exit hook answers SIGTERM/SIGINT with process.exit(143/130) at once, which
+    // would skip the flush below; its `exit` hook (which stops workerd) stays, and our shutdown
+    // disposes Miniflare itself.
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      for (const l of process.listeners(signal)) {
+        if (!signalListeners[signal].includes(l)) process.removeListener(signal, l);
+      }
+    }
+  } catch (e) {
+    etcd.close();
+    fail(`cannot open the ${kvSettings.kind} KV sink: ${describe(e)}`);
+  }
+
+  const secrets = [env.CF_API_TOKEN, env.ETCD_PASSWORD].filter((s): s is string => Boolean(s));
+  const [{ createPusher }, { startStatusServer }, { systemClock }] = await Promise.all([
+    import("./pusher.js"),
+    import("./http-server.js"),
+    import("./clock.js"),
+  ]);
+  const pusher = createPusher({
+    etcd,
+    kv,
+    logger,
+    clock: systemClock,
+    config,
+    tuning: { secrets },
+  });
+
+  let server: Awaited<ReturnType<typeof startStatusServer>>;
+  try {
+    server = await startStatusServer({
+      host: config.listen.host,
+      port: config.listen.port,
+      status: pusher.status,
+      metrics: pusher.metrics,
+    });
+  } catch (e) {
+    await kv.close().catch(() => {});
+    etcd.close();
+    fail(`cannot listen on ${config.listen.host}:${config.listen.port}: ${describe(e)}`);
+  }
+
+  logger.info(
+    {
+      pusher: config.pusherId,
+      prefix: config.prefix,
+      sink: kvSettings.kind,
+      listen: `${config.listen.host}:${server.port}`,
+      etcd: config.etcd.endpoints,
+    },
+    "pusher started",
+  );
+  pusher.start();
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const hardStop = setTimeout(() => {
+      logger.error("shutdown took too long; exiting");
+      process.exit(1);
+    }, FLUSH_TIMEOUT_MS + 10_000);
+    hardStop.unref();
+    try {
+      await pusher.stop({ flushTimeoutMs: FLUSH_TIMEOUT_MS });
+      await server.close();
+      await kv.close();
+      etcd.close();
+    } catch (e) {
+      logger.error({ err: e }, "error during shutdown");
+    }
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+await main();

@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { PusherStatus } from "./status.js";
+
+/** The pusher's Prometheus metrics, in their own registry (no global state). */
+export interface PusherMetrics {
+  readonly registry: Registry;
+  readonly pushes: Counter;
+  readonly pushErrors: Counter;
+  readonly driftRepairs: Counter;
+  readonly writeDuration: Histogram;
+}
+
+/** Creates the registry; gauges read `status` when scraped. */
+export function createMetrics(status: PusherStatus): PusherMetrics {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, read: () => number | null) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const v = read();
+        if (v !== null) this.set(v);
+      },
+    });
+  gauge(
+    "edge_pusher_pushed_revision",
+    "etcd revision of the map last written to KV",
+    () => status.pushedRevision,
+  );
+  gauge(
+    "edge_pusher_etcd_revision",
+    "newest etcd revision with routing state seen",
+    () => status.etcdRevision,
+  );
+  gauge("edge_pusher_lag_seconds", "seconds since the oldest change not yet in KV", () =>
+    status.lagSeconds(),
+  );
+  gauge("edge_pusher_lag_revisions", "etcd revision minus pushed revision", () =>
+    status.lagRevisions(),
+  );
+  gauge(
+    "edge_pusher_problems",
+    "problems reported by the last compile",
+    () => status.problems.length,
+  );
+  gauge("edge_pusher_is_leader", "1 when this pusher is the elected writer", () =>
+    status.role === "leader" ? 1 : 0,
+  );
+  return {
+    registry,
+    pushes: new Counter({
+      name: "edge_pusher_pushes_total",
+      help: "successful KV writes of routes and/or meta",
+      registers: [registry],
+    }),
+    pushErrors: new Counter({
+      name: "edge_pusher_push_errors_total",
+      help: "failed KV writes (each is retried)",
+      registers: [registry],
+    }),
+    driftRepairs: new Counter({
+      name: "edge_pusher_drift_repairs_total",
+      help: "reconciles that found KV different from etcd and rewrote it",
+      registers: [registry],
+    }),
+    writeDuration: new Histogram({
+      name: "edge_pusher_write_duration_seconds",
+      help: "duration of KV writes",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+}

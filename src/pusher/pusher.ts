@@ -1,0 +1,212 @@
+import type { Etcd3 } from "etcd3";
+import type { Logger } from "pino";
+import type { KvSink } from "../adapters/kv/kv-sink.js";
+import { formatProblem } from "../core/index.js";
+import type { BackoffPolicy } from "./backoff.js";
+import { type Clock, sleep } from "./clock.js";
+import { CompileLoop } from "./compile-loop.js";
+import type { PusherConfig } from "./config.js";
+import { Leadership } from "./leadership.js";
+import { createMetrics, type PusherMetrics } from "./metrics.js";
+import { PusherStatus } from "./status.js";
+import { WatchTrigger } from "./watch-trigger.js";
+import { WriteScheduler } from "./write-scheduler.js";
+
+/** The parts of the configuration the loop uses (see `PusherConfig`). */
+export type PusherLoopConfig = Pick<
+  PusherConfig,
+  | "prefix"
+  | "originTemplate"
+  | "floorPool"
+  | "heartbeatSeconds"
+  | "resyncSeconds"
+  | "electionKey"
+  | "electionTtl"
+  | "pusherId"
+>;
+
+/** Internal knobs, shortened by tests. */
+export interface PusherTuning {
+  /** Minimum spacing of writes to one KV key (Workers KV: 1 s). */
+  readonly minWriteIntervalMs?: number;
+  readonly kvBackoff?: BackoffPolicy;
+  /** `/healthz` fails when etcd is unreachable or KV failing for longer than this. */
+  readonly unhealthyAfterMs?: number;
+  /** Strings never to show in `/status` (e.g. the API token). */
+  readonly secrets?: readonly string[];
+}
+
+/** Dependencies of the pusher, passed explicitly. */
+export interface PusherDeps {
+  readonly etcd: Etcd3;
+  readonly kv: KvSink;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly config: PusherLoopConfig;
+  readonly tuning?: PusherTuning;
+}
+
+/** A running pusher. */
+export interface Pusher {
+  readonly status: PusherStatus;
+  readonly metrics: PusherMetrics;
+  /** Campaigns, reads, watches and writes until stopped. */
+  start(): void;
+  /** Graceful stop: stop watching, flush (bounded), resign. Does not close etcd or KV. */
+  stop(opts?: { readonly flushTimeoutMs?: number }): Promise<void>;
+  /** Stops without flushing or resigning, as a crash would (tests). */
+  abandon(): Promise<void>;
+  /** Forces a full reconcile with KV now (what the RESYNC_SECONDS timer does). */
+  resync(): void;
+}
+
+/**
+ * Wires the loop: leadership → (list, then watch as a trigger) → compile → throttled KV writes.
+ * Standbys keep compiling so their status is current and a takeover starts from fresh state.
+ */
+export function createPusher(deps: PusherDeps): Pusher {
+  const { etcd, kv, logger, clock, config } = deps;
+  const tuning = deps.tuning ?? {};
+  const status = new PusherStatus(
+    config.pusherId,
+    clock,
+    tuning.secrets ?? [],
+    tuning.unhealthyAfterMs ?? 30_000,
+  );
+  const metrics = createMetrics(status);
+  const leadership = new Leadership({
+    client: etcd,
+    key: config.electionKey,
+    ttlSeconds: config.electionTtl,
+    id: config.pusherId,
+    clock,
+    logger,
+  });
+  let compileLoop: CompileLoop;
+  const scheduler = new WriteScheduler({
+    kv,
+    clock,
+    logger,
+    metrics,
+    status,
+    pusherId: config.pusherId,
+    canWrite: () => {
+      const ok = leadership.canWrite();
+      status.leaseOk = ok;
+      return ok;
+    },
+    minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
+    onLoaded: (map) => {
+      compileLoop.setPrevious(map);
+      compileLoop.trigger();
+    },
+  });
+  let lastProblems = "";
+  compileLoop = new CompileLoop({
+    client: etcd,
+    prefix: config.prefix,
+    floorPool: config.floorPool,
+    originTemplate: config.originTemplate,
+    clock,
+    logger,
+    status,
+    onCompiled: (result) => {
+      const problems = result.problems.map(formatProblem);
+      const joined = problems.join("\n");
+      if (joined !== lastProblems) {
+        lastProblems = joined;
+        if (problems.length)
+          logger.warn({ problems, revision: result.map.rev }, "routing problems");
+      }
+      if (status.role === "standby") status.problems = problems;
+      scheduler.submit(result);
+    },
+  });
+
+  let stopped = false;
+  let relisting: Promise<void> | null = null;
+  let relistAgain = false;
+  const watch = new WatchTrigger(etcd, config.prefix, {
+    onChange: (revision) => {
+      status.observeRevision(revision);
+      compileLoop.trigger();
+    },
+    onLost: (reason, error) => {
+      if (reason === "disconnected") status.etcdFailed(error);
+      logger.warn({ reason, err: error }, "watch lost; re-reading the prefix");
+      relist();
+    },
+  });
+
+  /** List-then-watch: one consistent read at R, then a watch from R + 1. */
+  function relist(): void {
+    if (relisting) {
+      relistAgain = true;
+      return;
+    }
+    relisting = (async () => {
+      do {
+        relistAgain = false;
+        watch.stop();
+        const revision = await compileLoop.compileNow();
+        if (stopped) return;
+        watch.start(revision);
+      } while (relistAgain && !stopped);
+    })().finally(() => {
+      relisting = null;
+    });
+  }
+
+  leadership.on("elected", () => {
+    status.role = "leader";
+    logger.info({ pusher: config.pusherId }, "leading: writing to KV");
+    scheduler.activate();
+  });
+  leadership.on("demoted", (reason) => {
+    status.role = "standby";
+    status.leaseOk = false;
+    logger.warn({ reason }, "no longer leader: stopped writing");
+    scheduler.deactivate();
+  });
+
+  let resyncTimer: NodeJS.Timeout | null = null;
+  const resync = () => {
+    void compileLoop.compileNow().then(() => scheduler.requestReconcile());
+  };
+
+  return {
+    status,
+    metrics,
+    start() {
+      scheduler.start();
+      relist();
+      leadership.start();
+      resyncTimer = setInterval(resync, config.resyncSeconds * 1000);
+      resyncTimer.unref();
+    },
+    resync,
+    async stop(opts = {}) {
+      stopped = true;
+      if (resyncTimer) clearInterval(resyncTimer);
+      watch.stop();
+      compileLoop.stop();
+      const drained = await scheduler.flush(opts.flushTimeoutMs ?? 5_000);
+      if (!drained) logger.warn("shutdown: a pending KV write did not finish in time");
+      await scheduler.stop();
+      await leadership.resign();
+      await relisting?.catch(() => {});
+    },
+    async abandon() {
+      stopped = true;
+      if (resyncTimer) clearInterval(resyncTimer);
+      watch.stop();
+      compileLoop.stop();
+      scheduler.deactivate();
+      await scheduler.stop();
+      await leadership.abandon();
+      await sleep(0);
+    },
+  };
+}

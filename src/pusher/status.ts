@@ -1,0 +1,159 @@
+import type { Clock } from "./clock.js";
+
+/** Whether this pusher writes (`leader`) or waits (`standby`). */
+export type PusherRole = "leader" | "standby";
+
+/** The `/status` document. */
+export interface StatusDocument {
+  readonly role: PusherRole;
+  readonly pusher: string;
+  /** Whether the leader's lease was renewed recently enough to write. */
+  readonly lease_ok: boolean;
+  readonly etcd_revision: number | null;
+  readonly pushed_revision: number | null;
+  readonly lag_revisions: number | null;
+  readonly lag_seconds: number;
+  readonly epoch: number | null;
+  readonly countries: number | null;
+  readonly problems: readonly string[];
+  readonly etcd_reachable: boolean;
+  readonly kv_ok: boolean;
+  readonly last_push_at: string | null;
+  readonly last_error: { readonly at: string; readonly message: string } | null;
+}
+
+/** Health verdict for `/healthz`. */
+export interface HealthVerdict {
+  readonly ok: boolean;
+  readonly reasons: readonly string[];
+}
+
+/**
+ * The pusher's observable state, shared by the loop, `/status`, `/healthz` and `/metrics`.
+ * Every message stored here is scrubbed of the configured secrets.
+ */
+export class PusherStatus {
+  role: PusherRole = "standby";
+  leaseOk = false;
+  /** Newest revision known to hold a routing change (read header or watch event). */
+  etcdRevision: number | null = null;
+  pushedRevision: number | null = null;
+  epoch: number | null = null;
+  countries: number | null = null;
+  problems: readonly string[] = [];
+  lastPushAt: number | null = null;
+  private etcdDownSince: number | null = null;
+  private kvFailingSince: number | null = null;
+  private behindSince: number | null = null;
+  private lastError: { at: number; message: string } | null = null;
+
+  constructor(
+    readonly pusherId: string,
+    private readonly clock: Clock,
+    private readonly secrets: readonly string[] = [],
+    /** How long etcd may be unreachable, KV failing or the leader behind before `/healthz` fails. */
+    readonly unhealthyAfterMs = 30_000,
+  ) {}
+
+  /** Records that etcd holds routing state at `revision`. */
+  observeRevision(revision: number): void {
+    if (this.etcdRevision === null || revision > this.etcdRevision) this.etcdRevision = revision;
+    this.updateBehind();
+  }
+
+  /** Records a successful push of the map at `revision`. */
+  pushed(revision: number, epoch: number, countries: number, problems: readonly string[]): void {
+    this.pushedRevision = revision;
+    this.epoch = epoch;
+    this.countries = countries;
+    this.problems = problems;
+    this.lastPushAt = this.clock.now();
+    this.updateBehind();
+  }
+
+  etcdOk(): void {
+    this.etcdDownSince = null;
+  }
+
+  etcdFailed(error: unknown): void {
+    this.etcdDownSince ??= this.clock.now();
+    this.recordError("etcd", error);
+  }
+
+  kvOk(): void {
+    this.kvFailingSince = null;
+  }
+
+  kvFailed(error: unknown): void {
+    this.kvFailingSince ??= this.clock.now();
+    this.recordError("kv", error);
+  }
+
+  recordError(source: string, error: unknown): void {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.lastError = { at: this.clock.now(), message: this.scrub(`${source}: ${text}`) };
+  }
+
+  /** Seconds since the oldest change not yet in KV (0 when caught up or standby). */
+  lagSeconds(): number {
+    if (this.role !== "leader" || this.behindSince === null) return 0;
+    return Math.max(0, (this.clock.now() - this.behindSince) / 1000);
+  }
+
+  lagRevisions(): number | null {
+    if (this.etcdRevision === null || this.pushedRevision === null) return null;
+    return Math.max(0, this.etcdRevision - this.pushedRevision);
+  }
+
+  health(): HealthVerdict {
+    const now = this.clock.now();
+    const limit = this.unhealthyAfterMs;
+    const reasons: string[] = [];
+    if (this.etcdDownSince !== null && now - this.etcdDownSince > limit) {
+      reasons.push("etcd unreachable");
+    }
+    if (this.role === "leader") {
+      if (this.kvFailingSince !== null && now - this.kvFailingSince > limit) {
+        reasons.push("kv writes failing");
+      }
+      if (this.lagSeconds() * 1000 > limit) reasons.push("behind etcd");
+    }
+    return { ok: reasons.length === 0, reasons };
+  }
+
+  document(): StatusDocument {
+    return {
+      role: this.role,
+      pusher: this.pusherId,
+      lease_ok: this.role === "leader" && this.leaseOk,
+      etcd_revision: this.etcdRevision,
+      pushed_revision: this.pushedRevision,
+      lag_revisions: this.lagRevisions(),
+      lag_seconds: this.lagSeconds(),
+      epoch: this.epoch,
+      countries: this.countries,
+      problems: this.problems,
+      etcd_reachable: this.etcdDownSince === null,
+      kv_ok: this.kvFailingSince === null,
+      last_push_at: this.lastPushAt === null ? null : new Date(this.lastPushAt).toISOString(),
+      last_error: this.lastError
+        ? { at: new Date(this.lastError.at).toISOString(), message: this.lastError.message }
+        : null,
+    };
+  }
+
+  /** Removes any configured secret from a message. */
+  scrub(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (s.length >= 4) out = out.split(s).join("[redacted]");
+    return out;
+  }
+
+  private updateBehind(): void {
+    const behind =
+      this.etcdRevision !== null &&
+      (this.pushedRevision === null || this.pushedRevision < this.etcdRevision);
+    if (!behind) this.behindSince = null;
+    else this.behindSince ??= this.clock.now();
+  }
+}

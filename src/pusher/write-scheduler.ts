@@ -1,0 +1,314 @@
+import type { Logger } from "pino";
+import { isRetryableKvError, type KvEntry, type KvSink } from "../adapters/kv/kv-sink.js";
+import {
+  type CompiledMap,
+  type CompileResult,
+  parseMap,
+  sameMap,
+  sameRouting,
+  serializeMap,
+  serializeMeta,
+} from "../core/index.js";
+import { type BackoffPolicy, backoffDelay } from "./backoff.js";
+import { type Clock, sleep } from "./clock.js";
+import type { PusherMetrics } from "./metrics.js";
+import type { PusherStatus } from "./status.js";
+
+/** The KV key holding the compiled map. */
+export const ROUTES_KEY = "routes";
+/** The KV key holding the dead-man's-switch document. */
+export const META_KEY = "meta";
+
+/** What the scheduler needs; intervals are injectable so tests run fast. */
+export interface WriteSchedulerOptions {
+  readonly kv: KvSink;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: PusherMetrics;
+  readonly status: PusherStatus;
+  readonly pusherId: string;
+  /** Checked right before every KV call: leader with a fresh lease. */
+  readonly canWrite: () => boolean;
+  /** Workers KV allows one write per second per key. */
+  readonly minIntervalMs: number;
+  readonly heartbeatMs: number;
+  readonly backoff: BackoffPolicy;
+  /** Receives the `routes` map found in KV on activation (the last known good). */
+  readonly onLoaded: (map: CompiledMap | null) => void;
+}
+
+/**
+ * Writes the newest compiled map to KV, one write per `minIntervalMs` at most: a change after a
+ * quiet interval goes out at once, later ones are coalesced into one write at the interval's
+ * end, and a failed write is retried with backoff. The desired state is read when a write starts,
+ * so the last state always wins and a newer map supersedes a pending one.
+ */
+export class WriteScheduler {
+  private desired: CompileResult | null = null;
+  /** What KV holds, as far as this pusher knows (read on activation, then what it wrote). */
+  private written: CompiledMap | null = null;
+  private metaSignature: string | null = null;
+  private metaWrittenAt = Number.NEGATIVE_INFINITY;
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  private retryAt = 0;
+  private attempts = 0;
+  private active = false;
+  private needLoad = false;
+  private awaitingCompile = false;
+  private reconcileRequested = false;
+  private writing = false;
+  private stopped = false;
+  private waker = new AbortController();
+  /** Set by `wake()`; a wake-up during a tick must not be lost to the following sleep. */
+  private woken = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly o: WriteSchedulerOptions) {}
+
+  /** Starts the write loop. */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Offers a freshly compiled map; it replaces any older one not yet written. */
+  submit(result: CompileResult): void {
+    this.desired = result;
+    this.awaitingCompile = false;
+    this.wake();
+  }
+
+  /** Becomes the writer: re-reads KV first, then writes what differs. */
+  activate(): void {
+    this.active = true;
+    this.needLoad = true;
+    this.awaitingCompile = true;
+    this.metaSignature = null;
+    this.wake();
+  }
+
+  /** Stops writing (leadership lost); a write already in flight cannot be recalled. */
+  deactivate(): void {
+    this.active = false;
+    this.wake();
+  }
+
+  /** Asks for an anti-entropy check of KV against the newest compile. */
+  requestReconcile(): void {
+    this.reconcileRequested = true;
+    this.wake();
+  }
+
+  /** True while a change or a changed `meta` waits to be written. */
+  hasPending(): boolean {
+    if (this.writing) return true;
+    if (!this.active) return false;
+    return this.routesDue() !== null || this.metaChanged();
+  }
+
+  /** Waits until nothing is pending, or `timeoutMs` passes; resolves to whether it drained. */
+  async flush(timeoutMs: number): Promise<boolean> {
+    const deadline = this.o.clock.now() + timeoutMs;
+    while (this.hasPending()) {
+      if (this.o.clock.now() >= deadline) return false;
+      await sleep(20);
+    }
+    return true;
+  }
+
+  /** Ends the loop after the current write. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.waker.abort();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let delay: number;
+      this.woken = false;
+      try {
+        delay = await this.tick();
+      } catch (e) {
+        this.o.logger.error({ err: e }, "write loop error");
+        delay = 1_000;
+      }
+      if (delay > 0 && !this.stopped && !this.woken) {
+        this.waker = new AbortController();
+        await sleep(Math.min(delay, 2 ** 31 - 1), this.waker.signal);
+      }
+    }
+  }
+
+  /** Does at most one KV call; returns how long to wait before looking again. */
+  private async tick(): Promise<number> {
+    if (!this.active) return Number.POSITIVE_INFINITY;
+    if (!this.o.canWrite()) return 100;
+    const now = this.o.clock.now();
+    if (now < this.retryAt) return this.retryAt - now;
+    if (this.needLoad) return this.load();
+    if (this.awaitingCompile || !this.desired) return Number.POSITIVE_INFINITY;
+
+    const routes = this.routesDue();
+    const metaSource = routes ?? this.written;
+    const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
+    const metaDue = metaSource !== null && (this.metaChanged() || now >= heartbeatDue);
+    if (!routes && !metaDue) {
+      if (this.reconcileRequested) return this.reconcile();
+      return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
+    }
+    const nextAllowed = this.lastWriteAt + this.o.minIntervalMs;
+    if (now < nextAllowed) return nextAllowed - now;
+    if (metaSource) await this.write(routes, metaSource);
+    return 0;
+  }
+
+  /** The desired map when KV lacks it and it is not older than what KV holds. */
+  private routesDue(): CompiledMap | null {
+    const d = this.desired?.map;
+    if (!d || this.awaitingCompile) return null;
+    if (this.written && sameMap(d, this.written)) return null;
+    // The revision in KV never goes backwards (another leader may have written a newer one).
+    if (this.written && d.rev < this.written.rev) return null;
+    return d;
+  }
+
+  private signature(map: CompiledMap): string {
+    return JSON.stringify([map.rev, map.epoch, map.problems, this.o.pusherId]);
+  }
+
+  private metaChanged(): boolean {
+    const source = this.routesDue() ?? this.written;
+    return source !== null && this.signature(source) !== this.metaSignature;
+  }
+
+  private async load(): Promise<number> {
+    try {
+      const text = await this.o.kv.get(ROUTES_KEY);
+      const map = text === null ? null : parseMap(text);
+      if (text !== null && !map) this.o.logger.warn("KV routes is not a valid map; rewriting it");
+      this.written = map;
+      this.needLoad = false;
+      this.attempts = 0;
+      this.o.status.kvOk();
+      if (map) this.o.status.observeRevision(map.rev);
+      this.o.onLoaded(map);
+      return 0;
+    } catch (e) {
+      return this.failed("read", e);
+    }
+  }
+
+  private async reconcile(): Promise<number> {
+    const desired = this.desired?.map;
+    if (!desired) return 0;
+    let text: string | null;
+    try {
+      text = await this.o.kv.get(ROUTES_KEY);
+    } catch (e) {
+      return this.failed("read", e);
+    }
+    this.reconcileRequested = false;
+    this.o.status.kvOk();
+    const inKv = text === null ? null : parseMap(text);
+    if (inKv && sameRouting(inKv, desired)) return 0;
+    this.o.metrics.driftRepairs.inc();
+    this.o.logger.warn(
+      { kv_revision: inKv?.rev ?? null, revision: desired.rev },
+      "KV routes drifted from etcd; rewriting",
+    );
+    this.written = inKv;
+    this.metaSignature = null;
+    if (inKv && inKv.rev > desired.rev) {
+      this.o.status.recordError(
+        "kv",
+        new Error(`KV holds revision ${inKv.rev}, newer than etcd's`),
+      );
+    }
+    return 0;
+  }
+
+  private async write(routes: CompiledMap | null, metaSource: CompiledMap): Promise<void> {
+    const started = this.o.clock.now();
+    const entries: KvEntry[] = [];
+    const routesText = routes ? serializeMap(routes) : null;
+    if (routesText !== null) entries.push({ key: ROUTES_KEY, value: routesText });
+    entries.push({
+      key: META_KEY,
+      value: serializeMeta({
+        v: 1,
+        rev: metaSource.rev,
+        epoch: metaSource.epoch,
+        heartbeat_at: new Date(started).toISOString(),
+        pusher: this.o.pusherId,
+        countries: Object.keys(metaSource.countries).length,
+        problems: metaSource.problems,
+      }),
+    });
+    this.lastWriteAt = started;
+    this.writing = true;
+    const stopTimer = this.o.metrics.writeDuration.startTimer();
+    try {
+      await this.o.kv.putMany(entries);
+    } catch (e) {
+      stopTimer();
+      this.writing = false;
+      this.failed("write", e);
+      return;
+    }
+    stopTimer();
+    this.writing = false;
+    this.attempts = 0;
+    this.o.status.kvOk();
+    this.o.metrics.pushes.inc();
+    if (routes) this.written = routes;
+    this.metaSignature = this.signature(metaSource);
+    this.metaWrittenAt = started;
+    const m = metaSource;
+    this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems);
+    this.o.logger.info(
+      {
+        revision: m.rev,
+        epoch: m.epoch,
+        countries: Object.keys(m.countries).length,
+        bytes: entries.reduce((n, e) => n + Buffer.byteLength(e.value), 0),
+        duration_ms: this.o.clock.now() - started,
+        keys: entries.map((e) => e.key),
+        problems: m.problems.length,
+      },
+      routesText === null ? "heartbeat" : "push",
+    );
+  }
+
+  private failed(op: string, e: unknown): number {
+    this.attempts += 1;
+    const retryable = isRetryableKvError(e);
+    const retryAfterMs =
+      typeof e === "object" &&
+      e !== null &&
+      "retryAfterMs" in e &&
+      typeof e.retryAfterMs === "number"
+        ? e.retryAfterMs
+        : undefined;
+    // Not retryable (bad token, bad request) still retries, slowly: an operator may fix it.
+    const attempt = retryable ? this.attempts : Number.MAX_SAFE_INTEGER;
+    const delay = backoffDelay(Math.min(attempt, 30), this.o.backoff, retryAfterMs);
+    this.retryAt = this.o.clock.now() + delay;
+    this.o.status.kvFailed(e);
+    if (op === "write") this.o.metrics.pushErrors.inc();
+    this.o.logger[retryable ? "warn" : "error"](
+      {
+        op,
+        attempt: this.attempts,
+        retry_in_ms: delay,
+        error: this.o.status.scrub(e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
+      },
+      `KV ${op} failed`,
+    );
+    return delay;
+  }
+}

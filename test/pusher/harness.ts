@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import { Etcd3 } from "etcd3";
+import { pino } from "pino";
+import type { KvSink } from "../../src/adapters/kv/kv-sink.js";
+import {
+  type CompiledMap,
+  compile,
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  parseMap,
+} from "../../src/core/index.js";
+import { systemClock } from "../../src/pusher/clock.js";
+import { createEtcdClient } from "../../src/pusher/etcd-client.js";
+import { createPusher, type Pusher, type PusherTuning } from "../../src/pusher/pusher.js";
+import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
+import { MemoryKv } from "../helpers/memory-kv.js";
+
+/** A unique routing prefix and election key for one test. */
+export function uniqueNames(): { prefix: string; electionKey: string } {
+  const id = randomUUID().slice(0, 8);
+  return { prefix: `/t-${id}/routing/v1/`, electionKey: `/t-${id}/pusher/leader` };
+}
+
+/** A plain etcd3 client for the test's own writes. */
+export function testClient(endpoint: string): Etcd3 {
+  return new Etcd3({ hosts: endpoint });
+}
+
+/** Writes a small valid routing state: three healthy pools, `_default` and `DE`. */
+export async function seedRouting(client: Etcd3, prefix: string): Promise<void> {
+  const put = (k: string, v: unknown) =>
+    client.put(`${prefix}${k}`).value(typeof v === "string" ? v : JSON.stringify(v));
+  for (const pool of ["fra-1", "ams-1", "par-1"]) {
+    await put(`pool/${pool}`, { origin: `https://${pool}.example.net` });
+    await put(`health/${pool}`, { status: "healthy" });
+  }
+  await put("country/_default", { primary: "ams-1", fallbacks: ["par-1"] });
+  await put("country/DE", { primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
+  await put("epoch", "1");
+}
+
+/** Compiles what etcd holds now, as the pusher would (no previous map). */
+export async function compileNow(client: Etcd3, prefix: string): Promise<CompiledMap> {
+  const snap = await readPrefixSnapshot(client, prefix);
+  return compile(snap, {
+    prefix,
+    floorPool: DEFAULT_FLOOR_POOL,
+    originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+    now: new Date(),
+  }).map;
+}
+
+/** The `routes` map currently in a KV sink. */
+export async function kvRoutes(kv: KvSink): Promise<CompiledMap | null> {
+  const text = await kv.get("routes");
+  return text === null ? null : parseMap(text);
+}
+
+/** Polls `fn` until it returns a truthy value, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** A pusher under test with its own etcd client and (by default) a memory KV. */
+export interface PusherUnderTest {
+  readonly pusher: Pusher;
+  readonly kv: MemoryKv;
+  readonly etcd: Etcd3;
+  /** Graceful stop and close. */
+  stop(): Promise<void>;
+  /** Crash-like stop: no flush, no resign. */
+  crash(): Promise<void>;
+}
+
+/** Options of `startPusher`. */
+export interface StartPusherOptions {
+  readonly endpoint: string;
+  readonly prefix: string;
+  readonly electionKey: string;
+  readonly kv?: MemoryKv;
+  readonly id?: string;
+  readonly electionTtl?: number;
+  readonly heartbeatSeconds?: number;
+  readonly resyncSeconds?: number;
+  readonly tuning?: PusherTuning;
+}
+
+/** Starts a pusher against `endpoint` (etcd or a proxy in front of it). */
+export function startPusher(o: StartPusherOptions): PusherUnderTest {
+  const kv = o.kv ?? new MemoryKv();
+  const etcd = createEtcdClient({ endpoints: [o.endpoint] });
+  const logger = pino({ level: process.env.PUSHER_TEST_LOG ?? "silent" });
+  const pusher = createPusher({
+    etcd,
+    kv,
+    logger,
+    clock: systemClock,
+    config: {
+      prefix: o.prefix,
+      originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+      floorPool: DEFAULT_FLOOR_POOL,
+      heartbeatSeconds: o.heartbeatSeconds ?? 60,
+      resyncSeconds: o.resyncSeconds ?? 600,
+      electionKey: o.electionKey,
+      electionTtl: o.electionTtl ?? 2,
+      pusherId: o.id ?? `test-${randomUUID().slice(0, 6)}`,
+    },
+    tuning: { kvBackoff: { baseMs: 50, maxMs: 500 }, ...o.tuning },
+  });
+  pusher.start();
+  let done = false;
+  return {
+    pusher,
+    kv,
+    etcd,
+    async stop() {
+      if (done) return;
+      done = true;
+      await pusher.stop({ flushTimeoutMs: 3_000 });
+      etcd.close();
+    },
+    async crash() {
+      if (done) return;
+      done = true;
+      await pusher.abandon();
+      etcd.close();
+    },
+  };
+}

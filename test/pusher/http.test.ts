@@ -1,0 +1,161 @@
+import type { Etcd3 } from "etcd3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { KvError } from "../../src/adapters/kv/kv-sink.js";
+import { type StatusServer, startStatusServer } from "../../src/pusher/http-server.js";
+import type { StatusDocument } from "../../src/pusher/status.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { MemoryKv } from "../helpers/memory-kv.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
+import {
+  kvRoutes,
+  type StartPusherOptions,
+  seedRouting,
+  startPusher,
+  testClient,
+  uniqueNames,
+  waitFor,
+} from "./harness.js";
+
+let etcd: EtcdServer;
+let client: Etcd3;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  client = testClient(etcd.endpoint);
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+afterAll(async () => {
+  client?.close();
+  await etcd?.stop();
+});
+
+async function serve(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }) {
+  const p = startPusher({ endpoint: etcd.endpoint, ...o });
+  cleanups.push(() => p.stop());
+  const server: StatusServer = await startStatusServer({
+    host: "127.0.0.1",
+    port: 0,
+    status: p.pusher.status,
+    metrics: p.pusher.metrics,
+  });
+  cleanups.push(() => server.close());
+  const base = `http://127.0.0.1:${server.port}`;
+  return { p, get: (path: string) => fetch(`${base}${path}`) };
+}
+
+const SECRET = "cf-token-ABCDEF123456";
+
+describe("pusher HTTP endpoints", () => {
+  it("serves /healthz, /status and /metrics for a caught-up leader", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    await client.put(`${prefix}country/FR`).value("not json");
+    const { p, get } = await serve({ prefix, electionKey, id: "pusher-http" });
+    const routes = await waitFor("push", () => kvRoutes(p.kv));
+    await waitFor("status caught up", () => p.pusher.status.pushedRevision === routes.rev);
+
+    const health = await get("/healthz");
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true, role: "leader" });
+
+    const status = (await (await get("/status")).json()) as StatusDocument;
+    expect(status).toMatchObject({
+      role: "leader",
+      pusher: "pusher-http",
+      lease_ok: true,
+      pushed_revision: routes.rev,
+      etcd_revision: routes.rev,
+      lag_revisions: 0,
+      lag_seconds: 0,
+      etcd_reachable: true,
+      kv_ok: true,
+    });
+    expect(status.problems).toEqual(routes.problems);
+    expect(status.problems.some((s) => s.startsWith("country/FR:"))).toBe(true);
+
+    const metrics = await get("/metrics");
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    const text = await metrics.text();
+    for (const line of [
+      `edge_pusher_pushed_revision ${routes.rev}`,
+      `edge_pusher_etcd_revision ${routes.rev}`,
+      "edge_pusher_lag_seconds 0",
+      "edge_pusher_is_leader 1",
+      `edge_pusher_problems ${routes.problems.length}`,
+      "edge_pusher_drift_repairs_total 0",
+      "edge_pusher_push_errors_total 0",
+    ]) {
+      expect(text).toContain(line);
+    }
+    expect(text).toMatch(/edge_pusher_pushes_total [1-9]/);
+    expect(text).toMatch(/edge_pusher_write_duration_seconds_count [1-9]/);
+    expect((await get("/nope")).status).toBe(404);
+  });
+
+  it("turns /healthz 503 while KV keeps failing, never showing the token, and recovers", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    kv.failWrites(Number.POSITIVE_INFINITY, () => new KvError("server-error", `bad ${SECRET}`));
+    const { get } = await serve({
+      prefix,
+      electionKey,
+      kv,
+      tuning: { unhealthyAfterMs: 500, secrets: [SECRET] },
+    });
+    const failing = await waitFor("503", async () => {
+      const r = await get("/healthz");
+      return r.status === 503 ? ((await r.json()) as { reasons: string[] }) : null;
+    });
+    expect(failing.reasons).toContain("kv writes failing");
+    const statusText = await (await get("/status")).text();
+    expect(statusText).not.toContain(SECRET);
+    expect(JSON.parse(statusText).last_error.message).toContain("[redacted]");
+    expect(JSON.parse(statusText).kv_ok).toBe(false);
+    kv.heal();
+    await waitFor("200 again", async () => (await get("/healthz")).status === 200);
+    expect(await kvRoutes(kv)).not.toBeNull();
+  });
+
+  it("turns /healthz 503 when etcd is unreachable for too long", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const px = await startTcpProxy(etcd.clientPort);
+    cleanups.push(() => px.close());
+    const { p, get } = await serve({
+      endpoint: px.endpoint,
+      prefix,
+      electionKey,
+      electionTtl: 10,
+      tuning: { unhealthyAfterMs: 500 },
+    });
+    await waitFor("push", () => kvRoutes(p.kv));
+    expect((await get("/healthz")).status).toBe(200);
+    px.disconnect();
+    const body = await waitFor("503", async () => {
+      const r = await get("/healthz");
+      return r.status === 503 ? ((await r.json()) as { reasons: string[] }) : null;
+    });
+    expect(body.reasons).toContain("etcd unreachable");
+    px.accept();
+    await waitFor("200 again", async () => (await get("/healthz")).status === 200, 20_000);
+  });
+
+  it("reports a healthy standby", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const leader = await serve({ prefix, electionKey, id: "l" });
+    await waitFor("leader", () => leader.p.pusher.status.role === "leader");
+    const standby = await serve({ prefix, electionKey, id: "s" });
+    await waitFor("standby compiled", () => standby.p.pusher.status.etcdRevision !== null);
+    const r = await standby.get("/healthz");
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ ok: true, role: "standby" });
+    const status = (await (await standby.get("/status")).json()) as StatusDocument;
+    expect(status).toMatchObject({ role: "standby", pusher: "s", pushed_revision: null });
+    expect(await (await standby.get("/metrics")).text()).toContain("edge_pusher_is_leader 0");
+  });
+});

@@ -1,0 +1,138 @@
+import type { Etcd3 } from "etcd3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { MapMeta } from "../../src/core/index.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
+import {
+  type PusherUnderTest,
+  type StartPusherOptions,
+  seedRouting,
+  startPusher,
+  testClient,
+  uniqueNames,
+  waitFor,
+} from "./harness.js";
+
+let etcd: EtcdServer;
+let client: Etcd3;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  client = testClient(etcd.endpoint);
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+afterAll(async () => {
+  client?.close();
+  await etcd?.stop();
+});
+
+function start(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }): PusherUnderTest {
+  const p = startPusher({ endpoint: etcd.endpoint, ...o });
+  cleanups.push(() => p.stop());
+  return p;
+}
+
+const writer = (w: MemoryKvWrite) => (JSON.parse(w.value) as MapMeta).pusher;
+const metaWrites = (kv: MemoryKv, id: string) =>
+  kv.writesOf("meta").filter((w) => writer(w) === id);
+
+describe("pusher leadership", () => {
+  it("lets only the leader write; a crashed leader's standby takes over within the TTL", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    const ttl = 2;
+    const a = start({
+      prefix,
+      electionKey,
+      kv,
+      id: "pusher-a",
+      electionTtl: ttl,
+      heartbeatSeconds: 1,
+    });
+    await waitFor("a leads", () => a.pusher.status.role === "leader");
+    const b = start({
+      prefix,
+      electionKey,
+      kv,
+      id: "pusher-b",
+      electionTtl: ttl,
+      heartbeatSeconds: 1,
+    });
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(b.pusher.status.role).toBe("standby");
+    expect(metaWrites(kv, "pusher-a").length).toBeGreaterThanOrEqual(2);
+    expect(metaWrites(kv, "pusher-b")).toEqual([]);
+    expect((await fetchHealth(b)).ok).toBe(true);
+
+    const crashedAt = Date.now();
+    await a.crash();
+    await waitFor("b takes over", () => metaWrites(kv, "pusher-b").length > 0, 10_000);
+    const firstB = metaWrites(kv, "pusher-b")[0]?.at ?? 0;
+    expect(firstB - crashedAt).toBeLessThanOrEqual(ttl * 1000 + 3_000);
+    expect(metaWrites(kv, "pusher-a").filter((w) => w.at > crashedAt)).toEqual([]);
+    expect(b.pusher.status.role).toBe("leader");
+  });
+
+  it("hands over at once when the leader resigns on a graceful stop", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    const a = start({ prefix, electionKey, kv, id: "pusher-a", electionTtl: 10 });
+    await waitFor("a leads", () => a.pusher.status.role === "leader");
+    const b = start({ prefix, electionKey, kv, id: "pusher-b", electionTtl: 10 });
+    await waitFor("a pushed", () => metaWrites(kv, "pusher-a").length > 0);
+    const stoppedAt = Date.now();
+    await a.stop();
+    await waitFor("b leads", () => b.pusher.status.role === "leader", 5_000);
+    await waitFor("b writes", () => metaWrites(kv, "pusher-b").length > 0, 5_000);
+    // Well under the 10 s TTL: the lease was revoked, not left to expire.
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+  });
+
+  it("stops writing when its lease cannot be renewed, before a standby takes over", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    const ttl = 3;
+    const px = await startTcpProxy(etcd.clientPort);
+    cleanups.push(() => px.close());
+    const a = start({
+      endpoint: px.endpoint,
+      prefix,
+      electionKey,
+      kv,
+      id: "pusher-a",
+      electionTtl: ttl,
+      heartbeatSeconds: 1,
+    });
+    await waitFor("a leads", () => a.pusher.status.role === "leader");
+    const b = start({
+      prefix,
+      electionKey,
+      kv,
+      id: "pusher-b",
+      electionTtl: ttl,
+      heartbeatSeconds: 1,
+    });
+    await waitFor("a heartbeats", () => metaWrites(kv, "pusher-a").length >= 2);
+    const cutAt = Date.now();
+    px.disconnect();
+    await waitFor("b takes over", () => metaWrites(kv, "pusher-b").length > 0, 15_000);
+    const firstB = metaWrites(kv, "pusher-b")[0]?.at ?? 0;
+    const lastA = Math.max(...metaWrites(kv, "pusher-a").map((w) => w.at));
+    // A keeps heartbeating only while its last renewal is under 2/3 of the TTL old.
+    expect(lastA).toBeLessThan(cutAt + (ttl * 1000 * 2) / 3 + 500);
+    expect(lastA).toBeLessThan(firstB);
+    expect(a.pusher.status.document().lease_ok).toBe(false);
+    expect(b.pusher.status.role).toBe("leader");
+  });
+});
+
+async function fetchHealth(p: PusherUnderTest) {
+  return p.pusher.status.health();
+}

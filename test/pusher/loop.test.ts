@@ -1,0 +1,256 @@
+import type { Etcd3 } from "etcd3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { KvError } from "../../src/adapters/kv/kv-sink.js";
+import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../src/core/index.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { MemoryKv } from "../helpers/memory-kv.js";
+import {
+  compileNow,
+  kvRoutes,
+  type PusherUnderTest,
+  type StartPusherOptions,
+  seedRouting,
+  startPusher,
+  testClient,
+  uniqueNames,
+  waitFor,
+} from "./harness.js";
+
+let etcd: EtcdServer;
+let client: Etcd3;
+const running: PusherUnderTest[] = [];
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  client = testClient(etcd.endpoint);
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.stop()));
+});
+afterAll(async () => {
+  client?.close();
+  await etcd?.stop();
+});
+
+function start(o: Omit<StartPusherOptions, "endpoint">): PusherUnderTest {
+  const p = startPusher({ endpoint: etcd.endpoint, ...o });
+  running.push(p);
+  return p;
+}
+
+async function put(key: string, value: unknown): Promise<number> {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const res = await client.put(key).value(text).exec();
+  return Number(res.header.revision);
+}
+
+/** Waits until KV routes match etcd's current state and are at least at `rev`. */
+async function converged(kv: MemoryKv, prefix: string, rev = 0) {
+  return waitFor("KV to match etcd", async () => {
+    const inKv = await kvRoutes(kv);
+    if (!inKv || inKv.rev < rev) return null;
+    return sameRouting(inKv, await compileNow(client, prefix)) ? inKv : null;
+  });
+}
+
+describe("pusher loop (memory KV, real etcd)", () => {
+  it("pushes the compiled map and meta on start", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey, id: "pusher-a" });
+    const routes = await converged(p.kv, prefix);
+    expect(routes.countries.DE?.pool).toBe("fra-1");
+    expect(routes.default.pool).toBe("ams-1");
+    expect(routes.epoch).toBe(1);
+    const meta = await waitFor("meta", () => p.kv.json<MapMeta>("meta"));
+    expect(meta).toMatchObject({ v: 1, rev: routes.rev, epoch: 1, pusher: "pusher-a" });
+    expect(meta.countries).toBe(1);
+    expect(meta.problems).toEqual([]);
+    await waitFor("status", () => p.pusher.status.pushedRevision === routes.rev);
+    expect(p.pusher.status.role).toBe("leader");
+  });
+
+  it("follows a put, a delete and a health lease expiry", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const lease = client.lease(2, { autoKeepAlive: false });
+    await lease.put(`${prefix}health/fra-1`).value(JSON.stringify({ status: "healthy" }));
+    const p = start({ prefix, electionKey });
+    await waitFor(
+      "DE on fra-1",
+      async () => (await kvRoutes(p.kv))?.countries.DE?.pool === "fra-1",
+    );
+
+    // The lease is not renewed: fra-1's health key expires and DE falls back to ams-1.
+    const expired = await waitFor(
+      "DE on ams-1 after the health lease expired",
+      async () => {
+        const m = await kvRoutes(p.kv);
+        return m?.countries.DE?.pool === "ams-1" ? m : null;
+      },
+      10_000,
+    );
+    expect(expired.countries.DE?.chain.map((c) => c.pool)).toEqual(["ams-1", "par-1"]);
+
+    const r1 = await put(`${prefix}health/ams-1`, { status: "draining" });
+    const m1 = await converged(p.kv, prefix, r1);
+    expect(m1.countries.DE?.pool).toBe("par-1");
+    expect(m1.default.pool).toBe("par-1");
+
+    const del = await client.delete().key(`${prefix}country/DE`).exec();
+    const m2 = await converged(p.kv, prefix, Number(del.header.revision));
+    expect(m2.countries.DE).toBeUndefined();
+  });
+
+  it("lets an override take precedence until its lease expires", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey });
+    await converged(p.kv, prefix);
+    const lease = client.lease(2, { autoKeepAlive: false });
+    await lease
+      .put(`${prefix}override/DE`)
+      .value(JSON.stringify({ primary: "par-1", fallbacks: [], reason: "test" }));
+    const boosted = await waitFor("override in KV", async () => {
+      const m = await kvRoutes(p.kv);
+      return m?.countries.DE?.source === "override/DE" ? m : null;
+    });
+    expect(boosted.countries.DE?.pool).toBe("par-1");
+    const after = await waitFor(
+      "override expiry in KV",
+      async () => {
+        const m = await kvRoutes(p.kv);
+        return m?.countries.DE?.source === "country/DE" ? m : null;
+      },
+      10_000,
+    );
+    expect(after.countries.DE?.pool).toBe("fra-1");
+  });
+
+  it("keeps good keys when a bad value appears and reports it in problems", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey });
+    await converged(p.kv, prefix);
+    await put(`${prefix}country/FR`, "{not json");
+    const rev = await put(`${prefix}country/NL`, { primary: "ams-1", fallbacks: ["fra-1"] });
+    const m = await converged(p.kv, prefix, rev);
+    expect(m.countries.NL?.pool).toBe("ams-1");
+    expect(m.countries.DE?.pool).toBe("fra-1");
+    expect(m.problems.some((s) => s.startsWith("country/FR:"))).toBe(true);
+    const meta = await waitFor("meta with problems", () => {
+      const doc = p.kv.json<MapMeta>("meta");
+      return doc && doc.rev === m.rev ? doc : null;
+    });
+    expect(meta.problems).toEqual(m.problems);
+    expect(p.pusher.status.document().problems).toEqual(m.problems);
+    const metrics = await p.pusher.metrics.registry.getSingleMetricAsString("edge_pusher_problems");
+    expect(metrics).toMatch(new RegExp(`edge_pusher_problems ${m.problems.length}\\b`));
+  });
+
+  it("reaches the exact final state of 1,000 puts, writing routes at most once a second", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey });
+    await converged(p.kv, prefix);
+    const codes = [...COUNTRY_CODES].filter((c) => c.length === 2).slice(0, 40);
+    const pools = ["fra-1", "ams-1", "par-1"];
+    const t0 = Date.now();
+    let last = 0;
+    for (let batch = 0; batch < 20; batch++) {
+      const revs = await Promise.all(
+        Array.from({ length: 50 }, (_, j) => {
+          const i = batch * 50 + j;
+          const cc = codes[i % codes.length] ?? "DE";
+          const primary = pools[(i + batch) % 3] ?? "fra-1";
+          return put(`${prefix}country/${cc}`, { primary, fallbacks: [] });
+        }),
+      );
+      last = Math.max(last, ...revs);
+    }
+    const final = await converged(p.kv, prefix, last);
+    const expected = await compileNow(client, prefix);
+    expect(sameRouting(final, expected)).toBe(true);
+    expect(Object.keys(final.countries).length).toBe(codes.length + (codes.includes("DE") ? 0 : 1));
+    const writes = p.kv.writesOf("routes").filter((w) => w.at >= t0 - 1_000);
+    for (let i = 1; i < writes.length; i++) {
+      const gap = (writes[i]?.at ?? 0) - (writes[i - 1]?.at ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(990);
+    }
+    const elapsed = (Date.now() - t0) / 1000;
+    expect(writes.length).toBeLessThanOrEqual(Math.ceil(elapsed) + 2);
+  });
+
+  it("retries failed KV writes with backoff, honouring Retry-After, and drops nothing", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    kv.failWrites(3);
+    const p = start({ prefix, electionKey, kv });
+    await converged(kv, prefix);
+    expect(kv.failures.length).toBe(3);
+    kv.failWrites(2, () => new KvError("rate-limited", "429", 400));
+    const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: [] });
+    const m = await converged(kv, prefix, rev);
+    expect(m.countries.NL?.pool).toBe("par-1");
+    const limited = kv.failures.slice(3);
+    expect(limited.length).toBe(2);
+    const gap = (limited[1]?.at ?? 0) - (limited[0]?.at ?? 0);
+    expect(gap).toBeGreaterThanOrEqual(390);
+    const text = await p.pusher.metrics.registry.getSingleMetricAsString(
+      "edge_pusher_push_errors_total",
+    );
+    expect(text).toMatch(/edge_pusher_push_errors_total 5\b/);
+  });
+
+  it("keeps the last known good route from KV across a restart", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    const a = start({ prefix, electionKey, kv });
+    await waitFor("first push", async () => (await kvRoutes(kv))?.countries.DE?.pool === "fra-1");
+    await a.stop();
+    const rev = await put(`${prefix}country/DE`, { primary: "fra-1", fallbacks: "oops" });
+    start({ prefix, electionKey, kv });
+    const m = await waitFor("restarted pusher's push", async () => {
+      const r = await kvRoutes(kv);
+      return r && r.rev >= rev ? r : null;
+    });
+    expect(m.countries.DE?.pool).toBe("fra-1");
+    expect(m.problems.some((s) => s.startsWith("country/DE:"))).toBe(true);
+    // Without the previous map the invalid rule would leave DE to _default.
+    expect((await compileNow(client, prefix)).countries.DE).toBeUndefined();
+  });
+
+  it("repairs drift found by the periodic reconcile and counts it", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey });
+    const good = await converged(p.kv, prefix);
+    const drifts = async () =>
+      p.pusher.metrics.registry.getSingleMetricAsString("edge_pusher_drift_repairs_total");
+    p.pusher.resync();
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await drifts()).toMatch(/edge_pusher_drift_repairs_total 0\b/);
+
+    const tampered = { ...good, default: { ...good.default, pool: "par-1" } };
+    p.kv.data.set("routes", JSON.stringify(tampered));
+    p.pusher.resync();
+    await waitFor("drift repaired", async () => (await kvRoutes(p.kv))?.default.pool === "ams-1");
+    expect(await drifts()).toMatch(/edge_pusher_drift_repairs_total 1\b/);
+  });
+
+  it("rewrites meta every heartbeat without rewriting routes", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey, heartbeatSeconds: 1 });
+    await converged(p.kv, prefix);
+    const routesBefore = p.kv.writesOf("routes").length;
+    const metaBefore = p.kv.writesOf("meta").length;
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(p.kv.writesOf("meta").length).toBeGreaterThanOrEqual(metaBefore + 2);
+    expect(p.kv.writesOf("routes").length).toBe(routesBefore);
+    const beats = p.kv.writesOf("meta").map((w) => (JSON.parse(w.value) as MapMeta).heartbeat_at);
+    expect(new Set(beats).size).toBe(beats.length);
+  });
+});

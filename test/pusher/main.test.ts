@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Etcd3 } from "etcd3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLocalSink } from "../../src/adapters/kv/index.js";
+import { parseMap } from "../../src/core/index.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { freePort } from "../helpers/ports.js";
+import { seedRouting, testClient, uniqueNames, waitFor } from "./harness.js";
+
+const BIN = resolve(import.meta.dirname, "../../bin/edge-pusher.js");
+const NAMESPACE = "test-routing-ns";
+
+let etcd: EtcdServer;
+let client: Etcd3;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  client = testClient(etcd.endpoint);
+});
+afterAll(async () => {
+  client?.close();
+  await etcd?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "edge-pusher-test-"));
+  dirs.push(d);
+  return d;
+}
+
+interface Run {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(env: Record<string, string>, args: string[] = []): Run {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: tempDir(),
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function startupError(env: Record<string, string>): Promise<string> {
+  const r = run({ ETCD_ENDPOINTS: etcd.endpoint, KV_NAMESPACE_ID: NAMESPACE, ...env });
+  const { code } = await r.exit;
+  expect(code).not.toBe(0);
+  const lines = r.stderr().trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^edge-pusher: /);
+  expect(r.stderr()).not.toMatch(/\n\s+at /);
+  return lines[0] ?? "";
+}
+
+describe("edge-pusher entry point", () => {
+  it("--help lists every variable with its default", async () => {
+    const r = run({}, ["--help"]);
+    expect((await r.exit).code).toBe(0);
+    for (const name of [
+      "ETCD_ENDPOINTS",
+      "ETCD_CA_FILE",
+      "ROUTING_PREFIX",
+      "KV_SINK",
+      "KV_LOCAL_PERSIST",
+      "KV_NAMESPACE_ID",
+      "CF_API_TOKEN",
+      "CF_API_BASE_URL",
+      "ORIGIN_TEMPLATE",
+      "FLOOR_POOL",
+      "PUSHER_LISTEN",
+      "HEARTBEAT_SECONDS",
+      "RESYNC_SECONDS",
+      "PUSHER_ELECTION_KEY",
+      "PUSHER_ELECTION_TTL",
+    ]) {
+      expect(r.stdout()).toContain(name);
+    }
+    expect(r.stdout()).toContain("127.0.0.1:9464");
+  });
+
+  it("fails with one line for an unknown KV_SINK", async () => {
+    expect(await startupError({ KV_SINK: "s3" })).toContain("KV_SINK");
+  });
+
+  it("fails with one line for a missing Cloudflare setting", async () => {
+    const line = await startupError({ KV_SINK: "cloudflare", CF_API_TOKEN: "secret-token-x" });
+    expect(line).toContain("CF_ACCOUNT_ID");
+    expect(line).not.toContain("secret-token-x");
+  });
+
+  it("fails with one line for an unreadable ETCD_CA_FILE", async () => {
+    expect(await startupError({ ETCD_CA_FILE: "/nonexistent/ca.pem" })).toContain("ETCD_CA_FILE");
+  });
+
+  it("fails with one line, after a bounded wait, when etcd is unreachable", async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const line = await startupError({ ETCD_ENDPOINTS: `http://127.0.0.1:${port}` });
+    expect(line).toContain("etcd");
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+
+  it("pushes with the local sink and flushes the pending write on SIGTERM, exiting 0", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const persist = tempDir();
+    const port = await freePort();
+    const r = run({
+      ETCD_ENDPOINTS: etcd.endpoint,
+      ROUTING_PREFIX: prefix,
+      PUSHER_ELECTION_KEY: electionKey,
+      PUSHER_ELECTION_TTL: "2",
+      KV_SINK: "local",
+      KV_LOCAL_PERSIST: persist,
+      KV_NAMESPACE_ID: NAMESPACE,
+      PUSHER_LISTEN: `127.0.0.1:${port}`,
+      PUSHER_ID: "child-1",
+    });
+    try {
+      const first = await waitFor(
+        "first push",
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/status`);
+          const s = (await res.json()) as { pushed_revision: number | null };
+          return s.pushed_revision;
+        },
+        30_000,
+      );
+      // Two changes back to back: the second lands inside the throttle window, so it is
+      // still pending when SIGTERM arrives and must be flushed.
+      await client.put(`${prefix}country/NL`).value('{"primary":"par-1"}');
+      await new Promise((res) => setTimeout(res, 150));
+      const last = await client.put(`${prefix}country/PL`).value('{"primary":"fra-1"}').exec();
+      const lastRev = Number(last.header.revision);
+      await new Promise((res) => setTimeout(res, 150));
+      r.child.kill("SIGTERM");
+      const { code } = await r.exit;
+      expect(code).toBe(0);
+      expect(lastRev).toBeGreaterThan(first);
+
+      const sink = await createLocalSink({ persistDir: persist, namespaceId: NAMESPACE });
+      try {
+        const map = parseMap((await sink.get("routes")) ?? "");
+        expect(map?.rev).toBeGreaterThanOrEqual(lastRev);
+        expect(map?.countries.PL?.pool).toBe("fra-1");
+        const meta = JSON.parse((await sink.get("meta")) ?? "{}") as { pusher?: string };
+        expect(meta.pusher).toBe("child-1");
+      } finally {
+        await sink.close();
+      }
+      const lines = r
+        .stdout()
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const push = lines.find((l) => l.msg === "push");
+      expect(push).toMatchObject({ revision: expect.any(Number), bytes: expect.any(Number) });
+      expect(push?.duration_ms).toEqual(expect.any(Number));
+      expect(lines.some((l) => l.msg === "stopped")).toBe(true);
+    } finally {
+      if (r.child.exitCode === null) r.child.kill("SIGKILL");
+    }
+  });
+});

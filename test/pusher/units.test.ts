@@ -1,0 +1,213 @@
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/adapters/errors.js";
+import {
+  type CompileResult,
+  compile,
+  type MapMeta,
+  parseMap,
+  serializeMap,
+} from "../../src/core/index.js";
+import { backoffDelay } from "../../src/pusher/backoff.js";
+import { systemClock } from "../../src/pusher/clock.js";
+import { helpText, PUSHER_ENV, pusherConfigFromEnv } from "../../src/pusher/config.js";
+import { createMetrics } from "../../src/pusher/metrics.js";
+import { PusherStatus } from "../../src/pusher/status.js";
+import { WriteScheduler } from "../../src/pusher/write-scheduler.js";
+import { MemoryKv } from "../helpers/memory-kv.js";
+import { waitFor } from "./harness.js";
+
+const P = "/edge/routing/v1/";
+const host = { hostname: "h", pid: 42 };
+
+function result(rev: number, primary = "fra-1"): CompileResult {
+  const json = (v: unknown) => JSON.stringify(v);
+  return compile(
+    {
+      revision: rev,
+      entries: [
+        { key: `${P}pool/fra-1`, value: json({ origin: "https://fra-1.example.net" }) },
+        { key: `${P}pool/ams-1`, value: json({ origin: "https://ams-1.example.net" }) },
+        { key: `${P}health/fra-1`, value: json({ status: "healthy" }) },
+        { key: `${P}health/ams-1`, value: json({ status: "healthy" }) },
+        { key: `${P}country/_default`, value: json({ primary, fallbacks: [] }) },
+      ],
+    },
+    {
+      prefix: P,
+      floorPool: "par-1",
+      originTemplate: "https://{pool}.o.example",
+      now: new Date(),
+    },
+  );
+}
+
+const schedulers: WriteScheduler[] = [];
+afterEach(async () => {
+  await Promise.all(schedulers.splice(0).map((s) => s.stop()));
+});
+
+function scheduler(kv: MemoryKv, o: { minIntervalMs?: number; canWrite?: () => boolean } = {}) {
+  const status = new PusherStatus("unit", systemClock);
+  const s = new WriteScheduler({
+    kv,
+    clock: systemClock,
+    logger: pino({ level: "silent" }),
+    metrics: createMetrics(status),
+    status,
+    pusherId: "unit",
+    canWrite: o.canWrite ?? (() => true),
+    minIntervalMs: o.minIntervalMs ?? 300,
+    heartbeatMs: 60_000,
+    backoff: { baseMs: 50, maxMs: 200 },
+    onLoaded: () => {},
+  });
+  schedulers.push(s);
+  s.start();
+  return { s, status };
+}
+
+const routesRevs = (kv: MemoryKv) => kv.writesOf("routes").map((w) => parseMap(w.value)?.rev ?? -1);
+
+describe("WriteScheduler", () => {
+  it("does not rewrite routes KV already holds, but writes meta", async () => {
+    const kv = new MemoryKv();
+    const r = result(7);
+    kv.data.set("routes", serializeMap({ ...r.map, compiled_at: "2020-01-01T00:00:00.000Z" }));
+    const { s } = scheduler(kv);
+    s.activate();
+    s.submit(r);
+    await waitFor("meta", () => kv.json<MapMeta>("meta"));
+    expect(kv.writesOf("routes")).toEqual([]);
+    expect(kv.json<MapMeta>("meta")).toMatchObject({ rev: 7, pusher: "unit" });
+  });
+
+  it("never writes a revision older than the one in KV", async () => {
+    const kv = new MemoryKv();
+    kv.data.set("routes", serializeMap(result(10).map));
+    const { s } = scheduler(kv);
+    s.activate();
+    s.submit(result(5, "ams-1"));
+    await waitFor("meta", () => kv.json<MapMeta>("meta"));
+    expect(kv.writesOf("routes")).toEqual([]);
+    s.submit(result(11, "ams-1"));
+    await waitFor("newer routes", () => routesRevs(kv).includes(11));
+  });
+
+  it("writes the first change at once and coalesces the next ones at the interval's end", async () => {
+    const kv = new MemoryKv();
+    const { s } = scheduler(kv, { minIntervalMs: 400 });
+    s.activate();
+    s.submit(result(1));
+    await waitFor("first", () => routesRevs(kv).length === 1);
+    s.submit(result(2, "ams-1"));
+    s.submit(result(3, "fra-1"));
+    s.submit(result(4, "ams-1"));
+    await waitFor("second", () => routesRevs(kv).length === 2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(routesRevs(kv)).toEqual([1, 4]);
+    const [a, b] = kv.writesOf("routes");
+    expect((b?.at ?? 0) - (a?.at ?? 0)).toBeGreaterThanOrEqual(395);
+  });
+
+  it("lets a newer map supersede one waiting for a retry", async () => {
+    const kv = new MemoryKv();
+    kv.failWrites(2);
+    const { s } = scheduler(kv, { minIntervalMs: 10 });
+    s.activate();
+    s.submit(result(1));
+    await waitFor("a failure", () => kv.failures.length >= 1);
+    s.submit(result(2, "ams-1"));
+    await waitFor("written", () => routesRevs(kv).length > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(routesRevs(kv)).toEqual([2]);
+  });
+
+  it("writes nothing while it may not write, and catches up when it may", async () => {
+    const kv = new MemoryKv();
+    let allowed = false;
+    const { s } = scheduler(kv, { canWrite: () => allowed });
+    s.activate();
+    s.submit(result(3));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(kv.writes).toEqual([]);
+    allowed = true;
+    await waitFor("written", () => routesRevs(kv).includes(3));
+    expect(await s.flush(1_000)).toBe(true);
+  });
+});
+
+describe("pusher config", () => {
+  it("applies SPEC defaults", () => {
+    const c = pusherConfigFromEnv({}, host);
+    expect(c).toMatchObject({
+      prefix: "/edge/routing/v1/",
+      listen: { host: "127.0.0.1", port: 9464 },
+      heartbeatSeconds: 60,
+      resyncSeconds: 600,
+      electionKey: "/edge/pusher/v1/leader",
+      electionTtl: 10,
+      pusherId: "h-42",
+      floorPool: "par-1",
+    });
+    expect(c.etcd.endpoints).toEqual(["http://127.0.0.1:2379"]);
+  });
+
+  it("reads every variable", () => {
+    const c = pusherConfigFromEnv(
+      {
+        ETCD_ENDPOINTS: "http://a:1,http://b:2",
+        ROUTING_PREFIX: "/x/",
+        PUSHER_LISTEN: "0.0.0.0:9000",
+        HEARTBEAT_SECONDS: "5",
+        RESYNC_SECONDS: "30",
+        PUSHER_ELECTION_KEY: "/p/leader/",
+        PUSHER_ELECTION_TTL: "3",
+        PUSHER_ID: "me",
+        FLOOR_POOL: "ams-1",
+        ORIGIN_TEMPLATE: "https://{pool}.x",
+      },
+      host,
+    );
+    expect(c).toMatchObject({
+      prefix: "/x/",
+      listen: { host: "0.0.0.0", port: 9000 },
+      heartbeatSeconds: 5,
+      resyncSeconds: 30,
+      electionKey: "/p/leader",
+      electionTtl: 3,
+      pusherId: "me",
+      floorPool: "ams-1",
+      originTemplate: "https://{pool}.x",
+    });
+  });
+
+  it.each([
+    ["HEARTBEAT_SECONDS", "0"],
+    ["RESYNC_SECONDS", "soon"],
+    ["PUSHER_ELECTION_TTL", "1"],
+    ["PUSHER_LISTEN", "9464"],
+    ["ROUTING_PREFIX", "/no-slash"],
+    ["ORIGIN_TEMPLATE", "https://fixed"],
+  ])("rejects %s=%s naming the variable", (name, value) => {
+    const run = () => pusherConfigFromEnv({ [name]: value }, host);
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(name);
+  });
+
+  it("documents every variable in --help", () => {
+    const text = helpText();
+    for (const v of PUSHER_ENV) expect(text).toContain(v.name);
+  });
+});
+
+describe("backoffDelay", () => {
+  it("grows exponentially, is capped, and honours Retry-After", () => {
+    const policy = { baseMs: 100, maxMs: 1_000 };
+    expect(backoffDelay(1, policy, undefined, () => 1)).toBe(100);
+    expect(backoffDelay(3, policy, undefined, () => 1)).toBe(400);
+    expect(backoffDelay(20, policy, undefined, () => 1)).toBe(1_000);
+    expect(backoffDelay(3, policy, undefined, () => 0)).toBe(200);
+    expect(backoffDelay(1, policy, 5_000, () => 1)).toBe(5_000);
+  });
+});
