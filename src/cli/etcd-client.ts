@@ -1,4 +1,5 @@
 import { Etcd3 } from "etcd3";
+import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import { etcdClientOptions } from "../adapters/etcd-options.js";
 import type { Snapshot } from "../core/index.js";
 import type { CliSettings } from "./cli-settings.js";
@@ -29,6 +30,7 @@ export function openEtcd(settings: CliSettings): Etcd3 {
     ...etcdClientOptions(settings.etcd),
     dialTimeout: timeout,
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+    faultHandling: { host: fastRecoveryBreaker },
   });
 }
 

@@ -4,6 +4,7 @@ import {
   EtcdPermissionDeniedError,
   type IOptions,
 } from "etcd3";
+import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import { type EtcdSettings, etcdClientOptions } from "../adapters/etcd-options.js";
 import { cappedWatchBackoff } from "./backoff.js";
 
@@ -17,7 +18,10 @@ export function createEtcdClient(settings: EtcdSettings, extra: Partial<IOptions
     // Streams (watch, lease keepalive) must not get a deadline: it would end them.
     defaultCallOptions: (ctx) =>
       ctx.isStream ? {} : { deadline: Date.now() + ETCD_CALL_TIMEOUT_MS },
-    faultHandling: { watchBackoff: cappedWatchBackoff(100, 2_000) },
+    faultHandling: {
+      watchBackoff: cappedWatchBackoff(100, 2_000),
+      host: fastRecoveryBreaker,
+    },
     grpcOptions: {
       // Notices a silently dead connection; etcd allows pings every 5 s or slower.
       "grpc.keepalive_time_ms": 10_000,

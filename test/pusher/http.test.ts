@@ -106,9 +106,12 @@ describe("pusher HTTP endpoints", () => {
       kv,
       tuning: { unhealthyAfterMs: 500, secrets: [SECRET] },
     });
-    const failing = await waitFor("503", async () => {
+    // "behind etcd" may show first; wait until the KV failure itself is reported.
+    const failing = await waitFor("503 naming the KV failure", async () => {
       const r = await get("/healthz");
-      return r.status === 503 ? ((await r.json()) as { reasons: string[] }) : null;
+      if (r.status !== 503) return null;
+      const body = (await r.json()) as { reasons: string[] };
+      return body.reasons.includes("kv writes failing") ? body : null;
     });
     expect(failing.reasons).toContain("kv writes failing");
     const statusText = await (await get("/status")).text();
