@@ -5,6 +5,12 @@ cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
+# package.json engines: Node 20.19+ (tsx, wrangler 4 and Miniflare need it).
+if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>20||(a===20&&b>=19)?0:1)'; then
+  say "Node.js 20.19 or newer is required (found $(node --version)); install it from nodejs.org or your distribution."
+  exit 1
+fi
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)…"
   npm ci --no-audit --no-fund >&2

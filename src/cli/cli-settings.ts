@@ -5,6 +5,8 @@ import {
   DEFAULT_ORIGIN_TEMPLATE,
   DEFAULT_PREFIX,
   isPoolName,
+  originTemplateProblem,
+  routingPrefixProblem,
 } from "../core/index.js";
 
 /** Settings shared by every command, from the environment and the global flags. */
@@ -39,22 +41,16 @@ export function cliSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   flags: { readonly prefix?: string | undefined } = {},
 ): CliSettings {
-  const prefix = flags.prefix ?? env.ROUTING_PREFIX ?? DEFAULT_PREFIX;
-  if (!prefix.startsWith("/") || !prefix.endsWith("/")) {
-    throw new ConfigError(
-      "invalid-setting",
-      "ROUTING_PREFIX",
-      `"${prefix}" must start and end with "/"`,
-    );
-  }
-  const floorPool = env.FLOOR_POOL || DEFAULT_FLOOR_POOL;
+  const prefix = (flags.prefix ?? env.ROUTING_PREFIX)?.trim() || DEFAULT_PREFIX;
+  const prefixProblem = routingPrefixProblem(prefix);
+  if (prefixProblem) throw new ConfigError("invalid-setting", "ROUTING_PREFIX", prefixProblem);
+  const floorPool = env.FLOOR_POOL?.trim() || DEFAULT_FLOOR_POOL;
   if (!isPoolName(floorPool)) {
     throw new ConfigError("invalid-setting", "FLOOR_POOL", `"${floorPool}" is not a pool name`);
   }
-  const originTemplate = env.ORIGIN_TEMPLATE || DEFAULT_ORIGIN_TEMPLATE;
-  if (!originTemplate.includes("{pool}")) {
-    throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", "must contain {pool}");
-  }
+  const originTemplate = env.ORIGIN_TEMPLATE?.trim() || DEFAULT_ORIGIN_TEMPLATE;
+  const templateProblem = originTemplateProblem(originTemplate);
+  if (templateProblem) throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", templateProblem);
   return {
     prefix,
     floorPool,

@@ -1,17 +1,37 @@
+import { BrokenCircuitError } from "cockatiel";
 import { CommanderError } from "commander";
-import { EtcdError, GRPCGenericError } from "etcd3";
+import {
+  ClientClosedError,
+  ClientRuntimeError,
+  EtcdAuthenticationFailedError,
+  EtcdError,
+  EtcdInvalidAuthTokenError,
+  EtcdLeaseInvalidError,
+  EtcdPermissionDeniedError,
+  EtcdUserNotFoundError,
+  GRPCGenericError,
+} from "etcd3";
 import { ConfigError } from "../adapters/errors.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { ExitCode } from "./exit-codes.js";
 import { buildProgram } from "./program.js";
 
+const ETCD_FAILURES = [
+  GRPCGenericError,
+  EtcdError,
+  EtcdAuthenticationFailedError,
+  EtcdInvalidAuthTokenError,
+  EtcdPermissionDeniedError,
+  EtcdUserNotFoundError,
+  EtcdLeaseInvalidError,
+  ClientRuntimeError,
+  ClientClosedError,
+  BrokenCircuitError,
+];
+
 function isEtcdFailure(e: unknown): e is Error {
-  return (
-    e instanceof GRPCGenericError ||
-    e instanceof EtcdError ||
-    (e instanceof Error && e.name.startsWith("GRPC"))
-  );
+  return ETCD_FAILURES.some((cls) => e instanceof cls);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface SyncInputs {
     readonly routes: CompiledMap | null;
     readonly error?: string;
   };
+  /** The dead-man's switch: `meta.heartbeat_at` older than `maxAgeMs` at `now` means behind. */
+  readonly deadman?: { readonly now: number; readonly maxAgeMs: number };
   /** The pusher's `/status`, or why it could not be read; absent when not checked. */
   readonly pusher?:
     | {
@@ -46,6 +48,11 @@ export function evaluateSync(x: SyncInputs): SyncVerdict {
   else {
     if (kv.meta.epoch !== etcd.epoch)
       behind.push(`KV meta.epoch ${kv.meta.epoch} ≠ etcd epoch ${etcd.epoch}`);
+    const beat = Date.parse(kv.meta.heartbeat_at);
+    if (x.deadman && !(x.deadman.now - beat <= x.deadman.maxAgeMs))
+      behind.push(
+        `KV meta heartbeat_at ${kv.meta.heartbeat_at} is older than ${x.deadman.maxAgeMs / 1000} s: is the pusher running?`,
+      );
     if (kv.meta.rev < etcd.newestChange)
       behind.push(
         `KV meta.rev ${kv.meta.rev} < newest routing change at revision ${etcd.newestChange}`,

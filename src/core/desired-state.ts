@@ -17,10 +17,10 @@ export interface DesiredState {
   readonly countries: Readonly<Record<string, CountryRule>>;
 }
 
-const FileSchema = z
+const TopSchema = z
   .object({
-    pools: z.record(z.string(), PoolDefSchema),
-    countries: z.record(z.string(), CountryRuleSchema),
+    pools: z.record(z.string(), z.unknown()),
+    countries: z.record(z.string(), z.unknown()),
   })
   .strict();
 
@@ -29,10 +29,12 @@ export type DesiredStateResult =
   | { readonly ok: true; readonly state: DesiredState }
   | { readonly ok: false; readonly problems: readonly Problem[] };
 
+const byteLength = (text: string) => new TextEncoder().encode(text).byteLength;
+
 /**
- * Validates a whole desired-state document (already parsed from YAML or JSON): shapes, names,
- * dangling pool references, the required `_default`, and value sizes. Problems name their path,
- * e.g. `countries.DE.fallbacks[1]: unknown pool "fra-9"`.
+ * Validates a whole desired-state document (already parsed from YAML or JSON) and reports every
+ * problem, not just the first: shapes, names, dangling pool references, the required `_default`,
+ * and value sizes. Problems name their path, e.g. `countries.DE.fallbacks[1]: unknown pool "fra-9"`.
  */
 export function validateDesiredState(doc: unknown): DesiredStateResult {
   const problems: Problem[] = [];
@@ -42,34 +44,50 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
     add("(file)", "invalid-value", "must be a mapping with `pools` and `countries`");
     return { ok: false, problems };
   }
-  const parsed = FileSchema.safeParse(doc);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  const top = TopSchema.safeParse(doc);
+  if (!top.success) {
+    for (const issue of top.error.issues) {
       add(joinPath("", issue.path) || "(file)", "invalid-value", issue.message);
     }
     return { ok: false, problems };
   }
-  const { pools, countries } = parsed.data;
-  for (const name of Object.keys(pools)) {
-    if (!isPoolName(name))
-      add(`pools.${name}`, "invalid-key", "not a valid pool name (a DNS label)");
-  }
-  for (const [cc, rule] of Object.entries(countries)) {
-    if (!isRuleTarget(cc)) {
-      add(`countries.${cc}`, "invalid-key", "not an ISO 3166-1 alpha-2 code or _default");
+  const pools: Record<string, PoolDef> = {};
+  for (const [name, raw] of Object.entries(top.data.pools)) {
+    const key = `pools.${name}`;
+    if (!isPoolName(name)) add(key, "invalid-key", "not a valid pool name (a DNS label)");
+    const r = PoolDefSchema.safeParse(raw);
+    if (!r.success) {
+      for (const issue of r.error.issues)
+        add(joinPath(key, issue.path), "invalid-value", issue.message);
       continue;
     }
+    if (byteLength(canonicalPool(r.data)) > MAX_VALUE_BYTES) add(key, "too-large", "over 64 KiB");
+    pools[name] = r.data;
+  }
+  const countries: Record<string, CountryRule> = {};
+  for (const [cc, raw] of Object.entries(top.data.countries)) {
+    const key = `countries.${cc}`;
+    if (!isRuleTarget(cc)) add(key, "invalid-key", "not an ISO 3166-1 alpha-2 code or _default");
+    const r = CountryRuleSchema.safeParse(raw);
+    if (!r.success) {
+      for (const issue of r.error.issues)
+        add(joinPath(key, issue.path), "invalid-value", issue.message);
+      continue;
+    }
+    const rule = r.data;
     const refs: [string, string][] = [
-      [`countries.${cc}.primary`, rule.primary],
-      ...rule.fallbacks.map((p, i): [string, string] => [`countries.${cc}.fallbacks[${i}]`, p]),
+      [`${key}.primary`, rule.primary],
+      ...rule.fallbacks.map((p, i): [string, string] => [`${key}.fallbacks[${i}]`, p]),
     ];
     for (const [path, pool] of refs) {
-      if (!Object.hasOwn(pools, pool)) add(path, "dangling-reference", `unknown pool "${pool}"`);
+      if (!Object.hasOwn(top.data.pools, pool)) {
+        add(path, "dangling-reference", `unknown pool "${pool}"`);
+      }
     }
-    if (JSON.stringify(rule).length > MAX_VALUE_BYTES)
-      add(`countries.${cc}`, "too-large", "over 64 KiB");
+    if (byteLength(canonicalRule(rule)) > MAX_VALUE_BYTES) add(key, "too-large", "over 64 KiB");
+    countries[cc] = rule;
   }
-  if (!Object.hasOwn(countries, DEFAULT_CC)) {
+  if (!Object.hasOwn(top.data.countries, DEFAULT_CC)) {
     add(`countries.${DEFAULT_CC}`, "missing-default", "required rule is missing");
   }
   if (problems.length > 0) return { ok: false, problems };

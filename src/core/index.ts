@@ -8,4 +8,5 @@ export * from "./map-schema.js";
 export * from "./problem.js";
 export * from "./resolve.js";
 export * from "./schema.js";
+export * from "./settings-check.js";
 export * from "./snapshot.js";

@@ -95,7 +95,7 @@ export type Health = z.output<typeof HealthSchema>;
 /** `epoch`: a plain-text decimal integer. */
 export const EpochSchema = z
   .string()
-  .regex(/^(0|[1-9][0-9]{0,15})$/, "must be a decimal integer")
+  .regex(/^(0|[1-9][0-9]{0,14})$/, "must be a decimal integer")
   .transform(Number);
 
 /** Renders a zod error's issues as `path: message` strings relative to a base path. */

@@ -1,6 +1,13 @@
 import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
-import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../core/index.js";
+import {
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  DEFAULT_PREFIX,
+  isPoolName,
+  originTemplateProblem,
+  routingPrefixProblem,
+} from "../core/index.js";
 
 /** Everything the pusher reads from its environment, except the KV sink (see `kvSettingsFromEnv`). */
 export interface PusherConfig {
@@ -114,9 +121,8 @@ export function pusherConfigFromEnv(
   host: { readonly hostname: string; readonly pid: number },
 ): PusherConfig {
   const prefix = env.ROUTING_PREFIX?.trim() || DEFAULT_PREFIX;
-  if (!prefix.endsWith("/")) {
-    throw new ConfigError("invalid-setting", "ROUTING_PREFIX", `"${prefix}" must end with "/"`);
-  }
+  const prefixProblem = routingPrefixProblem(prefix);
+  if (prefixProblem) throw new ConfigError("invalid-setting", "ROUTING_PREFIX", prefixProblem);
   const electionKey = (env.PUSHER_ELECTION_KEY?.trim() || "/edge/pusher/v1/leader").replace(
     /\/+$/,
     "",
@@ -129,14 +135,17 @@ export function pusherConfigFromEnv(
     );
   }
   const originTemplate = env.ORIGIN_TEMPLATE?.trim() || DEFAULT_ORIGIN_TEMPLATE;
-  if (!originTemplate.includes("{pool}")) {
-    throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", "must contain {pool}");
+  const templateProblem = originTemplateProblem(originTemplate);
+  if (templateProblem) throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", templateProblem);
+  const floorPool = env.FLOOR_POOL?.trim() || DEFAULT_FLOOR_POOL;
+  if (!isPoolName(floorPool)) {
+    throw new ConfigError("invalid-setting", "FLOOR_POOL", `"${floorPool}" is not a pool name`);
   }
   return {
     etcd: etcdSettingsFromEnv(env),
     prefix,
     originTemplate,
-    floorPool: env.FLOOR_POOL?.trim() || DEFAULT_FLOOR_POOL,
+    floorPool,
     listen: parseListen(env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464"),
     heartbeatSeconds: positiveNumber(env, "HEARTBEAT_SECONDS", 60),
     resyncSeconds: positiveNumber(env, "RESYNC_SECONDS", 600),

@@ -31,8 +31,15 @@ export function createEtcdClient(settings: EtcdSettings, extra: Partial<IOptions
   });
 }
 
-/** Resolves once etcd answers a read, or rejects after `timeoutMs` (startup check). */
-export async function checkEtcdReachable(client: Etcd3, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once etcd answers a read of the routing prefix, or rejects after `timeoutMs` (startup
+ * check). It reads inside the prefix because a least-privilege pusher may read nothing else.
+ */
+export async function checkEtcdReachable(
+  client: Etcd3,
+  prefix: string,
+  timeoutMs: number,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -44,9 +51,10 @@ export async function checkEtcdReachable(client: Etcd3, timeoutMs: number): Prom
     for (;;) {
       try {
         await client
-          .get("health-probe")
+          .getAll()
+          .prefix(prefix)
           .options({ deadline: Date.now() + 1_000 })
-          .exec();
+          .count();
         return;
       } catch (e) {
         if (!isTransient(e)) throw e;

@@ -53,6 +53,14 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
     return this.leader && this.leaseFresh();
   }
 
+  /**
+   * Until when (clock ms) a write may still be in flight: the end of the write window. A standby
+   * can only win a whole TTL after the last renewal, so writes aborted by then cannot overlap it.
+   */
+  writeDeadline(): number {
+    return this.leader ? this.lastKeepalive + (this.o.ttlSeconds * 1000 * 2) / 3 : 0;
+  }
+
   /** Whether the lease was renewed within the write window (2/3 of the TTL). */
   leaseFresh(): boolean {
     return this.o.clock.now() - this.lastKeepalive < (this.o.ttlSeconds * 1000 * 2) / 3;

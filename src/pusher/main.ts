@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: env.LOG_LEVEL || "info" });
 
   try {
-    await checkEtcdReachable(etcd, CONNECT_TIMEOUT_MS);
+    await checkEtcdReachable(etcd, config.prefix, CONNECT_TIMEOUT_MS);
   } catch (e) {
     etcd.close();
     fail(`cannot reach etcd at ${config.etcd.endpoints.join(",")}: ${describe(e)}`);

@@ -95,6 +95,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       status.leaseOk = ok;
       return ok;
     },
+    writeDeadline: () => leadership.writeDeadline(),
     minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
     heartbeatMs: config.heartbeatSeconds * 1000,
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
@@ -159,10 +160,15 @@ export function createPusher(deps: PusherDeps): Pusher {
     });
   }
 
+  let lateWriteTimer: NodeJS.Timeout | null = null;
   leadership.on("elected", () => {
     status.role = "leader";
     logger.info({ pusher: config.pusherId }, "leading: writing to KV");
     scheduler.activate();
+    // A former leader's write sent just before its window closed may still land: check KV again.
+    if (lateWriteTimer) clearTimeout(lateWriteTimer);
+    lateWriteTimer = setTimeout(() => resync(), config.electionTtl * 1000);
+    lateWriteTimer.unref();
   });
   leadership.on("demoted", (reason) => {
     status.role = "standby";
@@ -173,6 +179,7 @@ export function createPusher(deps: PusherDeps): Pusher {
 
   let resyncTimer: NodeJS.Timeout | null = null;
   const resync = () => {
+    if (stopped) return;
     void compileLoop.compileNow().then(() => scheduler.requestReconcile());
   };
 
@@ -190,6 +197,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     async stop(opts = {}) {
       stopped = true;
       if (resyncTimer) clearInterval(resyncTimer);
+      if (lateWriteTimer) clearTimeout(lateWriteTimer);
       watch.stop();
       compileLoop.stop();
       const drained = await scheduler.flush(opts.flushTimeoutMs ?? 5_000);
@@ -201,6 +209,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     async abandon() {
       stopped = true;
       if (resyncTimer) clearInterval(resyncTimer);
+      if (lateWriteTimer) clearTimeout(lateWriteTimer);
       watch.stop();
       compileLoop.stop();
       scheduler.deactivate();

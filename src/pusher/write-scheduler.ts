@@ -29,6 +29,8 @@ export interface WriteSchedulerOptions {
   readonly pusherId: string;
   /** Checked right before every KV call: leader with a fresh lease. */
   readonly canWrite: () => boolean;
+  /** Clock time after which a write in flight is aborted (the leadership write window). */
+  readonly writeDeadline: () => number;
   /** Workers KV allows one write per second per key. */
   readonly minIntervalMs: number;
   readonly heartbeatMs: number;
@@ -215,7 +217,8 @@ export class WriteScheduler {
     this.reconcileRequested = false;
     this.o.status.kvOk();
     const inKv = text === null ? null : parseMap(text);
-    if (inKv && sameRouting(inKv, desired)) return 0;
+    // Same routing is fine, unless KV went back in revision (a late write of a former leader).
+    if (inKv && sameRouting(inKv, desired) && inKv.rev >= (this.written?.rev ?? 0)) return 0;
     this.o.metrics.driftRepairs.inc();
     this.o.logger.warn(
       { kv_revision: inKv?.rev ?? null, revision: desired.rev },
@@ -252,14 +255,23 @@ export class WriteScheduler {
     this.lastWriteAt = started;
     this.writing = true;
     const stopTimer = this.o.metrics.writeDuration.startTimer();
+    // Fencing: a write still in flight when the lease window closes is aborted, so it cannot
+    // land after a standby took over.
+    const fence = new AbortController();
+    const fenceTimer = setTimeout(
+      () => fence.abort(),
+      Math.max(0, this.o.writeDeadline() - this.o.clock.now()),
+    );
     try {
-      await this.o.kv.putMany(entries);
+      await this.o.kv.putMany(entries, { signal: fence.signal });
     } catch (e) {
+      clearTimeout(fenceTimer);
       stopTimer();
       this.writing = false;
       this.failed("write", e);
       return;
     }
+    clearTimeout(fenceTimer);
     stopTimer();
     this.writing = false;
     this.attempts = 0;

@@ -1,4 +1,9 @@
-import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/index.js";
+import {
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  isPoolName,
+  originTemplateProblem,
+} from "../core/index.js";
 
 /** The Worker's parsed configuration. */
 export interface WorkerSettings {
@@ -27,8 +32,6 @@ export interface SettingsVars {
 /** KV rejects a `cacheTtl` below 30 seconds. */
 export const KV_MIN_CACHE_TTL = 30;
 
-const POOL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
 function intVar(raw: unknown, fallback: number, min: number, max: number): number {
   if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return fallback;
   return Math.min(max, Math.max(min, Number(raw)));
@@ -36,12 +39,7 @@ function intVar(raw: unknown, fallback: number, min: number, max: number): numbe
 
 function usableTemplate(raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0) return DEFAULT_ORIGIN_TEMPLATE;
-  try {
-    const url = new URL(raw.replaceAll("{pool}", "probe"));
-    return url.protocol === "https:" || url.protocol === "http:" ? raw : DEFAULT_ORIGIN_TEMPLATE;
-  } catch {
-    return DEFAULT_ORIGIN_TEMPLATE;
-  }
+  return originTemplateProblem(raw) === null ? raw : DEFAULT_ORIGIN_TEMPLATE;
 }
 
 /** Parses the vars; anything missing or garbled takes its default. */
@@ -50,7 +48,7 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
   return {
     originTemplate: usableTemplate(vars.ORIGIN_TEMPLATE),
     floorPool:
-      typeof vars.FLOOR_POOL === "string" && POOL_RE.test(vars.FLOOR_POOL)
+      typeof vars.FLOOR_POOL === "string" && isPoolName(vars.FLOOR_POOL)
         ? vars.FLOOR_POOL
         : DEFAULT_FLOOR_POOL,
     kvCacheTtl: intVar(vars.KV_CACHE_TTL, 60, KV_MIN_CACHE_TTL, 365 * 86_400),

@@ -98,6 +98,34 @@ describe("edgectl apply", () => {
     expect(await dump(prefix)).toEqual({});
   });
 
+  it("validates the whole proposed state: removing a pool an active override names exits 1", async () => {
+    const prefix = uniquePrefix("whole");
+    const env = envFor(prefix);
+    expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
+    await client
+      .put(`${prefix}override/FR`)
+      .value('{"primary":"par-1","fallbacks":[],"reason":"x"}');
+    const before = await dump(prefix);
+    const base = exampleState();
+    const withoutPar = {
+      pools: { "fra-1": base.pools["fra-1"], "ams-1": base.pools["ams-1"] },
+      countries: {
+        _default: { primary: "ams-1", fallbacks: [] },
+        DE: { primary: "fra-1", fallbacks: ["ams-1"] },
+      },
+    };
+    const f = files.write(withoutPar);
+    const plan = await runCli(["plan", f], { env });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('override/FR: names undefined pool "par-1"');
+    const r = await runCli(["apply", f, "--yes"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("whole proposed state is invalid");
+    expect(r.stderr).toContain('override/FR: names undefined pool "par-1"');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(await dump(prefix)).toEqual(before);
+  });
+
   it("refuses without a TTY and without --yes (exit 1), and asks on a TTY", async () => {
     const prefix = uniquePrefix("tty");
     const f = files.write(exampleState());

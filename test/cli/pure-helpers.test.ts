@@ -88,7 +88,7 @@ describe("evaluateSync", () => {
     v: 1 as const,
     rev: 20,
     epoch: 4,
-    heartbeat_at: "",
+    heartbeat_at: "2026-11-29T15:01:00.000Z",
     pusher: "p",
     countries: 0,
     problems: [],
@@ -101,6 +101,16 @@ describe("evaluateSync", () => {
 
   it("is in sync when KV carries the epoch, a revision at or after the newest change, and the same routing", () => {
     expect(evaluateSync(base)).toEqual({ inSync: true, behind: [] });
+  });
+
+  it("is behind when meta's heartbeat is older than the dead-man's limit", () => {
+    const at = Date.parse(meta.heartbeat_at);
+    expect(evaluateSync({ ...base, deadman: { now: at + 1_000, maxAgeMs: 5_000 } }).inSync).toBe(
+      true,
+    );
+    const late = evaluateSync({ ...base, deadman: { now: at + 6_000, maxAgeMs: 5_000 } });
+    expect(late.inSync).toBe(false);
+    expect(late.behind[0]).toContain("is the pusher running?");
   });
 
   it("is behind when the epoch, revision, routing or the pusher lag, or the pusher is unreachable", () => {

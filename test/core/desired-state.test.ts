@@ -129,3 +129,30 @@ describe("validateDesiredState", () => {
     expect(map.default.pool).toBe("ams-1");
   });
 });
+
+describe("validateDesiredState reports every problem at once", () => {
+  it("lists shape, reference, code and _default problems together", () => {
+    const doc = {
+      pools: {
+        "fra-1": { origin: "https://fra-1.example/path" },
+        "ams-1": { origin: "https://ams-1.example" },
+      },
+      countries: {
+        DE: { primary: "fra-9", fallbacks: ["ams-1", "ams-1"] },
+        FR: { primary: "lon-1" },
+        zz: { primary: "ams-1" },
+      },
+    };
+    const found = problems(doc);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        "pools.fra-1.origin: must not have a path, query or fragment",
+        'countries.DE.fallbacks[1]: duplicate pool "ams-1"',
+        'countries.FR.primary: unknown pool "lon-1"',
+        "countries.zz: not an ISO 3166-1 alpha-2 code or _default",
+        "countries._default: required rule is missing",
+      ]),
+    );
+    expect(found).toHaveLength(5);
+  });
+});

@@ -1,4 +1,9 @@
-import { type KvEntry, KvError, type KvSink } from "../../src/adapters/kv/kv-sink.js";
+import {
+  type KvEntry,
+  KvError,
+  type KvSink,
+  type PutOptions,
+} from "../../src/adapters/kv/kv-sink.js";
 
 /** One recorded `putMany` entry. */
 export interface MemoryKvWrite {
@@ -46,9 +51,13 @@ export class MemoryKv implements KvSink {
     return this.data.get(key) ?? null;
   }
 
-  async putMany(entries: readonly KvEntry[]): Promise<void> {
+  async putMany(entries: readonly KvEntry[], options: PutOptions = {}): Promise<void> {
     const at = Date.now();
     if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    if (options.signal?.aborted) {
+      this.failures.push({ at, keys: entries.map((e) => e.key) });
+      throw new KvError("timeout", "write deadline passed");
+    }
     if (this.failing && this.failing.remaining > 0) {
       this.failing.remaining -= 1;
       this.failures.push({ at, keys: entries.map((e) => e.key) });

@@ -47,7 +47,10 @@ afterEach(async () => {
   await Promise.all(schedulers.splice(0).map((s) => s.stop()));
 });
 
-function scheduler(kv: MemoryKv, o: { minIntervalMs?: number; canWrite?: () => boolean } = {}) {
+function scheduler(
+  kv: MemoryKv,
+  o: { minIntervalMs?: number; canWrite?: () => boolean; writeDeadline?: () => number } = {},
+) {
   const status = new PusherStatus("unit", systemClock);
   const s = new WriteScheduler({
     kv,
@@ -57,6 +60,7 @@ function scheduler(kv: MemoryKv, o: { minIntervalMs?: number; canWrite?: () => b
     status,
     pusherId: "unit",
     canWrite: o.canWrite ?? (() => true),
+    writeDeadline: o.writeDeadline ?? (() => Date.now() + 60_000),
     minIntervalMs: o.minIntervalMs ?? 300,
     heartbeatMs: 60_000,
     backoff: { baseMs: 50, maxMs: 200 },
@@ -121,6 +125,19 @@ describe("WriteScheduler", () => {
     await waitFor("written", () => routesRevs(kv).length > 0);
     await new Promise((r) => setTimeout(r, 200));
     expect(routesRevs(kv)).toEqual([2]);
+  });
+
+  it("aborts a write still in flight when the leadership write window closes", async () => {
+    const kv = new MemoryKv();
+    kv.latencyMs = 300;
+    let deadline = Date.now() + 100;
+    const { s } = scheduler(kv, { minIntervalMs: 10, writeDeadline: () => deadline });
+    s.activate();
+    s.submit(result(1));
+    await waitFor("an aborted write", () => kv.failures.length >= 1);
+    expect(kv.writesOf("routes")).toEqual([]);
+    deadline = Date.now() + 60_000;
+    await waitFor("written once the window is open", () => routesRevs(kv).length === 1);
   });
 
   it("writes nothing while it may not write, and catches up when it may", async () => {
@@ -188,7 +205,9 @@ describe("pusher config", () => {
     ["PUSHER_ELECTION_TTL", "1"],
     ["PUSHER_LISTEN", "9464"],
     ["ROUTING_PREFIX", "/no-slash"],
-    ["ORIGIN_TEMPLATE", "https://fixed"],
+    ["ORIGIN_TEMPLATE", "{pool}.origin.example.com"],
+    ["ORIGIN_TEMPLATE", "https://{pool}.origin.example.com/path"],
+    ["FLOOR_POOL", "Par_1"],
   ])("rejects %s=%s naming the variable", (name, value) => {
     const run = () => pusherConfigFromEnv({ [name]: value }, host);
     expect(run).toThrow(ConfigError);

@@ -2,7 +2,7 @@ import Cloudflare, { NotFoundError } from "cloudflare";
 import type { Logger } from "pino";
 import { chunkEntries } from "./bulk-chunks.js";
 import { toKvError } from "./cloudflare-errors.js";
-import { type KvEntry, KvError, type KvSink } from "./kv-sink.js";
+import { type KvEntry, KvError, type KvSink, type PutOptions } from "./kv-sink.js";
 import { CLOUDFLARE_BUDGET, RequestBudget } from "./request-budget.js";
 import type { Secret } from "./secret.js";
 
@@ -44,10 +44,16 @@ export function createCloudflareSink(opts: CloudflareSinkOptions): KvSink {
   const ids = { account_id: opts.accountId, namespace_id: opts.namespaceId };
 
   // One deadline over the whole exchange: the SDK's timeout stops at the response headers.
-  async function call<T>(op: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function call<T>(
+    op: string,
+    run: (signal: AbortSignal) => Promise<T>,
+    outer?: AbortSignal,
+  ): Promise<T> {
+    if (outer?.aborted) throw new KvError("timeout", `${op}: write deadline passed`);
     await budget.acquire();
     const started = now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = outer ? AbortSignal.any([timeout, outer]) : timeout;
     try {
       const out = await run(signal);
       log?.debug({ op, ms: now() - started }, "kv request done");
@@ -75,14 +81,17 @@ export function createCloudflareSink(opts: CloudflareSinkOptions): KvSink {
         }
       });
     },
-    async putMany(entries: readonly KvEntry[]): Promise<void> {
+    async putMany(entries: readonly KvEntry[], options: PutOptions = {}): Promise<void> {
       for (const chunk of chunkEntries(entries)) {
-        const result = await call("bulk write", (signal) =>
-          client.kv.namespaces.bulkUpdate(
-            opts.namespaceId,
-            { account_id: opts.accountId, body: chunk.map(({ key, value }) => ({ key, value })) },
-            { signal },
-          ),
+        const result = await call(
+          "bulk write",
+          (signal) =>
+            client.kv.namespaces.bulkUpdate(
+              opts.namespaceId,
+              { account_id: opts.accountId, body: chunk.map(({ key, value }) => ({ key, value })) },
+              { signal },
+            ),
+          options.signal,
         );
         const failed = result?.unsuccessful_keys ?? [];
         if (failed.length > 0) {

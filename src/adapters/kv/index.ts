@@ -19,6 +19,7 @@ export {
   KvError,
   type KvErrorCode,
   type KvSink,
+  type PutOptions,
 } from "./kv-sink.js";
 export { createLocalSink, type LocalSinkOptions, localPersistRoot } from "./local-sink.js";
 export {

@@ -33,13 +33,21 @@ export function isRetryableKvError(e: unknown): boolean {
   return e.code !== "unauthorized" && e.code !== "bad-request";
 }
 
+/** Options of one `putMany`. */
+export interface PutOptions {
+  readonly signal?: AbortSignal;
+}
+
 /** Where the pusher writes and `edgectl status` reads: a local Miniflare namespace or Cloudflare. */
 export interface KvSink {
   readonly kind: "local" | "cloudflare";
   /** Reads a key; `null` when absent. */
   get(key: string): Promise<string | null>;
-  /** Writes all entries in one request (a bulk write for Cloudflare). Throws KvError. */
-  putMany(entries: readonly KvEntry[]): Promise<void>;
+  /**
+   * Writes all entries in one request (a bulk write for Cloudflare). Throws KvError. An aborted
+   * `signal` (the writer's leadership deadline) stops the write with a `timeout` KvError.
+   */
+  putMany(entries: readonly KvEntry[], options?: PutOptions): Promise<void>;
   /** Releases resources (the Miniflare instance, sockets). */
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import type { Logger } from "pino";
 import { ROUTING_BINDING } from "./kv-settings.js";
-import { type KvEntry, KvError, type KvSink } from "./kv-sink.js";
+import { type KvEntry, KvError, type KvSink, type PutOptions } from "./kv-sink.js";
 
 /** What the local sink needs: the `wrangler dev --persist-to` directory and the namespace id. */
 export interface LocalSinkOptions {
@@ -53,9 +53,12 @@ export async function createLocalSink(opts: LocalSinkOptions): Promise<KvSink> {
           throw wrap("get", e);
         }
       },
-      async putMany(entries: readonly KvEntry[]): Promise<void> {
+      async putMany(entries: readonly KvEntry[], options: PutOptions = {}): Promise<void> {
         try {
-          for (const { key, value } of entries) await ns.put(key, value);
+          for (const { key, value } of entries) {
+            if (options.signal?.aborted) throw new KvError("timeout", "write deadline passed");
+            await ns.put(key, value);
+          }
         } catch (e) {
           throw wrap("put", e);
         }

@@ -10,6 +10,7 @@ import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
 import { loadDesiredState } from "../load-desired-state.js";
 import { diffIntent, formatDiff } from "../plan-diff.js";
+import { assertNoNewProblems } from "../proposed-problems.js";
 
 /**
  * `edgectl apply FILE [--yes]`: validate, read at one revision, diff, confirm, take `lock/apply`,
@@ -37,6 +38,7 @@ export function applyCommand(ctx: CommandContext): Command {
             `${changes.length} changes exceed etcd's ${settings.maxTxnOps} operations per transaction; raise etcd --max-txn-ops (and EDGECTL_MAX_TXN_OPS) or apply in smaller steps`,
           );
         }
+        assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings));
         const epoch = epochAtRead(read);
         ctx.print(
           `Plan for ${settings.prefix} at revision ${read.revision} (epoch ${epoch.value}):`,

@@ -6,6 +6,7 @@ import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
 import { loadDesiredState } from "../load-desired-state.js";
 import { diffIntent, formatDiff } from "../plan-diff.js";
+import { assertNoNewProblems } from "../proposed-problems.js";
 
 /** `edgectl plan FILE`: the diff against etcd and its edge effect under current health. */
 export function planCommand(ctx: CommandContext): Command {
@@ -25,6 +26,7 @@ export function planCommand(ctx: CommandContext): Command {
         if (changes.length > 0) {
           const shifts = edgeEffect(toSnapshot(read), changes, compileOptions(settings));
           ctx.print(...formatEdgeEffect(shifts));
+          assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings));
         }
       });
       ctx.exit(ExitCode.ok);

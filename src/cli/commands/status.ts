@@ -36,6 +36,11 @@ async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]
   }
 }
 
+function heartbeatSeconds(env: Readonly<Record<string, string | undefined>>): number {
+  const n = Number(env.HEARTBEAT_SECONDS ?? "60");
+  return Number.isFinite(n) && n > 0 ? n : 60;
+}
+
 /** `edgectl status [--pusher URL]`: is the edge on the current config? 0 in sync, 1 behind. */
 export function statusCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("status"))
@@ -75,6 +80,8 @@ export function statusCommand(ctx: CommandContext): Command {
       const inputs: SyncInputs = {
         etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
         kv: { meta, routes, ...(kvError ? { error: kvError } : {}) },
+        // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
+        deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
         ...(pusher ? { pusher: await pusher } : {}),
       };
       const verdict = evaluateSync(inputs);

@@ -1,0 +1,180 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { Cleanup } from "./cleanup.js";
+import { childPids, commName, rssMb } from "./proc.js";
+import { sleep } from "./sleep.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** One KV write as the pusher logs it (one JSON line per push, SPEC §5.7). */
+export interface PushEvent {
+  /** Wall-clock ms when the write started (log time minus its duration). */
+  readonly startedAt: number;
+  /** Wall-clock ms when the write had finished (the log line's time). */
+  readonly doneAt: number;
+  readonly revision: number;
+  readonly keys: readonly string[];
+  readonly bytes: number;
+}
+
+/** A running `node bin/edge-pusher.js`. */
+export interface PusherProcess {
+  readonly pid: number;
+  readonly port: number;
+  /** Every push logged so far. */
+  readonly pushes: readonly PushEvent[];
+  /** Pushes that wrote `routes`, optionally only those started at or after `since` (ms). */
+  routesWrites(since?: number): PushEvent[];
+  /** RSS of the pusher's Node process in MiB. */
+  rssMb(): number;
+  /** RSS of its children (the local sink's workerd) in MiB. */
+  childRssMb(): number;
+  /** `edge_pusher_pushes_total` from `/metrics`. */
+  pushesTotal(): Promise<number>;
+  /** Waits until a push with `revision >= rev` that wrote `routes` has been logged. */
+  waitForRoutes(rev: number, timeoutMs: number): Promise<PushEvent | null>;
+  /** SIGTERM, then SIGKILL after a grace period. */
+  stop(): Promise<void>;
+}
+
+/** What the pusher is pointed at. */
+export interface PusherProcessOptions {
+  readonly etcdEndpoint: string;
+  readonly prefix: string;
+  readonly persistDir: string;
+  readonly namespaceId: string;
+  readonly electionKey: string;
+  readonly port: number;
+  readonly cleanup: Cleanup;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+interface PushLogLine {
+  msg?: string;
+  time?: number;
+  duration_ms?: number;
+  revision?: number;
+  keys?: string[];
+  bytes?: number;
+}
+
+/** Starts the pusher as a child process configured by SPEC §5 variables; waits for `/healthz`. */
+export async function startPusherProcess(o: PusherProcessOptions): Promise<PusherProcess> {
+  const child: ChildProcess = spawn(process.execPath, [`${ROOT}bin/edge-pusher.js`], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      ETCD_ENDPOINTS: o.etcdEndpoint,
+      ROUTING_PREFIX: o.prefix,
+      KV_SINK: "local",
+      KV_LOCAL_PERSIST: o.persistDir,
+      KV_NAMESPACE_ID: o.namespaceId,
+      PUSHER_LISTEN: `127.0.0.1:${o.port}`,
+      PUSHER_ELECTION_KEY: o.electionKey,
+      PUSHER_ELECTION_TTL: "5",
+      LOG_LEVEL: "info",
+      // For experiments (e.g. --max-old-space-size) without editing the bench.
+      ...(process.env.BENCH_PUSHER_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_PUSHER_NODE_OPTIONS }
+        : {}),
+      ...o.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("could not start the pusher");
+  const pushes: PushEvent[] = [];
+  const stderr: string[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    let rec: PushLogLine;
+    try {
+      rec = JSON.parse(line) as PushLogLine;
+    } catch {
+      return;
+    }
+    if ((rec.msg === "push" || rec.msg === "heartbeat") && typeof rec.time === "number") {
+      pushes.push({
+        startedAt: rec.time - (rec.duration_ms ?? 0),
+        doneAt: rec.time,
+        revision: rec.revision ?? 0,
+        keys: rec.keys ?? [],
+        bytes: rec.bytes ?? 0,
+      });
+      for (const w of waiters) w();
+    }
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr.push(d.toString());
+    if (stderr.length > 50) stderr.shift();
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const done = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+    if (!done) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  };
+  o.cleanup.add(`pusher ${pid}`, stop);
+
+  const base = `http://127.0.0.1:${o.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`pusher exited with ${child.exitCode}: ${stderr.join("").slice(-1500)}`);
+    }
+    try {
+      const res = await fetch(`${base}/healthz`);
+      await res.text();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`pusher not healthy: ${stderr.join("")}`);
+    await sleep(100);
+  }
+
+  const routesWrites = (since = Number.NEGATIVE_INFINITY) =>
+    pushes.filter((p) => p.keys.includes("routes") && p.startedAt >= since);
+  return {
+    pid,
+    port: o.port,
+    pushes,
+    routesWrites,
+    rssMb: () => rssMb(pid),
+    childRssMb: () =>
+      childPids(pid)
+        .filter((c) => commName(c).startsWith("workerd"))
+        .reduce((s, c) => s + (rssMb(c) || 0), 0),
+    async pushesTotal() {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const m = /^edge_pusher_pushes_total\s+(\d+(?:\.\d+)?)/m.exec(text);
+      return m ? Number(m[1]) : Number.NaN;
+    },
+    async waitForRoutes(rev, timeoutMs) {
+      const find = () => pushes.find((p) => p.revision >= rev && p.keys.includes("routes"));
+      const found = find();
+      if (found) return found;
+      return new Promise<PushEvent | null>((resolve) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve(null);
+        }, timeoutMs);
+        const check = () => {
+          const p = find();
+          if (!p) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(p);
+        };
+        waiters.add(check);
+      });
+    },
+    stop,
+  };
+}

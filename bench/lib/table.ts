@@ -1,0 +1,242 @@
+/** The subset of results.json the table prints (each section may be null when it failed). */
+export interface TableInput {
+  readonly when: string;
+  readonly quick: boolean;
+  readonly duration_s: number;
+  readonly machine: {
+    readonly cpu: string;
+    readonly cores: number;
+    readonly node: string;
+    readonly loadavg_start: number;
+    readonly loadavg_end?: number;
+  };
+  readonly propagation_ms: {
+    p50: number;
+    p99: number;
+    max: number;
+    floor_p50: number;
+    ratio_p50: number;
+    floor_etcd_watch_p50: number;
+    floor_kv_put_p50: number;
+    logged_p50: number;
+    changes: number;
+  } | null;
+  readonly edge_propagation_ms: { p50: number; p99: number; max: number; ratio_p50: number } | null;
+  readonly burst: {
+    settle_ms: number;
+    after_last_put_ms: number;
+    puts_ms: number;
+    changes: number;
+    kv_writes: number;
+    max_writes_per_s_per_key: number;
+  } | null;
+  readonly failover_ms: {
+    ttl_s: number;
+    p50: number;
+    max: number;
+    runs: number;
+    over_ttl_p50: number;
+  } | null;
+  readonly worker: {
+    rps: number;
+    baseline_rps: number;
+    ratio: number;
+    p99_ms: number;
+    baseline_p99_ms: number;
+    errors: number;
+  } | null;
+  readonly pusher_scale: {
+    keys: number;
+    compile_ms_10k: number;
+    compile_ms_max: number;
+    range_read_ms: number;
+    map_bytes: number;
+    rss_mb_start: number;
+    rss_mb: number;
+    rss_mb_peak: number;
+    sink_workerd_rss_mb: number;
+    changes: number;
+    sustained_seconds: number;
+    kv_writes: number;
+    max_writes_per_s_per_key: number;
+    final_settle_ms: number;
+    cpu_pct: number;
+  } | null;
+  readonly write_economy: {
+    map_writes_per_hour: number;
+    per_key_writes_per_hour: number;
+    ratio: number;
+    transitions: number;
+  } | null;
+}
+
+type Row = readonly [
+  figure: string,
+  value: string,
+  floor: string,
+  ratio: string,
+  goal: string,
+  verdict: string,
+];
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const check = (ok: boolean) => (ok ? "met" : "MISSED");
+
+function rows(r: TableInput): Row[] {
+  const out: Row[] = [];
+  const p = r.propagation_ms;
+  const e = r.edge_propagation_ms;
+  if (p) {
+    out.push([
+      `propagation etcd→KV p50 (n=${p.changes})`,
+      ms(p.p50),
+      `${ms(p.floor_p50)} (watch ${p.floor_etcd_watch_p50} + KV put ${p.floor_kv_put_p50})`,
+      `${p.ratio_p50}×`,
+      "ratio ≤ 2",
+      check(p.ratio_p50 <= 2),
+    ]);
+    out.push([
+      "propagation etcd→KV p99 / max",
+      `${ms(p.p99)} / ${ms(p.max)}`,
+      "",
+      "",
+      "p99 ≤ 300 ms",
+      check(p.p99 <= 300),
+    ]);
+    out.push(["  (pusher's own push log, p50)", ms(p.logged_p50), "", "", "", ""]);
+  }
+  if (e)
+    out.push([
+      "propagation etcd→Worker p50 / p99",
+      `${ms(e.p50)} / ${ms(e.p99)}`,
+      p ? ms(p.floor_p50) : "",
+      `${e.ratio_p50}×`,
+      "",
+      "",
+    ]);
+  const b = r.burst;
+  if (b) {
+    out.push([
+      `burst: ${b.changes} changes → KV final`,
+      ms(b.settle_ms),
+      `${ms(b.puts_ms)} (etcd accepting them)`,
+      `${(b.settle_ms / b.puts_ms).toFixed(2)}×`,
+      "",
+      "",
+    ]);
+    out.push([
+      "burst: KV writes of routes",
+      String(b.kv_writes),
+      `${b.changes} changes`,
+      `${(b.changes / Math.max(1, b.kv_writes)).toFixed(0)}:1 coalesced`,
+      "",
+      "",
+    ]);
+    out.push([
+      "burst: max writes/s to one key",
+      String(b.max_writes_per_s_per_key),
+      "KV limit 1",
+      "",
+      "≤ 1",
+      check(b.max_writes_per_s_per_key <= 1),
+    ]);
+  }
+  const f = r.failover_ms;
+  if (f)
+    out.push([
+      `failover after kill -9 p50 / max (n=${f.runs})`,
+      `${ms(f.p50)} / ${ms(f.max)}`,
+      `lease TTL ${f.ttl_s} s`,
+      `TTL + ${(f.over_ttl_p50 / 1000).toFixed(2)} s`,
+      `max ≤ TTL + 1.5 s`,
+      check(f.max <= f.ttl_s * 1000 + 1500),
+    ]);
+  const w = r.worker;
+  if (w) {
+    out.push([
+      "Worker throughput",
+      `${w.rps} req/s`,
+      `${w.baseline_rps} req/s pass-through`,
+      `${w.ratio}×`,
+      "ratio ≥ 0.85",
+      check(w.ratio >= 0.85),
+    ]);
+    out.push([
+      "Worker p99 latency",
+      ms(w.p99_ms),
+      `${ms(w.baseline_p99_ms)} pass-through`,
+      `${(w.p99_ms / w.baseline_p99_ms).toFixed(2)}×`,
+      "",
+      w.errors ? `${w.errors} errors` : "",
+    ]);
+  }
+  const s = r.pusher_scale;
+  if (s) {
+    out.push([
+      `compile ${s.keys} keys p50 / max`,
+      `${ms(s.compile_ms_10k)} / ${ms(s.compile_ms_max)}`,
+      `range read ${ms(s.range_read_ms)}`,
+      `${(s.compile_ms_10k / s.range_read_ms).toFixed(2)}×`,
+      "p50 ≤ 100 ms",
+      check(s.compile_ms_10k <= 100),
+    ]);
+    out.push([
+      "pusher RSS start / end / peak",
+      `${s.rss_mb_start} / ${s.rss_mb} / ${s.rss_mb_peak} MiB`,
+      `+${s.sink_workerd_rss_mb} MiB sink workerd`,
+      "",
+      "≤ 200 MiB",
+      check(s.rss_mb <= 200),
+    ]);
+    out.push([
+      `sustained ${s.changes} changes in ${s.sustained_seconds} s`,
+      `${s.kv_writes} routes writes`,
+      `${s.sustained_seconds} s at ≤ 1/s`,
+      `max ${s.max_writes_per_s_per_key}/s/key`,
+      "≤ 1",
+      check(s.max_writes_per_s_per_key <= 1),
+    ]);
+    out.push([
+      "  pusher CPU, KV settle after last change",
+      `${s.cpu_pct}% of a core`,
+      ms(s.final_settle_ms),
+      "",
+      "",
+      "",
+    ]);
+  }
+  const x = r.write_economy;
+  if (x)
+    out.push([
+      `writes/hour, pool flapping each minute (40 countries)`,
+      `${x.map_writes_per_hour} (one map)`,
+      `${x.per_key_writes_per_hour} (per-country keys)`,
+      `1:${x.ratio}`,
+      "",
+      "",
+    ]);
+  return out;
+}
+
+/** The human-readable table: each figure beside its floor or baseline, ratio and goal. */
+export function renderTable(r: TableInput): string {
+  const header: Row = ["figure", "measured", "floor / baseline (same run)", "ratio", "goal", ""];
+  const all = [header, ...rows(r)];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0)));
+  const line = (row: Row) =>
+    row
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  const m = r.machine;
+  return [
+    "",
+    `edge-router bench — ${r.quick ? "quick" : "full"} run, ${r.when}, ${r.duration_s} s`,
+    `${m.cores}× ${m.cpu}, node ${m.node}, load average ${m.loadavg_start} → ${m.loadavg_end ?? "?"}`,
+    "",
+    line(header),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...rows(r).map(line),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,101 @@
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { Miniflare, type RequestInitCfType } from "miniflare";
+import { localPersistRoot } from "../../src/adapters/kv/index.js";
+import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+import type { Cleanup } from "./cleanup.js";
+import { childPids, commName, rssMb } from "./proc.js";
+
+const PASS_ENTRY = fileURLToPath(new URL("../workers/passthrough.ts", import.meta.url));
+
+/** Host names that select a Worker on the shared workerd socket. */
+export const EDGE_HOST = "edge.bench";
+export const PASS_HOST = "pass.bench";
+
+/** The routing Worker and the pass-through Worker in one workerd. */
+export interface BenchWorkerd {
+  readonly mf: Miniflare;
+  /** `http://127.0.0.1:PORT`; pick the Worker with the Host header. */
+  readonly url: string;
+  /** Requests the routing Worker in-process (Miniflare dispatch), as country `cc`. */
+  edgeFetch(path: string, cc: string): Promise<Response>;
+  /** RSS of workerd processes started by this Miniflare, MiB. */
+  rssMb(): number;
+}
+
+async function bundlePassthrough(): Promise<string> {
+  const r = await build({
+    entryPoints: [PASS_ENTRY],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "browser", "import"],
+    logLevel: "silent",
+  });
+  const out = r.outputFiles[0];
+  if (!out) throw new Error("esbuild produced no output");
+  return out.text;
+}
+
+/** Options: where the routing Worker's `ROUTING` namespace lives and its vars. */
+export interface BenchWorkerdOptions {
+  readonly persistDir: string;
+  readonly namespaceId: string;
+  /** Origin of the pass-through Worker. */
+  readonly passOrigin: string;
+  readonly vars: Readonly<Record<string, string>>;
+  readonly cleanup: Cleanup;
+}
+
+/** Starts both Workers (bundled like `wrangler dev`) in one workerd on a loopback port. */
+export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWorkerd> {
+  const [edgeScript, passScript, date] = await Promise.all([
+    bundleWorker(),
+    bundlePassthrough(),
+    compatibilityDate(),
+  ]);
+  const before = new Set(childPids(process.pid));
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: 0,
+    defaultPersistRoot: localPersistRoot(o.persistDir),
+    cf: false,
+    workers: [
+      {
+        name: "edge",
+        modules: true,
+        script: edgeScript,
+        compatibilityDate: date,
+        routes: [`${EDGE_HOST}/*`],
+        kvNamespaces: { ROUTING: o.namespaceId },
+        bindings: { ...o.vars },
+      },
+      {
+        name: "pass",
+        modules: true,
+        script: passScript,
+        compatibilityDate: date,
+        routes: [`${PASS_HOST}/*`],
+        bindings: { ORIGIN: o.passOrigin },
+      },
+    ],
+  });
+  o.cleanup.add("workerd", () => mf.dispose());
+  const url = (await mf.ready).origin;
+  const mine = childPids(process.pid).filter(
+    (p) => !before.has(p) && commName(p).startsWith("workerd"),
+  );
+  return {
+    mf,
+    url,
+    edgeFetch: (path, cc) =>
+      mf.dispatchFetch(`http://${EDGE_HOST}${path}`, {
+        cf: { country: cc } as RequestInitCfType,
+        redirect: "manual",
+      }) as unknown as Promise<Response>,
+    rssMb: () => mine.reduce((s, p) => s + (rssMb(p) || 0), 0),
+  };
+}

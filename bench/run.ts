@@ -1,0 +1,143 @@
+import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Cleanup } from "./lib/cleanup.js";
+import { machineInfo } from "./lib/machine.js";
+import { type BenchOptions, parseArgs } from "./lib/options.js";
+import { renderTable } from "./lib/table.js";
+import { burst } from "./sections/burst.js";
+import { failover } from "./sections/failover.js";
+import { propagation } from "./sections/propagation.js";
+import { pusherScale } from "./sections/pusher-scale.js";
+import { workerOverhead } from "./sections/worker-overhead.js";
+import { writeEconomy } from "./sections/write-economy.js";
+
+const RESULTS = fileURLToPath(new URL("./results.json", import.meta.url));
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function section<T>(
+  name: string,
+  opts: BenchOptions,
+  fn: () => Promise<T>,
+): Promise<T | null> {
+  if (opts.only && !opts.only.includes(name)) return null;
+  const started = Date.now();
+  log(`▶ ${name}`);
+  try {
+    const r = await fn();
+    log(`  ${name} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return r;
+  } catch (e) {
+    log(`  ${name} FAILED: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const cleanup = new Cleanup();
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    log("interrupted: stopping everything the bench started");
+    void cleanup.runAll().then(() => process.exit(130));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const machine = machineInfo();
+  const when = new Date().toISOString();
+  const started = Date.now();
+  log(
+    `edge-router bench (${opts.quick ? "quick" : "full"}) on ${machine.cores}× ${machine.cpu}, node ${machine.node}, load ${machine.loadavg_start}`,
+  );
+
+  const run = async <T>(name: string, fn: (c: Cleanup) => Promise<T>) =>
+    section(name, opts, async () => {
+      // Each section tears down what it started before the next one measures.
+      const own = new Cleanup();
+      const drop = cleanup.add(name, () => own.runAll());
+      try {
+        return await fn(own);
+      } finally {
+        await drop();
+      }
+    });
+
+  const scale = opts.quick
+    ? {
+        changes: 50,
+        edgeChanges: 25,
+        burst: 1000,
+        failoverRuns: 10,
+        sustainSeconds: 20,
+        rounds: 3,
+        seconds: 4,
+        flaps: 6,
+      }
+    : {
+        changes: 100,
+        edgeChanges: 60,
+        burst: 1000,
+        failoverRuns: 20,
+        sustainSeconds: 60,
+        rounds: 5,
+        seconds: 10,
+        flaps: 12,
+      };
+
+  const results = {
+    when,
+    quick: opts.quick,
+    machine,
+    pusher_scale: await run("scale", (c) =>
+      pusherScale({ cleanup: c, log, sustainSeconds: scale.sustainSeconds, rate: 100 }),
+    ),
+    write_economy: await run("economy", (c) =>
+      writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
+    ),
+    worker: await run("worker", (c) =>
+      workerOverhead({
+        cleanup: c,
+        log,
+        rounds: scale.rounds,
+        seconds: scale.seconds,
+        connections: 16,
+      }),
+    ),
+    propagation: await run("propagation", (c) =>
+      propagation({ cleanup: c, log, changes: scale.changes, edgeChanges: scale.edgeChanges }),
+    ),
+    burst: await run("burst", (c) => burst({ cleanup: c, log, changes: scale.burst })),
+    failover: await run("failover", (c) =>
+      failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
+    ),
+    duration_s: 0,
+  };
+  results.duration_s = Math.round((Date.now() - started) / 1000);
+  results.machine.loadavg_end = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+  await cleanup.runAll();
+
+  const out = {
+    when: results.when,
+    quick: results.quick,
+    duration_s: results.duration_s,
+    machine: results.machine,
+    propagation_ms: results.propagation?.propagation_ms ?? null,
+    edge_propagation_ms: results.propagation?.edge_propagation_ms ?? null,
+    burst: results.burst,
+    failover_ms: results.failover,
+    worker: results.worker,
+    pusher_scale: results.pusher_scale,
+    write_economy: results.write_economy,
+  };
+  writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
+  process.stdout.write(renderTable(out));
+  log(`results: ${RESULTS} (${results.duration_s} s)`);
+}
+
+await main();

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { COUNTRY_CODES, type CompiledMap } from "../../src/core/index.js";
+import type { Cleanup } from "../lib/cleanup.js";
+import type { FixtureEntry } from "../lib/fixture.js";
+import { pollUntil, sleep } from "../lib/sleep.js";
+import { type Stack, startStack } from "../lib/stack.js";
+import { round, summarize } from "../lib/stats.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** `failover_ms` in results.json. */
+export interface FailoverResult {
+  readonly ttl_s: number;
+  readonly p50: number;
+  readonly max: number;
+  readonly min: number;
+  readonly runs: number;
+  /** p50 minus the TTL: what etcd's expiry check and the pusher add. */
+  readonly over_ttl_p50: number;
+}
+
+/** Run count and lease TTL. */
+export interface FailoverOptions {
+  readonly runs: number;
+  readonly ttlSeconds: number;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+}
+
+const POOLS = ["hb-a", "hb-b"] as const;
+const PER_POOL = 20;
+
+function fixture(): { entries: FixtureEntry[]; groups: Map<string, string[]> } {
+  const entries: FixtureEntry[] = [];
+  const groups = new Map<string, string[]>();
+  for (const p of [...POOLS, "backup"]) {
+    entries.push({
+      rel: `pool/${p}`,
+      value: JSON.stringify({ origin: `https://${p}.example.net` }),
+    });
+  }
+  entries.push({ rel: "health/backup", value: JSON.stringify({ status: "healthy" }) });
+  const codes = [...COUNTRY_CODES];
+  POOLS.forEach((pool, k) => {
+    const ccs = codes.slice(k * PER_POOL, (k + 1) * PER_POOL);
+    groups.set(pool, ccs);
+    for (const cc of ccs) {
+      entries.push({
+        rel: `country/${cc}`,
+        value: JSON.stringify({ primary: pool, fallbacks: ["backup"] }),
+      });
+    }
+  });
+  entries.push({
+    rel: "country/_default",
+    value: JSON.stringify({ primary: "backup", fallbacks: [] }),
+  });
+  entries.push({ rel: "epoch", value: "1" });
+  return { entries, groups };
+}
+
+async function routesMap(stack: Stack): Promise<CompiledMap | null> {
+  const text = await stack.reader.get("routes");
+  return text === null ? null : (JSON.parse(text) as CompiledMap);
+}
+
+function servedBy(map: CompiledMap | null, ccs: readonly string[], pool: string): number {
+  if (!map) return 0;
+  return ccs.filter((cc) => map.countries[cc]?.pool === pool).length;
+}
+
+/**
+ * A pool's heartbeat (`edgectl heartbeat POOL --ttl 2`) is SIGKILLed: no revoke, the lease must
+ * expire. Measured: kill → KV `routes` sends none of that pool's countries to it. Two pools
+ * alternate so the next heartbeat warms up while the current failover is measured.
+ */
+export async function failover(o: FailoverOptions): Promise<FailoverResult> {
+  const { entries, groups } = fixture();
+  const stack = await startStack(o.cleanup, entries);
+  const beats = new Map<string, ChildProcess>();
+
+  const startBeat = (pool: string): ChildProcess => {
+    const child = spawn(
+      process.execPath,
+      [`${ROOT}bin/edgectl.js`, "heartbeat", pool, "--ttl", String(o.ttlSeconds)],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          ETCD_ENDPOINTS: stack.etcd.endpoint,
+          ROUTING_PREFIX: stack.prefix,
+        },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    o.cleanup.add(`heartbeat ${pool} ${child.pid}`, async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+    });
+    beats.set(pool, child);
+    return child;
+  };
+  const untilServed = async (pool: string) => {
+    const ccs = groups.get(pool) ?? [];
+    const ok = await pollUntil(
+      async () => (servedBy(await routesMap(stack), ccs, pool) === ccs.length ? true : null),
+      { timeoutMs: 30_000, intervalMs: 20 },
+    );
+    if (!ok) throw new Error(`${pool} never took its countries (heartbeat not registered?)`);
+  };
+
+  startBeat(POOLS[0]);
+  startBeat(POOLS[1]);
+  const times: number[] = [];
+  for (let i = 0; i < o.runs; i++) {
+    const pool = POOLS[i % 2] ?? "hb-a";
+    const ccs = groups.get(pool) ?? [];
+    await untilServed(pool);
+    // A few renewals under the belt, so the lease is in its steady state when it dies.
+    await sleep(1_000);
+    const child = beats.get(pool);
+    if (!child) throw new Error("no heartbeat");
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    const t0 = performance.now();
+    child.kill("SIGKILL");
+    const gone = await pollUntil(
+      async () => (servedBy(await routesMap(stack), ccs, pool) === 0 ? performance.now() : null),
+      { timeoutMs: 30_000, intervalMs: 5 },
+    );
+    await exited;
+    if (gone === null) throw new Error(`${pool}'s countries never failed over`);
+    times.push(gone - t0);
+    o.log(`  run ${i + 1}/${o.runs}: ${pool} failed over in ${(gone - t0).toFixed(0)} ms`);
+    startBeat(pool);
+  }
+  const s = summarize(times);
+  return {
+    ttl_s: o.ttlSeconds,
+    p50: round(s.p50),
+    max: round(s.max),
+    min: round(s.min),
+    runs: s.n,
+    over_ttl_p50: round(s.p50 - o.ttlSeconds * 1000),
+  };
+}

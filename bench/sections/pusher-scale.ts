@@ -1,0 +1,160 @@
+import { readFileSync } from "node:fs";
+import {
+  COUNTRY_CODES,
+  compile,
+  DEFAULT_ORIGIN_TEMPLATE,
+  serializeMap,
+} from "../../src/core/index.js";
+import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
+import type { Cleanup } from "../lib/cleanup.js";
+import { countryRule, scaleFixture } from "../lib/fixture.js";
+import { sleep } from "../lib/sleep.js";
+import { startStack } from "../lib/stack.js";
+import { maxInWindow, round, summarize } from "../lib/stats.js";
+
+/** `pusher_scale` in results.json. */
+export interface PusherScaleResult {
+  readonly keys: number;
+  readonly pools: number;
+  readonly countries: number;
+  readonly compile_ms_10k: number;
+  readonly compile_ms_max: number;
+  readonly range_read_ms: number;
+  readonly range_read_ms_max: number;
+  readonly map_bytes: number;
+  readonly problems: number;
+  /** The pusher's Node process: after the first push, and at the end of the sustained load. */
+  readonly rss_mb_start: number;
+  readonly rss_mb: number;
+  readonly rss_mb_peak: number;
+  /** The local sink's workerd (a stand-in for Cloudflare; not part of a production pusher). */
+  readonly sink_workerd_rss_mb: number;
+  readonly sustained_rate_per_s: number;
+  readonly sustained_seconds: number;
+  readonly changes: number;
+  readonly kv_writes: number;
+  readonly max_writes_per_s_per_key: number;
+  /** After the last change: until KV holds it. */
+  readonly final_settle_ms: number;
+  /** Pusher CPU during the sustained load, % of one core. */
+  readonly cpu_pct: number;
+}
+
+/** Sustained-load plan. */
+export interface PusherScaleOptions {
+  readonly sustainSeconds: number;
+  readonly rate: number;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+}
+
+const KEYS = 10_000;
+const POOLS = 200;
+
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // utime and stime are fields 14 and 15 of /proc/PID/stat (11 and 12 after the comm).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** 10,000 keys: compile and range-read cost, then the pusher under 100 changes/s. */
+export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleResult> {
+  const fixture = scaleFixture({ keys: KEYS, pools: POOLS });
+  const stack = await startStack(o.cleanup, fixture);
+  const { client, prefix, pusher } = stack;
+
+  const reads: number[] = [];
+  let snapshot = await readPrefixSnapshot(client, prefix);
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.now();
+    snapshot = await readPrefixSnapshot(client, prefix);
+    reads.push(performance.now() - t0);
+  }
+  if (snapshot.entries.length !== KEYS) {
+    throw new Error(`expected ${KEYS} keys, read ${snapshot.entries.length}`);
+  }
+  const opts = { prefix, floorPool: "p000", originTemplate: DEFAULT_ORIGIN_TEMPLATE };
+  let previous = compile(snapshot, { ...opts, now: new Date() }).map;
+  const compiles: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t0 = performance.now();
+    previous = compile(snapshot, { ...opts, now: new Date(), previous }).map;
+    compiles.push(performance.now() - t0);
+  }
+  const mapText = serializeMap(previous);
+  const c = summarize(compiles);
+  const r = summarize(reads);
+  o.log(
+    `  ${KEYS} keys: compile p50 ${c.p50.toFixed(1)} ms (max ${c.max.toFixed(1)}), range read p50 ${r.p50.toFixed(1)} ms, map ${mapText.length} bytes`,
+  );
+
+  await sleep(1_500);
+  const rssStart = pusher.rssMb();
+  const countries = [...COUNTRY_CODES];
+  const total = Math.round(o.rate * o.sustainSeconds);
+  const interval = 1000 / o.rate;
+  const startedWall = Date.now();
+  const cpu0 = cpuSeconds(pusher.pid);
+  const t0 = performance.now();
+  const inflight = new Set<Promise<void>>();
+  let lastRev = 0;
+  let peak = rssStart;
+  let nextSample = t0 + 1000;
+  for (let i = 0; i < total; i++) {
+    const due = t0 + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const cc = countries[i % countries.length] ?? "DE";
+    const p = client
+      .put(`${prefix}country/${cc}`)
+      .value(countryRule(i, POOLS, 1 + Math.floor(i / countries.length)))
+      .exec()
+      .then((res) => {
+        lastRev = Math.max(lastRev, Number(res.header.revision));
+      });
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+    if (performance.now() >= nextSample) {
+      peak = Math.max(peak, pusher.rssMb() || 0);
+      nextSample += 1000;
+    }
+  }
+  await Promise.all(inflight);
+  const putsDone = performance.now();
+  const cpu1 = cpuSeconds(pusher.pid);
+  const settle = await stack.waitKvRevision(lastRev, 60_000, 5);
+  if (settle === null) throw new Error("KV never caught up with the sustained load");
+  const elapsed = (putsDone - t0) / 1000;
+  await sleep(1_500);
+  const rssEnd = pusher.rssMb();
+  const writes = pusher.routesWrites(startedWall - 5);
+  o.log(
+    `  sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB`,
+  );
+  return {
+    keys: snapshot.entries.length,
+    pools: POOLS,
+    countries: Object.keys(previous.countries).length,
+    compile_ms_10k: round(c.p50),
+    compile_ms_max: round(c.max),
+    range_read_ms: round(r.p50),
+    range_read_ms_max: round(r.max),
+    map_bytes: mapText.length,
+    problems: previous.problems.length,
+    rss_mb_start: round(rssStart),
+    rss_mb: round(rssEnd),
+    rss_mb_peak: round(Math.max(peak, rssEnd)),
+    sink_workerd_rss_mb: round(pusher.childRssMb()),
+    sustained_rate_per_s: round(total / elapsed),
+    sustained_seconds: round(elapsed),
+    changes: total,
+    kv_writes: writes.length,
+    max_writes_per_s_per_key: maxInWindow(writes.map((w) => w.startedAt)),
+    final_settle_ms: round(settle),
+    cpu_pct: round(((cpu1 - cpu0) / elapsed) * 100),
+  };
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { createLocalSink } from "../../src/adapters/kv/index.js";
+import { compile, serializeMap } from "../../src/core/index.js";
+import type { Cleanup } from "../lib/cleanup.js";
+import { scaleFixture } from "../lib/fixture.js";
+import { httpGet } from "../lib/http-get.js";
+import { startOriginProcess } from "../lib/origin-process.js";
+import { round, summarize } from "../lib/stats.js";
+import { EDGE_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
+
+/** `worker` in results.json. */
+export interface WorkerOverheadResult {
+  readonly rps: number;
+  readonly baseline_rps: number;
+  readonly ratio: number;
+  readonly p99_ms: number;
+  readonly baseline_p99_ms: number;
+  readonly rounds: number;
+  readonly round_seconds: number;
+  readonly connections: number;
+  readonly errors: number;
+  readonly workerd_rss_mb: number;
+}
+
+/** Round plan: A/B/A/B… so drift in the machine's load hits both sides alike. */
+export interface WorkerOverheadOptions {
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly connections: number;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+}
+
+const NAMESPACE = "bench-worker";
+
+/**
+ * Routing Worker (KV map, isolate cache, country lookup, edge headers) vs a pass-through Worker
+ * with the same proxy code and a fixed origin, same workerd, same loopback origin, same load.
+ */
+export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOverheadResult> {
+  const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-worker-"));
+  o.cleanup.add("worker persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
+  const origin = await startOriginProcess(o.cleanup);
+
+  // A realistic map: every ISO country with a 4-pool chain, all pools on the one origin.
+  const prefix = "/bench/worker/";
+  const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin.url });
+  const map = compile(
+    { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
+    { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
+  ).map;
+  const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
+  await writer.putMany([{ key: "routes", value: serializeMap(map) }]);
+  await writer.close();
+
+  const workerd = await startBenchWorkerd({
+    persistDir,
+    namespaceId: NAMESPACE,
+    passOrigin: origin.url,
+    vars: {},
+    cleanup: o.cleanup,
+  });
+
+  const run = async (host: string, seconds: number) =>
+    autocannon({
+      url: `${workerd.url}/video/segment-1.ts?q=1`,
+      connections: o.connections,
+      duration: seconds,
+      headers: { host },
+    });
+
+  // Sanity: both answer 200 through their own Worker.
+  for (const host of [EDGE_HOST, PASS_HOST]) {
+    const res = await httpGet(`${workerd.url}/check`, host);
+    if (res.status !== 200) throw new Error(`${host} answered ${res.status}: ${res.body}`);
+    if (host === EDGE_HOST && !res.headers["x-edge-pool"]) {
+      throw new Error("the routing Worker did not route (no X-Edge-Pool)");
+    }
+    if (host === PASS_HOST && res.headers["x-edge-pool"]) {
+      throw new Error("the pass-through Worker answered with routing headers");
+    }
+  }
+  await run(EDGE_HOST, 2);
+  await run(PASS_HOST, 2);
+
+  const ratios: number[] = [];
+  const edge: number[] = [];
+  const pass: number[] = [];
+  const edgeP99: number[] = [];
+  const passP99: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < o.rounds; i++) {
+    const a = await run(EDGE_HOST, o.seconds);
+    const b = await run(PASS_HOST, o.seconds);
+    errors += a.errors + a.timeouts + a.non2xx + b.errors + b.timeouts + b.non2xx;
+    ratios.push(a.requests.average / b.requests.average);
+    edge.push(a.requests.average);
+    pass.push(b.requests.average);
+    edgeP99.push(a.latency.p99);
+    passP99.push(b.latency.p99);
+    o.log(
+      `  round ${i + 1}/${o.rounds}: routing ${a.requests.average.toFixed(0)} req/s (p99 ${a.latency.p99} ms), pass-through ${b.requests.average.toFixed(0)} req/s (p99 ${b.latency.p99} ms)`,
+    );
+  }
+  // Medians: one round disturbed by a neighbour on the shared machine must not set the figure.
+  return {
+    rps: round(summarize(edge).p50, 0),
+    baseline_rps: round(summarize(pass).p50, 0),
+    ratio: round(summarize(ratios).p50, 3),
+    p99_ms: round(summarize(edgeP99).p50, 1),
+    baseline_p99_ms: round(summarize(passP99).p50, 1),
+    rounds: o.rounds,
+    round_seconds: o.seconds,
+    connections: o.connections,
+    errors,
+    workerd_rss_mb: round(workerd.rssMb(), 1),
+  };
+}

@@ -1,0 +1,20 @@
+import type { Route } from "../../src/core/index.js";
+import { proxyToOrigins } from "../../src/worker/proxy.js";
+
+/** Bindings of the pass-through Worker. */
+interface PassEnv {
+  readonly ORIGIN: string;
+}
+
+/**
+ * The baseline of the Worker-overhead figure: the routing Worker's own proxy code with a fixed
+ * origin, and nothing else (no KV read, no map, no country lookup, no edge headers).
+ */
+export default {
+  async fetch(request: Request, env: PassEnv): Promise<Response> {
+    const link = { pool: "fixed", origin: env.ORIGIN };
+    const route: Route = { ...link, chain: [link], source: "fixed", degraded: null };
+    const outcome = await proxyToOrigins(request, route, { country: "XX", rev: 0, maxAttempts: 1 });
+    return outcome.response;
+  },
+};

@@ -1,0 +1,130 @@
+import { join } from "node:path";
+import type { StackConfig } from "./config.js";
+import type { LocalPool } from "./seed.js";
+import type { SpawnSpec } from "./supervisor.js";
+
+/** The environment shared by edgectl and the pusher: the stack's etcd and prefix. */
+export function etcdEnv(cfg: StackConfig, endpoint: string): NodeJS.ProcessEnv {
+  return { ...process.env, ETCD_ENDPOINTS: endpoint, ROUTING_PREFIX: cfg.prefix };
+}
+
+/** `edgectl ARGS` against the stack's etcd. */
+export function edgectlSpec(
+  cfg: StackConfig,
+  endpoint: string,
+  name: string,
+  args: readonly string[],
+): SpawnSpec {
+  return {
+    name,
+    command: process.execPath,
+    args: [join(cfg.root, "bin/edgectl.js"), ...args],
+    env: etcdEnv(cfg, endpoint),
+    cwd: cfg.root,
+  };
+}
+
+/** A demo origin for one local pool. */
+export function originSpec(cfg: StackConfig, p: LocalPool): SpawnSpec {
+  return {
+    name: `origin ${p.pool}`,
+    command: process.execPath,
+    args: [
+      "--import",
+      "tsx",
+      join(cfg.root, "scripts/demo-origin.ts"),
+      "--pool",
+      p.pool,
+      "--port",
+      String(p.port),
+    ],
+    env: process.env,
+    cwd: cfg.root,
+  };
+}
+
+/** `edgectl heartbeat POOL` with an HTTP check against the pool's demo origin. */
+export function heartbeatSpec(cfg: StackConfig, endpoint: string, p: LocalPool): SpawnSpec {
+  return edgectlSpec(cfg, endpoint, `heartbeat ${p.pool}`, [
+    "heartbeat",
+    p.pool,
+    "--ttl",
+    String(cfg.heartbeatTtl),
+    "--interval",
+    String(cfg.heartbeatInterval),
+    "--check-url",
+    `${p.origin}/healthz`,
+  ]);
+}
+
+/** Routing settings the pusher and the Worker must agree on. */
+export interface EdgeSettings {
+  readonly floorPool: string;
+  readonly originTemplate: string;
+}
+
+/** The pusher with the local KV sink persisted where `wrangler dev` reads. */
+export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSettings): SpawnSpec {
+  return {
+    name: "pusher",
+    // Before the heartbeats: KV keeps the last healthy map instead of an all-drained one.
+    stopPriority: 1,
+    command: process.execPath,
+    args: [join(cfg.root, "bin/edge-pusher.js")],
+    env: {
+      ...etcdEnv(cfg, endpoint),
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      KV_SINK: "local",
+      KV_LOCAL_PERSIST: cfg.persistDir,
+      // The pusher insists on a {pool} placeholder; with every pool (the floor included) defined
+      // in the seed, its default template is never used, so leave it out rather than fail.
+      ...(edge.originTemplate.includes("{pool}") ? { ORIGIN_TEMPLATE: edge.originTemplate } : {}),
+      FLOOR_POOL: edge.floorPool,
+      PUSHER_LISTEN: `127.0.0.1:${cfg.pusherPort}`,
+    },
+    cwd: cfg.root,
+  };
+}
+
+/** The Worker under `wrangler dev`, never prompting, with the debug token as a hidden var. */
+export function workerSpec(cfg: StackConfig, edge: EdgeSettings, inspectorPort: number): SpawnSpec {
+  return {
+    name: "worker",
+    stopPriority: 2,
+    command: process.execPath,
+    args: [
+      join(cfg.root, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(cfg.workerPort),
+      "--inspector-ip",
+      "127.0.0.1",
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      cfg.persistDir,
+      "--show-interactive-dev-session=false",
+      "--var",
+      `DEBUG_TOKEN:${cfg.debugToken}`,
+      "--var",
+      "ISOLATE_CACHE_SECONDS:1",
+      "--var",
+      `FLOOR_POOL:${edge.floorPool}`,
+      "--var",
+      `ORIGIN_TEMPLATE:${edge.originTemplate}`,
+    ],
+    env: {
+      ...process.env,
+      CI: "1",
+      WRANGLER_SEND_METRICS: "false",
+      // Offline-friendly: use Miniflare's placeholder `request.cf` (country US) instead of
+      // fetching one from workers.cloudflare.com on every start.
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_HIDE_BANNER: "true",
+      FORCE_COLOR: "0",
+    },
+    cwd: cfg.root,
+  };
+}

@@ -1,0 +1,187 @@
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { freePort } from "../helpers/ports.js";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "../..");
+let etcd: EtcdServer | undefined;
+const P = "/edge/routing/v1/";
+
+beforeAll(async () => {
+  etcd = await startEtcd();
+  await run("bash", [resolve(ROOT, "deploy/etcd-auth.sh")], {
+    env: {
+      ...process.env,
+      ETCDCTL_ENDPOINTS: etcd.endpoint,
+      POOLS: "fra-1 ams-1",
+      ROOT_PASSWORD: "root-pw",
+      PUSHER_PASSWORD: "pusher-pw",
+      EDGECTL_PASSWORD: "ctl-pw",
+      HEALTH_PASSWORD_fra_1: "fra-pw",
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await etcd?.stop();
+});
+
+/** `etcdctl --user U:P ARGS`; resolves to whether etcd accepted it. */
+async function as(user: string, password: string, ...args: string[]): Promise<boolean> {
+  try {
+    await run(
+      "etcdctl",
+      ["--endpoints", etcd!.endpoint, "--user", `${user}:${password}`, ...args],
+      {
+        env: { ...process.env, ETCDCTL_API: "3" },
+      },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("deploy/etcd-auth.sh", () => {
+  it("enables auth with least-privilege roles; the real heartbeat works with its pool's role", async () => {
+    // Auth is on: anonymous requests are refused.
+    await expect(run("etcdctl", ["--endpoints", etcd!.endpoint, "get", P])).rejects.toThrow();
+
+    expect(await as("edgectl", "ctl-pw", "put", `${P}country/DE`, "{}")).toBe(true);
+    expect(await as("edgectl", "ctl-pw", "put", "/elsewhere", "x")).toBe(false);
+
+    expect(await as("edge-pusher", "pusher-pw", "get", "--prefix", P)).toBe(true);
+    expect(await as("edge-pusher", "pusher-pw", "put", `${P}country/DE`, "{}")).toBe(false);
+    expect(await as("edge-pusher", "pusher-pw", "put", "/edge/pusher/v1/leader/1", "x")).toBe(true);
+    // A lease-less candidate key would win every later election: remove it again.
+    expect(await as("edge-pusher", "pusher-pw", "del", "/edge/pusher/v1/leader/1")).toBe(true);
+
+    expect(await as("edge-health-fra-1", "fra-pw", "put", `${P}health/fra-1`, "{}")).toBe(true);
+    expect(await as("edge-health-fra-1", "fra-pw", "put", `${P}health/ams-1`, "{}")).toBe(false);
+    expect(await as("edge-health-fra-1", "fra-pw", "put", `${P}country/DE`, "{}")).toBe(false);
+    expect(await as("root", "root-pw", "get", "--prefix", P)).toBe(true);
+
+    // The real `edgectl heartbeat` works with nothing more than its pool's role.
+    const hb = spawn(
+      process.execPath,
+      [resolve(ROOT, "bin/edgectl.js"), "heartbeat", "fra-1", "--ttl", "5"],
+      {
+        env: {
+          ...process.env,
+          ETCD_ENDPOINTS: etcd!.endpoint,
+          ETCD_USERNAME: "edge-health-fra-1",
+          ETCD_PASSWORD: "fra-pw",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let log = "";
+    hb.stdout.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    hb.stderr.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    const exited = new Promise<number | null>((done) => hb.once("exit", (code) => done(code)));
+    try {
+      const rootGet = () =>
+        run(
+          "etcdctl",
+          [
+            "--endpoints",
+            etcd!.endpoint,
+            "--user",
+            "root:root-pw",
+            "get",
+            `${P}health/fra-1`,
+            "--print-value-only",
+          ],
+          {
+            env: { ...process.env, ETCDCTL_API: "3" },
+          },
+        );
+      const deadline = Date.now() + 30_000;
+      while (!(await rootGet()).stdout.includes("healthy")) {
+        if (Date.now() > deadline || hb.exitCode !== null)
+          throw new Error(`no health/fra-1:\n${log}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      hb.kill("SIGTERM");
+      expect(await exited, log).toBe(0);
+      // Revoking its own lease is allowed: the key is gone at once.
+      expect((await rootGet()).stdout.trim()).toBe("");
+    } finally {
+      hb.kill("SIGKILL");
+    }
+  });
+
+  it("the real pusher runs as edge-pusher: reads the prefix, wins the election, pushes", async () => {
+    expect(
+      await as(
+        "edgectl",
+        "ctl-pw",
+        "put",
+        `${P}pool/ams-1`,
+        '{"origin":"https://ams-1.example.net"}',
+      ),
+    ).toBe(true);
+    expect(
+      await as(
+        "edgectl",
+        "ctl-pw",
+        "put",
+        `${P}country/_default`,
+        '{"primary":"ams-1","fallbacks":[]}',
+      ),
+    ).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), "edge-auth-"));
+    const port = await freePort();
+    const pusher = spawn(process.execPath, [resolve(ROOT, "bin/edge-pusher.js")], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ETCD_ENDPOINTS: etcd!.endpoint,
+        ETCD_USERNAME: "edge-pusher",
+        ETCD_PASSWORD: "pusher-pw",
+        KV_SINK: "local",
+        KV_LOCAL_PERSIST: join(dir, "state"),
+        PUSHER_LISTEN: `127.0.0.1:${port}`,
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let plog = "";
+    pusher.stdout.on("data", (d: Buffer) => {
+      plog += d.toString();
+    });
+    pusher.stderr.on("data", (d: Buffer) => {
+      plog += d.toString();
+    });
+    try {
+      const deadline = Date.now() + 40_000;
+      let status: { role?: string; pushed_revision?: number | null } = {};
+      while (!(status.role === "leader" && typeof status.pushed_revision === "number")) {
+        if (Date.now() > deadline || pusher.exitCode !== null)
+          throw new Error(`pusher never pushed:\n${plog}`);
+        await new Promise((r) => setTimeout(r, 300));
+        status = await fetch(`http://127.0.0.1:${port}/status`)
+          .then((r) => r.json() as Promise<typeof status>)
+          .catch(() => ({}));
+      }
+      expect(plog).not.toContain("pusher-pw");
+    } finally {
+      try {
+        process.kill(-(pusher.pid ?? 0), "SIGKILL");
+      } catch {
+        // gone
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
