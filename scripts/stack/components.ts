@@ -45,16 +45,19 @@ export function originSpec(cfg: StackConfig, p: LocalPool): SpawnSpec {
 
 /** `edgectl heartbeat POOL` with an HTTP check against the pool's demo origin. */
 export function heartbeatSpec(cfg: StackConfig, endpoint: string, p: LocalPool): SpawnSpec {
-  return edgectlSpec(cfg, endpoint, `heartbeat ${p.pool}`, [
-    "heartbeat",
-    p.pool,
-    "--ttl",
-    String(cfg.heartbeatTtl),
-    "--interval",
-    String(cfg.heartbeatInterval),
-    "--check-url",
-    `${p.origin}/healthz`,
-  ]);
+  return {
+    ...edgectlSpec(cfg, endpoint, `heartbeat ${p.pool}`, [
+      "heartbeat",
+      p.pool,
+      "--ttl",
+      String(cfg.heartbeatTtl),
+      "--interval",
+      String(cfg.heartbeatInterval),
+      "--check-url",
+      `${p.origin}/healthz`,
+    ]),
+    expendable: true,
+  };
 }
 
 /** Routing settings the pusher and the Worker must agree on. */

@@ -54,8 +54,8 @@ export class LocalStack {
     private readonly out: PrefixedOutput,
     private readonly floorPool = "par-1",
   ) {
-    this.supervisor = new Supervisor(out, (m, info) =>
-      this.componentDied(m, info.code, info.signal),
+    this.supervisor = new Supervisor(out, (m, info, spec) =>
+      this.componentDied(m, info.code, info.signal, spec.expendable === true),
     );
   }
 
@@ -65,9 +65,25 @@ export class LocalStack {
     if (this.failure) listener(this.failure.name, this.failure.detail);
   }
 
-  private componentDied(m: Managed, code: number | null, signal: NodeJS.Signals | null): void {
+  /** Expendable components that died while the stack kept running. */
+  readonly lost: string[] = [];
+
+  private componentDied(
+    m: Managed,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    expendable: boolean,
+  ): void {
     if (this.failure) return;
     const detail = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    if (expendable) {
+      this.lost.push(m.name);
+      this.out.notice(
+        `${m.name} ${detail}; its lease lapses within the TTL and the edge drains the pool. The stack keeps running (it will exit 1).`,
+        "warn",
+      );
+      return;
+    }
     this.failure = { name: m.name, detail };
     this.abort.abort(new ComponentExitError(`${m.name} ${detail}`));
     this.failureListener?.(m.name, detail);

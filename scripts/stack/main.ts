@@ -1,7 +1,8 @@
 /**
  * The local stack's process, started by scripts/start-stack.ts: etcd, the seed config, demo
  * origins, heartbeats, the pusher and the Worker.
- * Ctrl-C or SIGTERM stops everything it started; a component that dies stops the stack (exit 1).
+ * Ctrl-C or SIGTERM stops everything it started; a component that dies stops the stack (exit 1),
+ * except a heartbeat, which may be killed on purpose: it is reported and the stack exits 1 later.
  * Overrides for tests and side-by-side runs: EDGE_STACK_ETCD_PORT, EDGE_STACK_ETCD_PEER_PORT,
  * EDGE_STACK_WORKER_PORT, EDGE_STACK_PUSHER_PORT, EDGE_STACK_INSPECTOR_PORT, EDGE_STACK_DATA_DIR,
  * EDGE_STACK_PERSIST_DIR, EDGE_STACK_SEED, EDGE_STACK_HEARTBEAT_TTL, EDGE_STACK_HEARTBEAT_INTERVAL,
@@ -57,7 +58,8 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       }
       process.exit(130);
     }
-    void shutdown(0, `${sig} received`);
+    const lost = stack.lost.length > 0 ? ` (${stack.lost.join(", ")} had died)` : "";
+    void shutdown(stack.lost.length > 0 ? 1 : 0, `${sig} received${lost}`);
   });
 }
 

@@ -26,6 +26,11 @@ export interface SpawnSpec {
   readonly cwd: string;
   /** A one-shot command (e.g. `edgectl apply`): its exit is not a failure of the stack. */
   readonly oneShot?: boolean;
+  /**
+   * A part the user may kill on purpose to watch failover (a heartbeat): its death is reported by
+   * name, but the stack keeps running (and exits 1 when stopped).
+   */
+  readonly expendable?: boolean;
   /** Higher stops earlier; equal priorities stop newest first. */
   readonly stopPriority?: number;
 }
@@ -59,7 +64,7 @@ export class Supervisor {
 
   constructor(
     private readonly output: PrefixedOutput,
-    private readonly onUnexpectedExit: (m: Managed, info: ExitInfo) => void,
+    private readonly onUnexpectedExit: (m: Managed, info: ExitInfo, spec: SpawnSpec) => void,
   ) {}
 
   /** Starts a child; its stdout/stderr lines appear under `[name]`. */
@@ -94,7 +99,7 @@ export class Supervisor {
     if (child.stderr) this.output.pipe(spec.name, child.stderr);
     this.children.push({ managed, priority: spec.stopPriority ?? 0 });
     void exited.then((info) => {
-      if (!this.stopping && !spec.oneShot) this.onUnexpectedExit(managed, info);
+      if (!this.stopping && !spec.oneShot) this.onUnexpectedExit(managed, info, spec);
     });
     return managed;
   }

@@ -23,6 +23,9 @@ export interface CompileResult {
   readonly state: RoutingState;
 }
 
+/** Most problems listed in a compiled map; the rest are counted in a last entry. */
+export const MAX_MAP_PROBLEMS = 1000;
+
 /** Default `FLOOR_POOL`. */
 export const DEFAULT_FLOOR_POOL = "par-1";
 /** Default `ORIGIN_TEMPLATE`. */
@@ -139,6 +142,12 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
   }
 
   const sorted = problems.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const listed = sorted.map(formatProblem);
+  // Every Worker isolate parses this document: a flood of junk keys must not bloat it.
+  if (listed.length > MAX_MAP_PROBLEMS) {
+    const more = listed.length - (MAX_MAP_PROBLEMS - 1);
+    listed.splice(MAX_MAP_PROBLEMS - 1, listed.length, `… and ${more} more problems`);
+  }
   const map: CompiledMap = {
     v: 1,
     rev: snapshot.revision,
@@ -146,7 +155,7 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     compiled_at: opts.now.toISOString(),
     default: defaultRoute,
     countries,
-    problems: sorted.map(formatProblem),
+    problems: listed,
   };
   return { map, problems: sorted, state };
 }

@@ -30,6 +30,16 @@ async function main(): Promise<void> {
   }
   if (args.length > 0) fail(`unknown argument "${args[0]}" (see --help)`);
 
+  // A stop requested during startup is remembered and honoured once the pusher can flush.
+  let stopRequested: string | null = null;
+  let onStop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  const onSigterm = () => onStop("SIGTERM");
+  const onSigint = () => onStop("SIGINT");
+  process.on("SIGTERM", onSigterm);
+  process.on("SIGINT", onSigint);
+
   const env = process.env;
   let config: PusherConfig;
   let kvSettings: KvSettings;
@@ -57,10 +67,7 @@ async function main(): Promise<void> {
   }
 
   const { createKvSink } = await import("../adapters/kv/create-kv-sink.js");
-  const signalListeners = {
-    SIGTERM: process.listeners("SIGTERM"),
-    SIGINT: process.listeners("SIGINT"),
-  };
+  const ours = new Set<unknown>([onSigterm, onSigint]);
   let kv: KvSink;
   try {
     kv = await createKvSink(kvSettings, { logger });
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
     // disposes Miniflare itself.
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       for (const l of process.listeners(signal)) {
-        if (!signalListeners[signal].includes(l)) process.removeListener(signal, l);
+        if (!ours.has(l)) process.removeListener(signal, l);
       }
     }
   } catch (e) {
@@ -139,8 +146,8 @@ async function main(): Promise<void> {
     logger.info("stopped");
     process.exit(0);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  onStop = (signal) => void shutdown(signal);
+  if (stopRequested) onStop(stopRequested);
 }
 
 await main();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { compile, parseMap, sameMap, sameRouting, serializeMap } from "../../src/core/index.js";
+import {
+  compile,
+  MAX_MAP_PROBLEMS,
+  parseMap,
+  sameMap,
+  sameRouting,
+  serializeMap,
+} from "../../src/core/index.js";
 import { opts, snap, world } from "../helpers/snapshot.js";
 
 const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra)).map;
@@ -193,5 +200,18 @@ describe("compile", () => {
     expect(sameMap(a, c)).toBe(false);
     expect(sameRouting(a, c)).toBe(true);
     expect(sameRouting(a, run(world({ "health/fra-1": { status: "unhealthy" } })))).toBe(false);
+  });
+});
+
+describe("compile problems cap", () => {
+  it("lists at most MAX_MAP_PROBLEMS problems and counts the rest", () => {
+    const junk: Record<string, unknown> = {};
+    for (let i = 0; i < MAX_MAP_PROBLEMS + 50; i++)
+      junk[`junk/${String(i).padStart(5, "0")}`] = "x";
+    const result = compile(snap(world(junk)), opts());
+    expect(result.problems).toHaveLength(MAX_MAP_PROBLEMS + 50);
+    expect(result.map.problems).toHaveLength(MAX_MAP_PROBLEMS);
+    expect(result.map.problems.at(-1)).toBe("… and 51 more problems");
+    expect(result.map.problems[0]).toBe("junk/00000: unknown key, ignored");
   });
 });

@@ -1,22 +1,25 @@
 import type { Logger } from "pino";
-import { createCloudflareSink } from "./cloudflare-sink.js";
 import type { KvSettings } from "./kv-settings.js";
 import type { KvSink } from "./kv-sink.js";
-import { createLocalSink } from "./local-sink.js";
 
-/** Builds the sink chosen by `KV_SINK`: a local Miniflare namespace or the Cloudflare REST API. */
+/**
+ * Builds the sink chosen by `KV_SINK`: a local Miniflare namespace or the Cloudflare REST API.
+ * Only the chosen sink's module is loaded (Miniflare alone is ~80 MiB of resident memory).
+ */
 export async function createKvSink(
   settings: KvSettings,
   deps: { readonly logger?: Logger },
 ): Promise<KvSink> {
   const logger = deps.logger;
   if (settings.kind === "local") {
+    const { createLocalSink } = await import("./local-sink.js");
     return createLocalSink({
       persistDir: settings.persistDir,
       namespaceId: settings.namespaceId,
       ...(logger ? { logger } : {}),
     });
   }
+  const { createCloudflareSink } = await import("./cloudflare-sink.js");
   return createCloudflareSink({
     accountId: settings.accountId,
     namespaceId: settings.namespaceId,

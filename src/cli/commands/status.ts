@@ -52,7 +52,7 @@ export function statusCommand(ctx: CommandContext): Command {
     .action(async (opts: { pusher: string | false }, cmd: Command) => {
       const settings = ctx.settings(cmd);
       // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and only status needs them.
-      const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/index.js");
+      const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/kv-factory.js");
       const kvSettings = kvSettingsFromEnv(ctx.io.env, { cwd: ctx.io.cwd ?? process.cwd() });
       const read = await withEtcd(settings, (client) => readPrefix(client, settings.prefix));
       let routes: CompiledMap | null = null;
