@@ -1,6 +1,5 @@
-import { Etcd3 } from "etcd3";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readPrefix, toSnapshot } from "../../src/cli/etcd-client.js";
 import type { Explanation } from "../../src/cli/explain-country.js";
 import {
@@ -9,29 +8,14 @@ import {
   DEFAULT_ORIGIN_TEMPLATE,
   resolveRoute,
 } from "../../src/core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { exampleState, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";
+import { exampleState, runCli, uniquePrefix, useCliSuite, waitFor } from "./cli-harness.js";
 
-let etcd: EtcdServer;
-let client: Etcd3;
-const files = tempFiles();
-
-beforeAll(async () => {
-  etcd = await startEtcd();
-  client = new Etcd3({ hosts: etcd.endpoint });
-});
-afterAll(async () => {
-  client?.close();
-  await etcd?.stop();
-  files.cleanup();
-});
-
-const envFor = (prefix: string) => ({ ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix });
+const ctx = useCliSuite();
 
 async function seeded(tag: string) {
   const prefix = uniquePrefix(tag);
-  const env = envFor(prefix);
-  const r = await runCli(["apply", files.write(exampleState()), "--yes"], { env });
+  const env = ctx.envFor(prefix);
+  const r = await runCli(["apply", ctx.files.write(exampleState()), "--yes"], { env });
   expect(r.code, r.stderr).toBe(0);
   return { prefix, env };
 }
@@ -53,7 +37,7 @@ describe("edgectl boost / unboost", () => {
       1,
     );
     expect((await runCli(["boost", "DE", "--pool", "ams-1"], { env })).code).toBe(1);
-    expect(await client.getAll().prefix(`${prefix}override/`).keys()).toEqual([]);
+    expect(await ctx.client.getAll().prefix(`${prefix}override/`).keys()).toEqual([]);
   });
 
   it("writes override/CC under a lease that expires by itself", async () => {
@@ -75,7 +59,7 @@ describe("edgectl boost / unboost", () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/lease [0-9a-f]+ \(\d+\), expires \d{4}-/);
-    const res = await client.get(`${prefix}override/DE`).exec();
+    const res = await ctx.client.get(`${prefix}override/DE`).exec();
     const kv = res.kvs[0];
     expect(JSON.parse(kv?.value.toString() ?? "null")).toEqual({
       primary: "ams-1",
@@ -83,14 +67,14 @@ describe("edgectl boost / unboost", () => {
       reason: "fra-1 is hot",
     });
     expect(kv?.lease).not.toBe("0");
-    await client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
+    await ctx.client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
     const explained = await runCli(["explain", "DE", "--json"], { env });
     const x = JSON.parse(explained.stdout) as Explanation;
     expect(x.route.source).toBe("override/DE");
     expect(x.reasons.join("\n")).toContain("fra-1 is hot");
     expect(
       await waitFor(
-        async () => (await client.get(`${prefix}override/DE`).string()) === null,
+        async () => (await ctx.client.get(`${prefix}override/DE`).string()) === null,
         10_000,
       ),
     ).toBe(true);
@@ -99,18 +83,18 @@ describe("edgectl boost / unboost", () => {
   it("unboost revokes the lease; a lease-less override is deleted; absent is exit 0", async () => {
     const { prefix, env } = await seeded("unboost");
     expect((await runCli(["boost", "DE", "--pool", "ams-1", "--ttl", "6h"], { env })).code).toBe(0);
-    const leaseId = (await client.get(`${prefix}override/DE`).exec()).kvs[0]?.lease ?? "0";
+    const leaseId = (await ctx.client.get(`${prefix}override/DE`).exec()).kvs[0]?.lease ?? "0";
     const un = await runCli(["unboost", "DE"], { env });
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain("revoked");
-    expect(await client.get(`${prefix}override/DE`).string()).toBeNull();
-    const ttl = await client.leaseClient.leaseTimeToLive({ ID: leaseId });
+    expect(await ctx.client.get(`${prefix}override/DE`).string()).toBeNull();
+    const ttl = await ctx.client.leaseClient.leaseTimeToLive({ ID: leaseId });
     expect(Number(ttl.TTL)).toBeLessThanOrEqual(0);
 
-    await client.put(`${prefix}override/FR`).value('{"primary":"ams-1","fallbacks":[]}');
+    await ctx.client.put(`${prefix}override/FR`).value('{"primary":"ams-1","fallbacks":[]}');
     const plain = await runCli(["unboost", "FR"], { env });
     expect(plain.code).toBe(0);
-    expect(await client.get(`${prefix}override/FR`).string()).toBeNull();
+    expect(await ctx.client.get(`${prefix}override/FR`).string()).toBeNull();
 
     const absent = await runCli(["unboost", "IT"], { env });
     expect(absent.code).toBe(0);
@@ -131,8 +115,8 @@ describe("edgectl explain", () => {
     const floor = await runCli(["explain", "DE"], { env });
     expect(floor.code).toBe(0);
     expect(floor.stdout).toContain("every pool of the chain is unhealthy: floor pool par-1");
-    await client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
-    await client.put(`${prefix}health/fra-1`).value('{"status":"draining"}');
+    await ctx.client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
+    await ctx.client.put(`${prefix}health/fra-1`).value('{"status":"draining"}');
     const fb = await runCli(["explain", "DE"], { env });
     expect(fb.stdout).toContain("fra-1 skipped: draining");
     expect(fb.stdout).toContain("ams-1 is the first healthy pool of country/DE");
@@ -160,19 +144,19 @@ describe("edgectl explain", () => {
     await fc.assert(
       fc.asyncProperty(arb, async (s) => {
         const prefix = uniquePrefix("prop");
-        const env = envFor(prefix);
+        const env = ctx.envFor(prefix);
         for (const p of s.defined)
-          await client
+          await ctx.client
             .put(`${prefix}pool/${p}`)
             .value(JSON.stringify({ origin: `https://${p}.example.net` }));
         for (const [p, st] of Object.entries(s.health))
-          await client.put(`${prefix}health/${p}`).value(JSON.stringify({ status: st }));
+          await ctx.client.put(`${prefix}health/${p}`).value(JSON.stringify({ status: st }));
         for (const [cc, r] of Object.entries(s.countries))
-          await client.put(`${prefix}country/${cc}`).value(JSON.stringify(r));
+          await ctx.client.put(`${prefix}country/${cc}`).value(JSON.stringify(r));
         for (const [cc, r] of Object.entries(s.overrides))
-          await client.put(`${prefix}override/${cc}`).value(JSON.stringify(r));
-        if (s.garbage) await client.put(`${prefix}country/FR`).value("{not json");
-        const read = await readPrefix(client, prefix);
+          await ctx.client.put(`${prefix}override/${cc}`).value(JSON.stringify(r));
+        if (s.garbage) await ctx.client.put(`${prefix}country/FR`).value("{not json");
+        const read = await readPrefix(ctx.client, prefix);
         const { map } = compile(toSnapshot(read), {
           prefix,
           floorPool: DEFAULT_FLOOR_POOL,
@@ -191,7 +175,7 @@ describe("edgectl explain", () => {
           if (want.source === "floor") expect(firstHealthy).toBeUndefined();
           else expect(firstHealthy?.pool).toBe(want.pool);
         }
-        await client.delete().prefix(prefix);
+        await ctx.client.delete().prefix(prefix);
       }),
       { numRuns: 12 },
     );

@@ -4,8 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
+import { Etcd3 } from "etcd3";
+import { afterAll, beforeAll } from "vitest";
 import { stringify } from "yaml";
 import { run } from "../../src/cli/run.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 
 /** The result of one edgectl invocation. */
 export interface CliResult {
@@ -112,4 +115,34 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, stepMs));
   }
   return fn();
+}
+
+/** What `useCliSuite` provides to a test file. */
+export interface CliSuite {
+  readonly etcd: EtcdServer;
+  readonly client: Etcd3;
+  readonly files: ReturnType<typeof tempFiles>;
+  /** The environment edgectl needs for one prefix. */
+  envFor(prefix: string, extra?: Record<string, string>): Record<string, string>;
+}
+
+/** Registers a real etcd for the file, a client on it, and temp files removed afterwards. */
+export function useCliSuite(): CliSuite {
+  const suite: { etcd?: EtcdServer; client?: Etcd3 } & Omit<CliSuite, "etcd" | "client"> = {
+    files: tempFiles(),
+    envFor(prefix: string, extra: Record<string, string> = {}) {
+      return { ETCD_ENDPOINTS: suite.etcd?.endpoint ?? "", ROUTING_PREFIX: prefix, ...extra };
+    },
+  };
+  beforeAll(async () => {
+    suite.etcd = await startEtcd();
+    suite.client = new Etcd3({ hosts: suite.etcd.endpoint });
+  });
+  afterAll(async () => {
+    suite.client?.close();
+    await suite.etcd?.stop();
+    suite.files.cleanup();
+  });
+  // etcd and client are set before any test runs (beforeAll).
+  return suite as CliSuite;
 }

@@ -1,28 +1,12 @@
-import { Etcd3 } from "etcd3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { exampleState, runBin, runCli, tempFiles, uniquePrefix } from "./cli-harness.js";
+import { describe, expect, it } from "vitest";
+import { exampleState, runBin, runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
 
-let etcd: EtcdServer;
-let client: Etcd3;
-const files = tempFiles();
-
-beforeAll(async () => {
-  etcd = await startEtcd();
-  client = new Etcd3({ hosts: etcd.endpoint });
-});
-afterAll(async () => {
-  client?.close();
-  await etcd?.stop();
-  files.cleanup();
-});
-
-const envFor = (prefix: string) => ({ ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix });
+const ctx = useCliSuite();
 
 describe("edgectl validate", () => {
   it("exits 0 for a valid YAML file and for the same state as JSON", async () => {
-    const yaml = files.write(exampleState());
-    const json = files.write(JSON.stringify(exampleState()), "json");
+    const yaml = ctx.files.write(exampleState());
+    const json = ctx.files.write(JSON.stringify(exampleState()), "json");
     for (const f of [yaml, json]) {
       const r = await runCli(["validate", f], { env: {} });
       expect(r.code, r.stderr).toBe(0);
@@ -34,7 +18,7 @@ describe("edgectl validate", () => {
     const bad = exampleState() as { countries: Record<string, unknown> };
     bad.countries.DE = { primary: "fra-1", fallbacks: ["ams-1", "fra-9"] };
     bad.countries.ZZ = { primary: "fra-1" };
-    const r = await runCli(["validate", files.write(bad)], { env: {} });
+    const r = await runCli(["validate", ctx.files.write(bad)], { env: {} });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('countries.DE.fallbacks[1]: unknown pool "fra-9"');
     expect(r.stderr).toContain("countries.ZZ:");
@@ -42,7 +26,7 @@ describe("edgectl validate", () => {
   });
 
   it("reports a YAML syntax error with line and column, without a stack trace", async () => {
-    const f = files.write(
+    const f = ctx.files.write(
       "pools:\n  fra-1: { origin: https://fra-1.origin.example.com\ncountries: {}\n",
     );
     const r = await runCli(["validate", f], { env: {} });
@@ -52,13 +36,13 @@ describe("edgectl validate", () => {
   });
 
   it("rejects duplicate keys in YAML and JSON with their position", async () => {
-    const y = files.write(
+    const y = ctx.files.write(
       "pools:\n  par-1: { origin: https://par-1.origin.example.com }\n  par-1: { origin: https://x.example.com }\ncountries:\n  _default: { primary: par-1 }\n",
     );
     const r = await runCli(["validate", y], { env: {} });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${y}:3:3: duplicate key`);
-    const j = files.write('{"pools": {}, "pools": {}, "countries": {}}', "json");
+    const j = ctx.files.write('{"pools": {}, "pools": {}, "countries": {}}', "json");
     const rj = await runCli(["validate", j], { env: {} });
     expect(rj.code).toBe(1);
     expect(rj.stderr).toContain(`${j}:1:15: duplicate key`);
@@ -92,9 +76,9 @@ describe("edgectl validate", () => {
   });
 
   it("works through the real bin as a child process (0 valid, 1 invalid)", async () => {
-    const good = await runBin(["validate", files.write(exampleState())], {});
+    const good = await runBin(["validate", ctx.files.write(exampleState())], {});
     expect(good.code, good.stderr).toBe(0);
-    const bad = await runBin(["validate", files.write("a: [1,\n")], {});
+    const bad = await runBin(["validate", ctx.files.write("a: [1,\n")], {});
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/:\d+:\d+: syntax error/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
@@ -104,11 +88,11 @@ describe("edgectl validate", () => {
 describe("edgectl plan", () => {
   it("prints added/changed/removed keys and the edge effect under current health", async () => {
     const prefix = uniquePrefix("plan");
-    const env = envFor(prefix);
-    const applied = await runCli(["apply", files.write(exampleState()), "--yes"], { env });
+    const env = ctx.envFor(prefix);
+    const applied = await runCli(["apply", ctx.files.write(exampleState()), "--yes"], { env });
     expect(applied.code, applied.stderr).toBe(0);
-    await client.put(`${prefix}health/fra-1`).value('{"status":"healthy"}');
-    await client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
+    await ctx.client.put(`${prefix}health/fra-1`).value('{"status":"healthy"}');
+    await ctx.client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
     const next = exampleState() as {
       pools: Record<string, unknown>;
       countries: Record<string, unknown>;
@@ -118,7 +102,7 @@ describe("edgectl plan", () => {
     delete next.pools["par-1"];
     next.countries._default = { primary: "ams-1" };
     next.countries.FR = { primary: "fra-1" };
-    const r = await runCli(["plan", files.write(next)], { env });
+    const r = await runCli(["plan", ctx.files.write(next)], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/~ country\/DE .*→ \{"primary":"ams-1","fallbacks":\["fra-1"\]\}/);
     expect(r.stdout).toContain('+ country/FR  {"primary":"fra-1","fallbacks":[]}');
@@ -127,25 +111,25 @@ describe("edgectl plan", () => {
     // FR had no rule: it followed _default (ams-1) and now gets fra-1
     expect(r.stdout).toContain("FR: ams-1 (country/_default) → fra-1 (country/FR)");
     // plan writes nothing
-    const de = await client.get(`${prefix}country/DE`).string();
+    const de = await ctx.client.get(`${prefix}country/DE`).string();
     expect(JSON.parse(de ?? "null")).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
   });
 
-  it("exits 1 for an invalid file and 0 with 'No changes' when etcd matches", async () => {
+  it("exits 1 for an invalid file and 0 with 'No changes' when ctx.etcd matches", async () => {
     const prefix = uniquePrefix("plan2");
-    const env = envFor(prefix);
-    const f = files.write(exampleState());
+    const env = ctx.envFor(prefix);
+    const f = ctx.files.write(exampleState());
     expect((await runCli(["apply", f, "--yes"], { env })).code).toBe(0);
     const same = await runCli(["plan", f], { env });
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("No changes");
-    const invalid = await runCli(["plan", files.write({ pools: {}, countries: {} })], { env });
+    const invalid = await runCli(["plan", ctx.files.write({ pools: {}, countries: {} })], { env });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain("countries._default: required rule is missing");
   });
 
-  it("reports an unreachable etcd in one line, exit 1", async () => {
-    const r = await runCli(["plan", files.write(exampleState())], {
+  it("reports an unreachable ctx.etcd in one line, exit 1", async () => {
+    const r = await runCli(["plan", ctx.files.write(exampleState())], {
       env: { ETCD_ENDPOINTS: "http://127.0.0.1:1", EDGECTL_ETCD_TIMEOUT_MS: "1500" },
     });
     expect(r.code).toBe(1);

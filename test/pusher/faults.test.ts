@@ -1,9 +1,7 @@
-import type { Etcd3 } from "etcd3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COUNTRY_CODES, sameRouting } from "../../src/core/index.js";
 import { createEtcdClient } from "../../src/pusher/etcd-client.js";
 import { WatchTrigger } from "../../src/pusher/watch-trigger.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import {
@@ -13,41 +11,27 @@ import {
   type StartPusherOptions,
   seedRouting,
   startPusher,
-  testClient,
   uniqueNames,
+  useEtcd,
   waitFor,
 } from "./harness.js";
 
-let etcd: EtcdServer;
-let client: Etcd3;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  etcd = await startEtcd();
-  client = testClient(etcd.endpoint);
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  client?.close();
-  await etcd?.stop();
-});
+const ctx = useEtcd();
 
 function start(o: StartPusherOptions): PusherUnderTest {
   const p = startPusher(o);
-  cleanups.push(() => p.stop());
+  ctx.cleanups.push(() => p.stop());
   return p;
 }
 
 async function proxy(): Promise<TcpProxy> {
-  const px = await startTcpProxy(etcd.clientPort);
-  cleanups.push(() => px.close());
+  const px = await startTcpProxy(ctx.etcd.clientPort);
+  ctx.cleanups.push(() => px.close());
   return px;
 }
 
 async function put(key: string, value: unknown): Promise<number> {
-  const res = await client.put(key).value(JSON.stringify(value)).exec();
+  const res = await ctx.client.put(key).value(JSON.stringify(value)).exec();
   return Number(res.header.revision);
 }
 
@@ -57,7 +41,7 @@ async function converged(kv: MemoryKv, prefix: string, rev = 0, timeoutMs = 20_0
     async () => {
       const inKv = await kvRoutes(kv);
       if (!inKv || inKv.rev < rev) return null;
-      return sameRouting(inKv, await compileNow(client, prefix)) ? inKv : null;
+      return sameRouting(inKv, await compileNow(ctx.client, prefix)) ? inKv : null;
     },
     timeoutMs,
   );
@@ -84,16 +68,16 @@ async function churn(prefix: string, count: number, between?: (i: number) => voi
   return last;
 }
 
-describe("pusher under etcd faults", () => {
-  it("survives etcd kill -9 and restart, and later changes arrive", async () => {
+describe("pusher under ctx.etcd faults", () => {
+  it("survives ctx.etcd kill -9 and restart, and later changes arrive", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
-    const p = start({ endpoint: etcd.endpoint, prefix, electionKey, electionTtl: 3 });
+    await seedRouting(ctx.client, prefix);
+    const p = start({ endpoint: ctx.etcd.endpoint, prefix, electionKey, electionTtl: 3 });
     await converged(p.kv, prefix);
-    await etcd.kill("SIGKILL");
+    await ctx.etcd.kill("SIGKILL");
     await waitFor("etcd seen as unreachable", () => !p.pusher.status.document().etcd_reachable);
     await new Promise((r) => setTimeout(r, 1_000));
-    await etcd.restart();
+    await ctx.etcd.restart();
     const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: ["ams-1"] });
     const m = await converged(p.kv, prefix, rev, 30_000);
     expect(m.countries.NL?.pool).toBe("par-1");
@@ -102,7 +86,7 @@ describe("pusher under etcd faults", () => {
 
   it("loses nothing when connections drop repeatedly during a backlog of over 1,000 revisions", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const px = await proxy();
     const p = start({ endpoint: px.endpoint, prefix, electionKey, electionTtl: 5 });
     const before = await converged(p.kv, prefix);
@@ -115,18 +99,18 @@ describe("pusher under etcd faults", () => {
       if (i % 100 === 0) px.cut();
     });
     const m = await converged(p.kv, prefix, last, 30_000);
-    expect(sameRouting(m, await compileNow(client, prefix))).toBe(true);
+    expect(sameRouting(m, await compileNow(ctx.client, prefix))).toBe(true);
   });
 
   it("converges after compaction past its revision while disconnected", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const px = await proxy();
     const p = start({ endpoint: px.endpoint, prefix, electionKey, electionTtl: 5 });
     const before = await converged(p.kv, prefix);
     px.disconnect();
     const last = await churn(prefix, 100);
-    etcd.ctl("compaction", String(last));
+    ctx.etcd.ctl("compaction", String(last));
     px.accept();
     const m = await converged(p.kv, prefix, last, 30_000);
     expect(m.rev).toBeGreaterThan(before.rev);
@@ -137,14 +121,14 @@ describe("pusher under etcd faults", () => {
 
   it("converges after compaction while stopped, from the map in KV", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
-    const a = startPusher({ endpoint: etcd.endpoint, prefix, electionKey, kv });
+    const a = startPusher({ endpoint: ctx.etcd.endpoint, prefix, electionKey, kv });
     await converged(kv, prefix);
     await a.stop();
     const last = await churn(prefix, 100);
-    etcd.ctl("compaction", String(last));
-    const b = start({ endpoint: etcd.endpoint, prefix, electionKey, kv });
+    ctx.etcd.ctl("compaction", String(last));
+    const b = start({ endpoint: ctx.etcd.endpoint, prefix, electionKey, kv });
     await converged(kv, prefix, last);
     const rev = await put(`${prefix}country/DE`, { primary: "ams-1", fallbacks: [] });
     expect((await converged(b.kv, prefix, rev)).countries.DE?.pool).toBe("ams-1");
@@ -154,15 +138,15 @@ describe("pusher under etcd faults", () => {
     const { prefix } = uniqueNames();
     const first = await put(`${prefix}country/DE`, { primary: "ams-1", fallbacks: [] });
     const last = await put(`${prefix}country/DE`, { primary: "par-1", fallbacks: [] });
-    etcd.ctl("compaction", String(last));
-    const watchClient = createEtcdClient({ endpoints: [etcd.endpoint] });
-    cleanups.push(() => watchClient.close());
+    ctx.etcd.ctl("compaction", String(last));
+    const watchClient = createEtcdClient({ endpoints: [ctx.etcd.endpoint] });
+    ctx.cleanups.push(() => watchClient.close());
     const lost: string[] = [];
     const trigger = new WatchTrigger(watchClient, prefix, {
       onChange: () => {},
       onLost: (reason) => lost.push(reason),
     });
-    cleanups.push(() => trigger.stop());
+    ctx.cleanups.push(() => trigger.stop());
     trigger.start(first - 1);
     await waitFor("cancelled watch", () => lost.includes("cancelled"));
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Etcd3 } from "etcd3";
 import { pino } from "pino";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { KvSink } from "../../src/adapters/kv/kv-sink.js";
 import {
   type CompiledMap,
@@ -13,6 +14,7 @@ import { systemClock } from "../../src/pusher/clock.js";
 import { createEtcdClient } from "../../src/pusher/etcd-client.js";
 import { createPusher, type Pusher, type PusherTuning } from "../../src/pusher/pusher.js";
 import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
+import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 
 /** A unique routing prefix and election key for one test. */
@@ -144,4 +146,36 @@ export function startPusher(o: StartPusherOptions): PusherUnderTest {
       etcd.close();
     },
   };
+}
+
+/** A cleanup run after each test. */
+export type Cleanup = () => Promise<void> | void;
+
+/** What `useEtcd` provides to a test file. */
+export interface EtcdSuite {
+  readonly etcd: EtcdServer;
+  readonly client: Etcd3;
+  /** Run (newest first) after each test. */
+  readonly cleanups: Cleanup[];
+}
+
+/** Registers a real etcd for the file, a client on it, and an after-each cleanup list. */
+export function useEtcd(): EtcdSuite {
+  const suite = { cleanups: [] as Cleanup[] } as {
+    etcd: EtcdServer;
+    client: Etcd3;
+    cleanups: Cleanup[];
+  };
+  beforeAll(async () => {
+    suite.etcd = await startEtcd();
+    suite.client = testClient(suite.etcd.endpoint);
+  });
+  afterEach(async () => {
+    for (const c of suite.cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    suite.client?.close();
+    await suite.etcd?.stop();
+  });
+  return suite;
 }

@@ -1,9 +1,7 @@
-import type { Etcd3 } from "etcd3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KvError } from "../../src/adapters/kv/kv-sink.js";
 import { type StatusServer, startStatusServer } from "../../src/pusher/http-server.js";
 import type { StatusDocument } from "../../src/pusher/status.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import {
@@ -11,37 +9,23 @@ import {
   type StartPusherOptions,
   seedRouting,
   startPusher,
-  testClient,
   uniqueNames,
+  useEtcd,
   waitFor,
 } from "./harness.js";
 
-let etcd: EtcdServer;
-let client: Etcd3;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  etcd = await startEtcd();
-  client = testClient(etcd.endpoint);
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  client?.close();
-  await etcd?.stop();
-});
+const ctx = useEtcd();
 
 async function serve(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }) {
-  const p = startPusher({ endpoint: etcd.endpoint, ...o });
-  cleanups.push(() => p.stop());
+  const p = startPusher({ endpoint: ctx.etcd.endpoint, ...o });
+  ctx.cleanups.push(() => p.stop());
   const server: StatusServer = await startStatusServer({
     host: "127.0.0.1",
     port: 0,
     status: p.pusher.status,
     metrics: p.pusher.metrics,
   });
-  cleanups.push(() => server.close());
+  ctx.cleanups.push(() => server.close());
   const base = `http://127.0.0.1:${server.port}`;
   return { p, get: (path: string) => fetch(`${base}${path}`) };
 }
@@ -51,8 +35,8 @@ const SECRET = "cf-token-ABCDEF123456";
 describe("pusher HTTP endpoints", () => {
   it("serves /healthz, /status and /metrics for a caught-up leader", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
-    await client.put(`${prefix}country/FR`).value("not json");
+    await seedRouting(ctx.client, prefix);
+    await ctx.client.put(`${prefix}country/FR`).value("not json");
     const { p, get } = await serve({ prefix, electionKey, id: "pusher-http" });
     const routes = await waitFor("push", () => kvRoutes(p.kv));
     await waitFor("status caught up", () => p.pusher.status.pushedRevision === routes.rev);
@@ -97,7 +81,7 @@ describe("pusher HTTP endpoints", () => {
 
   it("turns /healthz 503 while KV keeps failing, never showing the token, and recovers", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
     kv.failWrites(Number.POSITIVE_INFINITY, () => new KvError("server-error", `bad ${SECRET}`));
     const { get } = await serve({
@@ -123,11 +107,11 @@ describe("pusher HTTP endpoints", () => {
     expect(await kvRoutes(kv)).not.toBeNull();
   });
 
-  it("turns /healthz 503 when etcd is unreachable for too long", async () => {
+  it("turns /healthz 503 when ctx.etcd is unreachable for too long", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
-    const px = await startTcpProxy(etcd.clientPort);
-    cleanups.push(() => px.close());
+    await seedRouting(ctx.client, prefix);
+    const px = await startTcpProxy(ctx.etcd.clientPort);
+    ctx.cleanups.push(() => px.close());
     const { p, get } = await serve({
       endpoint: px.endpoint,
       prefix,
@@ -149,7 +133,7 @@ describe("pusher HTTP endpoints", () => {
 
   it("reports a healthy standby", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const leader = await serve({ prefix, electionKey, id: "l" });
     await waitFor("leader", () => leader.p.pusher.status.role === "leader");
     const standby = await serve({ prefix, electionKey, id: "s" });

@@ -1,7 +1,5 @@
-import type { Etcd3 } from "etcd3";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MapMeta } from "../../src/core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
 import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import {
@@ -9,30 +7,16 @@ import {
   type StartPusherOptions,
   seedRouting,
   startPusher,
-  testClient,
   uniqueNames,
+  useEtcd,
   waitFor,
 } from "./harness.js";
 
-let etcd: EtcdServer;
-let client: Etcd3;
-const cleanups: (() => Promise<void> | void)[] = [];
-
-beforeAll(async () => {
-  etcd = await startEtcd();
-  client = testClient(etcd.endpoint);
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  client?.close();
-  await etcd?.stop();
-});
+const ctx = useEtcd();
 
 function start(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }): PusherUnderTest {
-  const p = startPusher({ endpoint: etcd.endpoint, ...o });
-  cleanups.push(() => p.stop());
+  const p = startPusher({ endpoint: ctx.etcd.endpoint, ...o });
+  ctx.cleanups.push(() => p.stop());
   return p;
 }
 
@@ -43,7 +27,7 @@ const metaWrites = (kv: MemoryKv, id: string) =>
 describe("pusher leadership", () => {
   it("lets only the leader write; a crashed leader's standby takes over within the TTL", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
     const ttl = 2;
     const a = start({
@@ -80,7 +64,7 @@ describe("pusher leadership", () => {
 
   it("hands over at once when the leader resigns on a graceful stop", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
     const a = start({ prefix, electionKey, kv, id: "pusher-a", electionTtl: 10 });
     await waitFor("a leads", () => a.pusher.status.role === "leader");
@@ -96,11 +80,11 @@ describe("pusher leadership", () => {
 
   it("stops writing when its lease cannot be renewed, before a standby takes over", async () => {
     const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
+    await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
     const ttl = 3;
-    const px = await startTcpProxy(etcd.clientPort);
-    cleanups.push(() => px.close());
+    const px = await startTcpProxy(ctx.etcd.clientPort);
+    ctx.cleanups.push(() => px.close());
     const a = start({
       endpoint: px.endpoint,
       prefix,
