@@ -48,6 +48,13 @@ export interface PusherProcessOptions {
   readonly port: number;
   readonly cleanup: Cleanup;
   readonly env?: Readonly<Record<string, string>>;
+  /** `NODE_OPTIONS` for the pusher (e.g. the systemd unit's heap bounds); default none. */
+  readonly nodeOptions?: string | null;
+}
+
+function nodeOptions(fallback: string | null | undefined): { NODE_OPTIONS?: string } {
+  const v = process.env.BENCH_PUSHER_NODE_OPTIONS ?? fallback;
+  return v ? { NODE_OPTIONS: v } : {};
 }
 
 interface PushLogLine {
@@ -61,7 +68,9 @@ interface PushLogLine {
 
 /** Starts the pusher as a child process configured by SPEC §5 variables; waits for `/healthz`. */
 export async function startPusherProcess(o: PusherProcessOptions): Promise<PusherProcess> {
-  const child: ChildProcess = spawn(process.execPath, [`${ROOT}bin/edge-pusher.js`], {
+  // BENCH_PUSHER_ENTRY: another entry point (e.g. a prebuilt bundle) for memory experiments.
+  const entry = process.env.BENCH_PUSHER_ENTRY || `${ROOT}bin/edge-pusher.js`;
+  const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -75,10 +84,8 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       PUSHER_ELECTION_KEY: o.electionKey,
       PUSHER_ELECTION_TTL: "5",
       LOG_LEVEL: "info",
-      // For experiments (e.g. --max-old-space-size) without editing the bench.
-      ...(process.env.BENCH_PUSHER_NODE_OPTIONS
-        ? { NODE_OPTIONS: process.env.BENCH_PUSHER_NODE_OPTIONS }
-        : {}),
+      // BENCH_PUSHER_NODE_OPTIONS (even empty) wins, for experiments without editing the bench.
+      ...nodeOptions(o.nodeOptions),
       ...o.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

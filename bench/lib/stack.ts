@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
-import type { KvSink } from "../../src/adapters/kv/index.js";
 import { type EtcdServer, startEtcd } from "../../test/helpers/etcd.js";
+import { startKvStandin } from "../../test/helpers/kv-standin.js";
 import { freePort } from "../../test/helpers/ports.js";
 import type { Cleanup } from "./cleanup.js";
 import { putAll } from "./etcd-load.js";
@@ -13,7 +13,19 @@ import { openKvReader, revisionOf } from "./kv-reader.js";
 import { type PusherProcess, startPusherProcess } from "./pusher-process.js";
 import { pollUntil } from "./sleep.js";
 
-/** etcd + the pusher as a child process + a second reader of the pusher's local KV namespace. */
+/** What the bench reads KV through: the local namespace or the REST stand-in's store. */
+export interface KvReader {
+  get(key: string): Promise<string | null>;
+}
+
+/**
+ * Which sink the pusher writes to: `local` (Miniflare in the pusher's process, plus workerd), or
+ * `cloudflare` (the production code path: the REST API via the SDK, here against the local
+ * stand-in `test/helpers/kv-standin.ts`, which runs in the bench's process).
+ */
+export type StackSink = "local" | "cloudflare";
+
+/** etcd + the pusher as a child process + a second reader of the pusher's KV namespace. */
 export interface Stack {
   readonly etcd: EtcdServer;
   /** The bench's own etcd client (writes changes, reads floors). */
@@ -22,7 +34,8 @@ export interface Stack {
   readonly persistDir: string;
   readonly namespaceId: string;
   readonly pusher: PusherProcess;
-  readonly reader: KvSink;
+  readonly sink: StackSink;
+  readonly reader: KvReader;
   /** Revision after the fixture was written. */
   readonly seedRevision: number;
   /** Polls `routes` in KV until its `rev` ≥ `rev`; resolves to the ms waited or null. */
@@ -33,7 +46,13 @@ export interface Stack {
 export async function startStack(
   cleanup: Cleanup,
   fixture: readonly FixtureEntry[],
-  opts: { readonly pusherEnv?: Readonly<Record<string, string>> } = {},
+  opts: {
+    readonly pusherEnv?: Readonly<Record<string, string>>;
+    /** Default `local`. */
+    readonly sink?: StackSink;
+    /** `NODE_OPTIONS` for the pusher (see `deployedNodeOptions`). */
+    readonly nodeOptions?: string | null;
+  } = {},
 ): Promise<Stack> {
   const id = randomUUID().slice(0, 8);
   const prefix = `/bench-${id}/routing/v1/`;
@@ -45,7 +64,23 @@ export async function startStack(
 
   const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-kv-"));
   cleanup.add("kv persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
-  const namespaceId = `bench-${id}`;
+  const sink = opts.sink ?? "local";
+  let namespaceId = `bench-${id}`;
+  let sinkEnv: Record<string, string> = {};
+  let standinReader: KvReader | null = null;
+  if (sink === "cloudflare") {
+    // The account budget is Cloudflare's; the pusher's own budget keeps it well under that.
+    const standin = await startKvStandin();
+    cleanup.add("kv stand-in", () => standin.close());
+    namespaceId = standin.namespaceId;
+    sinkEnv = {
+      KV_SINK: "cloudflare",
+      CF_ACCOUNT_ID: standin.accountId,
+      CF_API_TOKEN: standin.token,
+      CF_API_BASE_URL: standin.url,
+    };
+    standinReader = { get: async (key) => standin.values.get(key) ?? null };
+  }
   const pusher = await startPusherProcess({
     etcdEndpoint: etcd.endpoint,
     prefix,
@@ -54,9 +89,10 @@ export async function startStack(
     electionKey: `/bench-${id}/pusher/leader`,
     port: await freePort(),
     cleanup,
-    ...(opts.pusherEnv ? { env: opts.pusherEnv } : {}),
+    env: { ...sinkEnv, ...opts.pusherEnv },
+    nodeOptions: opts.nodeOptions ?? null,
   });
-  const reader = await openKvReader(persistDir, namespaceId, cleanup);
+  const reader = standinReader ?? (await openKvReader(persistDir, namespaceId, cleanup));
   const waitKvRevision = async (rev: number, timeoutMs: number, intervalMs = 0) => {
     const t0 = performance.now();
     const seen = await pollUntil(
@@ -78,6 +114,7 @@ export async function startStack(
     persistDir,
     namespaceId,
     pusher,
+    sink,
     reader,
     seedRevision,
     waitKvRevision,

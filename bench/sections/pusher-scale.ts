@@ -6,23 +6,16 @@ import {
   serializeMap,
 } from "../../src/core/index.js";
 import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
-import type { Cleanup } from "../lib/cleanup.js";
+import { Cleanup } from "../lib/cleanup.js";
+import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
 import { sleep } from "../lib/sleep.js";
-import { startStack } from "../lib/stack.js";
+import { type Stack, type StackSink, startStack } from "../lib/stack.js";
 import { maxInWindow, round, summarize } from "../lib/stats.js";
 
-/** `pusher_scale` in results.json. */
-export interface PusherScaleResult {
-  readonly keys: number;
-  readonly pools: number;
-  readonly countries: number;
-  readonly compile_ms_10k: number;
-  readonly compile_ms_max: number;
-  readonly range_read_ms: number;
-  readonly range_read_ms_max: number;
-  readonly map_bytes: number;
-  readonly problems: number;
+/** One pusher under the sustained load, on one KV sink. */
+export interface SustainedResult {
+  readonly sink: StackSink;
   /** The pusher's Node process: after the first push, and at the end of the sustained load. */
   readonly rss_mb_start: number;
   readonly rss_mb: number;
@@ -38,6 +31,26 @@ export interface PusherScaleResult {
   readonly final_settle_ms: number;
   /** Pusher CPU during the sustained load, % of one core. */
   readonly cpu_pct: number;
+}
+
+/**
+ * `pusher_scale` in results.json. The top-level RSS/write figures are the production pusher's
+ * (`KV_SINK=cloudflare` against the local REST stand-in: no Miniflare in the process);
+ * `local_sink` repeats the sustained load with `KV_SINK=local` (Miniflare in-process + workerd).
+ */
+export interface PusherScaleResult extends SustainedResult {
+  readonly keys: number;
+  readonly pools: number;
+  readonly countries: number;
+  readonly compile_ms_10k: number;
+  readonly compile_ms_max: number;
+  readonly range_read_ms: number;
+  readonly range_read_ms_max: number;
+  readonly map_bytes: number;
+  readonly problems: number;
+  readonly local_sink: SustainedResult | null;
+  /** The pusher's NODE_OPTIONS: the systemd unit's, unless BENCH_PUSHER_NODE_OPTIONS is set. */
+  readonly node_options: string | null;
 }
 
 /** Sustained-load plan. */
@@ -61,11 +74,16 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** 10,000 keys: compile and range-read cost, then the pusher under 100 changes/s. */
+/** 10,000 keys: compile and range-read cost, then the pusher under 100 changes/s on each sink. */
 export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleResult> {
   const fixture = scaleFixture({ keys: KEYS, pools: POOLS });
-  const stack = await startStack(o.cleanup, fixture);
-  const { client, prefix, pusher } = stack;
+  // Each sink gets its own etcd and pusher, torn down before the next one is measured.
+  const first = new Cleanup();
+  const dropFirst = o.cleanup.add("scale (cloudflare sink)", () => first.runAll());
+  // As deployed: the systemd unit's NODE_OPTIONS (heap bounds) apply to both runs.
+  const nodeOptions = deployedNodeOptions();
+  const stack = await startStack(first, fixture, { sink: "cloudflare", nodeOptions });
+  const { client, prefix } = stack;
 
   const reads: number[] = [];
   let snapshot = await readPrefixSnapshot(client, prefix);
@@ -91,7 +109,40 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
   o.log(
     `  ${KEYS} keys: compile p50 ${c.p50.toFixed(1)} ms (max ${c.max.toFixed(1)}), range read p50 ${r.p50.toFixed(1)} ms, map ${mapText.length} bytes`,
   );
+  const keys = snapshot.entries.length;
+  snapshot = { revision: 0, entries: [] };
 
+  const production = await sustain(stack, o);
+  await dropFirst();
+
+  let local: SustainedResult | null = null;
+  // BENCH_SCALE_LOCAL=0 skips the local-sink run (quicker memory experiments).
+  if (process.env.BENCH_SCALE_LOCAL !== "0")
+    try {
+      const stackLocal = await startStack(o.cleanup, fixture, { sink: "local", nodeOptions });
+      local = await sustain(stackLocal, o);
+    } catch (e) {
+      o.log(`  local sink run failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  return {
+    keys,
+    pools: POOLS,
+    countries: Object.keys(previous.countries).length,
+    compile_ms_10k: round(c.p50),
+    compile_ms_max: round(c.max),
+    range_read_ms: round(r.p50),
+    range_read_ms_max: round(r.max),
+    map_bytes: mapText.length,
+    problems: previous.problems.length,
+    ...production,
+    local_sink: local,
+    node_options: process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions,
+  };
+}
+
+/** Drives `rate` country changes per second for `sustainSeconds` and watches the pusher. */
+async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedResult> {
+  const { client, prefix, pusher } = stack;
   await sleep(1_500);
   const rssStart = pusher.rssMb();
   const countries = [...COUNTRY_CODES];
@@ -133,18 +184,10 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
   const rssEnd = pusher.rssMb();
   const writes = pusher.routesWrites(startedWall - 5);
   o.log(
-    `  sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB`,
+    `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)})`,
   );
   return {
-    keys: snapshot.entries.length,
-    pools: POOLS,
-    countries: Object.keys(previous.countries).length,
-    compile_ms_10k: round(c.p50),
-    compile_ms_max: round(c.max),
-    range_read_ms: round(r.p50),
-    range_read_ms_max: round(r.max),
-    map_bytes: mapText.length,
-    problems: previous.problems.length,
+    sink: stack.sink,
     rss_mb_start: round(rssStart),
     rss_mb: round(rssEnd),
     rss_mb_peak: round(Math.max(peak, rssEnd)),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Etcd3, Lease } from "etcd3";
 import { routingKeys } from "../core/index.js";
+import { isUncertainOutcome } from "./etcd-client.js";
 
 /** `lock/apply`, held: the lease keeps it alive (etcd3 keepalive) until `release()`. */
 export interface ApplyLock {
@@ -18,7 +19,9 @@ export interface ApplyLock {
 /** Result of trying to take the lock. */
 export type LockAttempt =
   | { readonly ok: true; readonly lock: ApplyLock }
-  | { readonly ok: false; readonly heldBy: string };
+  | { readonly ok: false; readonly heldBy: string }
+  /** The lock could not be confirmed (timed out, or its lease expired while paused). */
+  | { readonly ok: false; readonly unconfirmed: true };
 
 /** A holder id that names the machine and process, unique per attempt. */
 export function newHolderId(): string {
@@ -40,7 +43,13 @@ export async function acquireApplyLock(
   lease.on("lost", () => {
     // Losing the lease is caught by the commit's compare on the lock key; nothing to do here.
   });
-  const leaseId = await lease.grant();
+  let leaseId: string;
+  try {
+    leaseId = await lease.grant();
+  } catch (e) {
+    if (isUncertainOutcome(e)) return { ok: false, unconfirmed: true };
+    throw e;
+  }
   try {
     const res = await client
       .if(key, "Create", "==", 0)
@@ -63,6 +72,7 @@ export async function acquireApplyLock(
     return { ok: true, lock };
   } catch (e) {
     await lease.revoke().catch(() => undefined);
+    if (isUncertainOutcome(e)) return { ok: false, unconfirmed: true };
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 import type { Etcd3 } from "etcd3";
 import { EpochSchema, routingKeys } from "../core/index.js";
 import type { ApplyLock } from "./apply-lock.js";
-import type { PrefixRead } from "./etcd-client.js";
+import { isUncertainOutcome, type PrefixRead } from "./etcd-client.js";
 import type { KeyChange } from "./plan-diff.js";
 
 /** What the commit compares the epoch against: its state at the read. */
@@ -57,7 +57,13 @@ export async function commitApply(
       client.put(keys.epoch).value(String(next)),
     )
     .else(client.get(keys.lock), client.get(keys.epoch));
-  const res = await txn.commit();
+  let res: Awaited<ReturnType<typeof txn.commit>>;
+  try {
+    res = await txn.commit();
+  } catch (e) {
+    if (!isUncertainOutcome(e)) throw e;
+    return verifyCommit(client, prefix, epoch, changes, e);
+  }
   if (res.succeeded) return { ok: true, epoch: next, revision: Number(res.header.revision) };
   const lockKv = res.responses[0]?.response_range?.kvs[0];
   const epochKv = res.responses[1]?.response_range?.kvs[0];
@@ -70,4 +76,32 @@ export async function commitApply(
     reason: ours ? "epoch-moved" : "lock-lost",
     epochNow: epochKv ? epochKv.value.toString("utf8") : null,
   };
+}
+
+/**
+ * After a commit whose outcome is unknown (timed out, or the process was paused): it landed if
+ * `epoch` is exactly one past the read and every changed key holds what this apply wrote.
+ */
+async function verifyCommit(
+  client: Etcd3,
+  prefix: string,
+  epoch: EpochAtRead,
+  changes: readonly KeyChange[],
+  cause: unknown,
+): Promise<CommitResult> {
+  const keys = routingKeys(prefix);
+  const now = await client.get(keys.epoch).exec();
+  const epochKv = now.kvs[0];
+  const epochNow = epochKv ? epochKv.value.toString("utf8") : null;
+  const unchanged =
+    epoch.modRevision === null ? !epochKv : Number(epochKv?.mod_revision) === epoch.modRevision;
+  if (unchanged) throw cause;
+  if (epochNow === String(epoch.value + 1)) {
+    const values = await Promise.all(changes.map((c) => client.get(c.key).string()));
+    const ours = changes.every((c, i) =>
+      c.kind === "remove" ? values[i] === null : values[i] === (c.after ?? ""),
+    );
+    if (ours) return { ok: true, epoch: epoch.value + 1, revision: Number(epochKv?.mod_revision) };
+  }
+  return { ok: false, reason: "epoch-moved", epochNow };
 }

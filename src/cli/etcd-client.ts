@@ -1,4 +1,11 @@
-import { Etcd3 } from "etcd3";
+import { noop } from "cockatiel";
+import {
+  Etcd3,
+  EtcdLeaseInvalidError,
+  GRPCDeadlineExceededError,
+  GRPCNotFoundError,
+  GRPCUnavailableError,
+} from "etcd3";
 import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import { etcdClientOptions } from "../adapters/etcd-options.js";
 import type { Snapshot } from "../core/index.js";
@@ -30,7 +37,9 @@ export function openEtcd(settings: CliSettings): Etcd3 {
     ...etcdClientOptions(settings.etcd),
     dialTimeout: timeout,
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-    faultHandling: { host: fastRecoveryBreaker },
+    // No automatic re-sends: etcd3's default global policy retries any recoverable error, and a
+    // re-sent apply transaction that already landed would be reported as a conflict.
+    faultHandling: { host: fastRecoveryBreaker, global: noop },
   });
 }
 
@@ -72,4 +81,17 @@ export async function withEtcd<T>(
   } finally {
     client.close();
   }
+}
+
+/**
+ * True when a request may or may not have taken effect (it timed out, the connection dropped) or
+ * its lease vanished meanwhile (the process was paused past the TTL): the caller must check.
+ */
+export function isUncertainOutcome(e: unknown): boolean {
+  return (
+    e instanceof GRPCDeadlineExceededError ||
+    e instanceof GRPCUnavailableError ||
+    e instanceof GRPCNotFoundError ||
+    e instanceof EtcdLeaseInvalidError
+  );
 }

@@ -173,14 +173,36 @@ export class WriteScheduler {
   private routesDue(): CompiledMap | null {
     const d = this.desired?.map;
     if (!d || this.awaitingCompile) return null;
-    if (this.written && sameMap(d, this.written)) return null;
+    const w = this.written;
+    if (!w) return d;
     // The revision in KV never goes backwards (another leader may have written a newer one).
-    if (this.written && d.rev < this.written.rev) return null;
-    return d;
+    if (d.rev < w.rev) return null;
+    // sameMap compares rev and epoch too: only maps equal in both need the full comparison,
+    // which this runs at most once per pair (hasPending and every tick ask again).
+    if (d.rev !== w.rev || d.epoch !== w.epoch) return d;
+    if (this.sameAs?.desired !== d || this.sameAs.written !== w) {
+      this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
+    }
+    return this.sameAs.same ? null : d;
   }
 
+  /** The last `sameMap` answer, for the pair it was asked about. */
+  private sameAs: {
+    readonly desired: CompiledMap;
+    readonly written: CompiledMap;
+    readonly same: boolean;
+  } | null = null;
+
+  /** Signatures by map: each map's is computed once (it joins up to 1,000 problems). */
+  private readonly signatures = new WeakMap<CompiledMap, string>();
+
   private signature(map: CompiledMap): string {
-    return JSON.stringify([map.rev, map.epoch, map.problems, this.o.pusherId]);
+    let sig = this.signatures.get(map);
+    if (sig === undefined) {
+      sig = JSON.stringify([map.rev, map.epoch, map.problems, this.o.pusherId]);
+      this.signatures.set(map, sig);
+    }
+    return sig;
   }
 
   private metaChanged(): boolean {

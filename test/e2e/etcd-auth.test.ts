@@ -27,7 +27,16 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+/** Process groups to kill after the file, even when a test timed out before its own cleanup. */
+const groups: number[] = [];
 afterAll(async () => {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
   await etcd?.stop();
 });
 
@@ -156,6 +165,7 @@ describe("deploy/etcd-auth.sh", () => {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    if (pusher.pid) groups.push(pusher.pid);
     let plog = "";
     pusher.stdout.on("data", (d: Buffer) => {
       plog += d.toString();

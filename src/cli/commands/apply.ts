@@ -58,6 +58,12 @@ export function applyCommand(ctx: CommandContext): Command {
         }
         const attempt = await acquireApplyLock(client, settings.prefix, settings.lockTtlSeconds);
         if (!attempt.ok) {
+          if ("unconfirmed" in attempt) {
+            throw new CliError(
+              "conflict",
+              "conflict: lock/apply could not be confirmed (timed out, or its lease expired while this process was paused); nothing written",
+            );
+          }
           throw new CliError(
             "locked",
             `locked: lock/apply is held by ${attempt.heldBy}; nothing written`,

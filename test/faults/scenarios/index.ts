@@ -1,0 +1,25 @@
+import type { Scenario } from "../scenario.js";
+import { etcdKillLoop } from "./s01-etcd-kill-loop.js";
+import { reconnectCatchup } from "./s02-reconnect-catchup.js";
+import { compactionWhileDisconnected } from "./s03-compaction.js";
+import { kvFaults } from "./s04-kv-faults.js";
+import { badInput } from "./s05-bad-input.js";
+import { leadership } from "./s06-leadership.js";
+import { workerHostile } from "./s07-worker-hostile.js";
+import { concurrentOperators } from "./s08-concurrent-operators.js";
+import { etcdAuth } from "./s09-etcd-auth.js";
+import { secretsGrep } from "./s10-secrets.js";
+
+/** Every scenario, in the order they run (the secrets grep last: it reads everything). */
+export const scenarios: readonly Scenario[] = [
+  etcdKillLoop,
+  reconnectCatchup,
+  compactionWhileDisconnected,
+  kvFaults,
+  badInput,
+  leadership,
+  workerHostile,
+  concurrentOperators,
+  etcdAuth,
+  secretsGrep,
+];

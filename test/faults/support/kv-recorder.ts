@@ -1,0 +1,86 @@
+import { randomBytes } from "node:crypto";
+import { type CompiledMap, type MapMeta, parseMap } from "../../../src/core/index.js";
+import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../helpers/kv-standin.js";
+import type { FaultContext } from "../scenario.js";
+
+/** One value the stand-in stored, in order. */
+export interface RecordedWrite {
+  readonly at: number;
+  readonly key: string;
+  readonly value: string;
+}
+
+/** The Cloudflare KV stand-in with every stored write recorded in order. */
+export interface RecordedKv {
+  readonly standin: KvStandin;
+  readonly writes: RecordedWrite[];
+  /** The parsed `routes` now, or null. */
+  routes(): CompiledMap | null;
+  meta(): MapMeta | null;
+  /** The pusher environment pointing the `cloudflare` sink at this stand-in. */
+  env(): Record<string, string>;
+}
+
+/** A token that looks like a Cloudflare API token and is unique per run. */
+export function fakeCfToken(): string {
+  return `cf-${randomBytes(18).toString("base64url")}`;
+}
+
+/** Starts the stand-in (torn down with the scenario) and registers its token as a secret. */
+export async function startRecordedKv(
+  ctx: FaultContext,
+  opts: KvStandinOptions = {},
+): Promise<RecordedKv> {
+  const token = opts.token ?? fakeCfToken();
+  const standin = await startKvStandin({ perKeyWriteLimit: "off", ...opts, token });
+  ctx.defer(() => standin.close());
+  ctx.transcript.secret("CF_API_TOKEN", token);
+  const writes: RecordedWrite[] = [];
+  const values = standin.values;
+  const set = values.set.bind(values);
+  Object.defineProperty(values, "set", {
+    value: (key: string, value: string) => {
+      writes.push({ at: Date.now(), key, value });
+      return set(key, value);
+    },
+  });
+  return {
+    standin,
+    writes,
+    routes() {
+      const text = values.get("routes");
+      return text === undefined ? null : parseMap(text);
+    },
+    meta() {
+      const text = values.get("meta");
+      if (text === undefined) return null;
+      try {
+        return JSON.parse(text) as MapMeta;
+      } catch {
+        return null;
+      }
+    },
+    env: () => ({
+      KV_SINK: "cloudflare",
+      CF_ACCOUNT_ID: standin.accountId,
+      CF_API_TOKEN: standin.token,
+      CF_API_BASE_URL: standin.url,
+      KV_NAMESPACE_ID: standin.namespaceId,
+    }),
+  };
+}
+
+/** Revisions of every `routes` write in order (unparsable writes count as -1). */
+export function routesRevisions(writes: readonly RecordedWrite[]): number[] {
+  return writes.filter((w) => w.key === "routes").map((w) => parseMap(w.value)?.rev ?? -1);
+}
+
+/** The first place where a `routes` write carries a lower rev than an earlier one, or null. */
+export function firstRevRegression(writes: readonly RecordedWrite[]): string | null {
+  let max = -1;
+  for (const [i, rev] of routesRevisions(writes).entries()) {
+    if (rev < max) return `routes write #${i} has rev ${rev} after rev ${max}`;
+    max = Math.max(max, rev);
+  }
+  return null;
+}
