@@ -1,14 +1,21 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
-/** A TCP proxy on 127.0.0.1 that tests can use to cut and refuse connections. */
+/**
+ * A TCP proxy on 127.0.0.1 that tests can use to cut and refuse connections. It counts the bytes
+ * flowing back to the client, so a test can cut right after the first batch of a catch-up.
+ */
 export interface TcpProxy {
   readonly port: number;
   readonly endpoint: string;
+  /** Bytes sent to the client since the last `accept()` (or the start). */
+  readonly downstreamBytes: number;
+  /** Resolves true once `bytes` have flowed to the client since `accept()`, false on timeout. */
+  waitForBytes(bytes: number, timeoutMs: number): Promise<boolean>;
   /** Destroys every open connection (both sides). */
   cut(): void;
   /** New connections are accepted and closed at once (a reset), until `accept()`. */
   refuse(): void;
-  /** New connections are forwarded again. */
+  /** New connections are forwarded again, and the byte count restarts. */
   accept(): void;
   /** `refuse()` + `cut()`. */
   disconnect(): void;
@@ -19,6 +26,7 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let refusing = false;
+  let down = 0;
   const server: Server = createServer((client) => {
     if (refusing) {
       client.resetAndDestroy();
@@ -35,6 +43,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     };
     client.on("error", drop).on("close", drop);
     upstream.on("error", drop).on("close", drop);
+    upstream.on("data", (d: Buffer) => {
+      down += d.length;
+    });
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -51,11 +62,23 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   return {
     port,
     endpoint: `http://127.0.0.1:${port}`,
+    get downstreamBytes() {
+      return down;
+    },
+    async waitForBytes(bytes, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (down < bytes) {
+        if (Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      return true;
+    },
     cut,
     refuse: () => {
       refusing = true;
     },
     accept: () => {
+      down = 0;
       refusing = false;
     },
     disconnect: () => {

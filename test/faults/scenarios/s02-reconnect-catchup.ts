@@ -1,7 +1,7 @@
 import { seededRandom } from "../../helpers/kv-standin.js";
+import { startTcpProxy } from "../../helpers/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
-import { startCuttingProxy } from "../support/cutting-proxy.js";
 import {
   describeMismatch,
   expectedMap,
@@ -30,7 +30,7 @@ export const reconnectCatchup: Scenario = {
     const inv = new Invariants();
     const etcd = await scenarioEtcd(ctx);
     const client = testClient(ctx, etcd.endpoint);
-    const proxy = await startCuttingProxy(etcd.clientPort);
+    const proxy = await startTcpProxy(etcd.clientPort);
     ctx.defer(() => proxy.close());
     const { prefix, electionKey } = names("catchup");
     await seedWorld(client, prefix, 10);
