@@ -1,18 +1,9 @@
 import { seededRandom } from "../../helpers/kv-standin.js";
-import { startTcpProxy } from "../../helpers/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
-import {
-  describeMismatch,
-  expectedMap,
-  names,
-  scenarioEtcd,
-  seedWorld,
-  testClient,
-  waitConverged,
-} from "../support/etcd-world.js";
-import { firstRevRegression, startRecordedKv } from "../support/kv-recorder.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";
+import { firstRevRegression } from "../support/kv-recorder.js";
+import { startProxiedPusher } from "../support/proxied-pusher.js";
 
 /** Bytes after reconnecting that count as "the first batch" (past the HTTP/2 handshake). */
 const FIRST_BATCH_BYTES = 4_096;
@@ -28,27 +19,7 @@ export const reconnectCatchup: Scenario = {
     const backlog = 3_100;
     const r = seededRandom(ctx.seed);
     const inv = new Invariants();
-    const etcd = await scenarioEtcd(ctx);
-    const client = testClient(ctx, etcd.endpoint);
-    const proxy = await startTcpProxy(etcd.clientPort);
-    ctx.defer(() => proxy.close());
-    const { prefix, electionKey } = names("catchup");
-    await seedWorld(client, prefix, 10);
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "catchup-1",
-      etcdEndpoint: proxy.endpoint,
-      prefix,
-      electionKey,
-      electionTtl: 15,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
-    if (
-      (await waitConverged(() => kv.routes(), await expectedMap(client, prefix), 30_000)) === null
-    ) {
-      throw new Error("the pusher never pushed the seed state");
-    }
+    const { client, proxy, prefix, kv, pusher } = await startProxiedPusher(ctx, "catchup");
     let midCatchup = 0;
     let exact = 0;
     let worst = 0;

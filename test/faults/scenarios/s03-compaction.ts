@@ -1,20 +1,10 @@
 import { seededRandom } from "../../helpers/kv-standin.js";
-import { startTcpProxy } from "../../helpers/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
-import {
-  describeMismatch,
-  expectedMap,
-  names,
-  scenarioEtcd,
-  seedWorld,
-  testClient,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";
 import { randomRule } from "../support/intent-writer.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { startProxiedPusher } from "../support/proxied-pusher.js";
 
 export const compactionWhileDisconnected: Scenario = {
   id: 3,
@@ -26,27 +16,7 @@ export const compactionWhileDisconnected: Scenario = {
     const rounds = ctx.quick ? 2 : 20;
     const r = seededRandom(ctx.seed);
     const inv = new Invariants();
-    const etcd = await scenarioEtcd(ctx);
-    const client = testClient(ctx, etcd.endpoint);
-    const proxy = await startTcpProxy(etcd.clientPort);
-    ctx.defer(() => proxy.close());
-    const { prefix, electionKey } = names("compact");
-    await seedWorld(client, prefix, 10);
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "compact-1",
-      etcdEndpoint: proxy.endpoint,
-      prefix,
-      electionKey,
-      electionTtl: 15,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
-    if (
-      (await waitConverged(() => kv.routes(), await expectedMap(client, prefix), 30_000)) === null
-    ) {
-      throw new Error("the pusher never pushed the seed state");
-    }
+    const { etcd, client, proxy, prefix, kv, pusher } = await startProxiedPusher(ctx, "compact");
     let worst = 0;
     let worstLate = 0;
     let converged = 0;
