@@ -1,23 +1,19 @@
 import type { Logger } from "pino";
-import { isRetryableKvError, type KvEntry, type KvSink } from "../adapters/kv/kv-sink.js";
+import { isRetryableKvError, KvError, type KvSink } from "../adapters/kv/kv-sink.js";
 import {
   type CompiledMap,
   type CompileResult,
   parseMap,
   sameMap,
   sameRouting,
-  serializeMap,
-  serializeMeta,
 } from "../core/index.js";
 import { type BackoffPolicy, backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
+import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 
-/** The KV key holding the compiled map. */
-export const ROUTES_KEY = "routes";
-/** The KV key holding the dead-man's-switch document. */
-export const META_KEY = "meta";
+export { META_KEY, ROUTES_KEY } from "./kv-entries.js";
 
 /** What the scheduler needs; intervals are injectable so tests run fast. */
 export interface WriteSchedulerOptions {
@@ -259,41 +255,18 @@ export class WriteScheduler {
 
   private async write(routes: CompiledMap | null, metaSource: CompiledMap): Promise<void> {
     const started = this.o.clock.now();
-    const entries: KvEntry[] = [];
-    const routesText = routes ? serializeMap(routes) : null;
-    if (routesText !== null) entries.push({ key: ROUTES_KEY, value: routesText });
-    entries.push({
-      key: META_KEY,
-      value: serializeMeta({
-        v: 1,
-        rev: metaSource.rev,
-        epoch: metaSource.epoch,
-        heartbeat_at: new Date(started).toISOString(),
-        pusher: this.o.pusherId,
-        countries: Object.keys(metaSource.countries).length,
-        problems: metaSource.problems,
-      }),
-    });
+    const entries = pushEntries(routes, metaSource, this.o.pusherId, started);
     this.lastWriteAt = started;
     this.writing = true;
     const stopTimer = this.o.metrics.writeDuration.startTimer();
-    // Fencing: a write still in flight when the lease window closes is aborted, so it cannot
-    // land after a standby took over.
-    const fence = new AbortController();
-    const fenceTimer = setTimeout(
-      () => fence.abort(),
-      Math.max(0, this.o.writeDeadline() - this.o.clock.now()),
-    );
     try {
-      await this.o.kv.putMany(entries, { signal: fence.signal });
+      await fencedPut(this.o.kv, entries, this.o.writeDeadline() - started);
     } catch (e) {
-      clearTimeout(fenceTimer);
       stopTimer();
       this.writing = false;
       this.failed("write", e);
       return;
     }
-    clearTimeout(fenceTimer);
     stopTimer();
     this.writing = false;
     this.attempts = 0;
@@ -314,20 +287,14 @@ export class WriteScheduler {
         keys: entries.map((e) => e.key),
         problems: m.problems.length,
       },
-      routesText === null ? "heartbeat" : "push",
+      routes === null ? "heartbeat" : "push",
     );
   }
 
   private failed(op: string, e: unknown): number {
     this.attempts += 1;
     const retryable = isRetryableKvError(e);
-    const retryAfterMs =
-      typeof e === "object" &&
-      e !== null &&
-      "retryAfterMs" in e &&
-      typeof e.retryAfterMs === "number"
-        ? e.retryAfterMs
-        : undefined;
+    const retryAfterMs = e instanceof KvError ? e.retryAfterMs : undefined;
     // Not retryable (bad token, bad request) still retries, slowly: an operator may fix it.
     const attempt = retryable ? this.attempts : Number.MAX_SAFE_INTEGER;
     const delay = backoffDelay(Math.min(attempt, 30), this.o.backoff, retryAfterMs);

@@ -1,0 +1,49 @@
+import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
+import { type CompiledMap, serializeMap, serializeMeta } from "../core/index.js";
+
+/** The KV key holding the compiled map. */
+export const ROUTES_KEY = "routes";
+/** The KV key holding the dead-man's switch. */
+export const META_KEY = "meta";
+
+/** The entries of one push: `routes` (when it changed) and always `meta`, stamped by the writer. */
+export function pushEntries(
+  routes: CompiledMap | null,
+  metaSource: CompiledMap,
+  pusherId: string,
+  at: number,
+): KvEntry[] {
+  const entries: KvEntry[] = [];
+  if (routes) entries.push({ key: ROUTES_KEY, value: serializeMap(routes) });
+  entries.push({
+    key: META_KEY,
+    value: serializeMeta({
+      v: 1,
+      rev: metaSource.rev,
+      epoch: metaSource.epoch,
+      heartbeat_at: new Date(at).toISOString(),
+      pusher: pusherId,
+      countries: Object.keys(metaSource.countries).length,
+      problems: metaSource.problems,
+    }),
+  });
+  return entries;
+}
+
+/**
+ * Writes with fencing: a write still in flight when the leadership window closes (`deadlineMs`
+ * from now) is aborted, so it cannot land after a standby took over.
+ */
+export async function fencedPut(
+  kv: KvSink,
+  entries: readonly KvEntry[],
+  deadlineMs: number,
+): Promise<void> {
+  const fence = new AbortController();
+  const timer = setTimeout(() => fence.abort(), Math.max(0, deadlineMs));
+  try {
+    await kv.putMany(entries, { signal: fence.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
