@@ -128,11 +128,6 @@ export class LocalStack {
         : `etcd: started at ${etcd.endpoint}, data in ${cfg.etcdDataDir}`,
     );
 
-    // wrangler takes longest (bundling, workerd start): start it now, check it at the end.
-    this.step(`worker: starting wrangler dev on http://127.0.0.1:${cfg.workerPort}…`);
-    const inspector = cfg.inspectorPort || (await freePort());
-    sup.spawn(workerSpec(cfg, edge, inspector));
-
     const intent =
       (await countPrefix(etcd.endpoint, `${cfg.prefix}pool/`)) +
       (await countPrefix(etcd.endpoint, `${cfg.prefix}country/`));
@@ -158,6 +153,18 @@ export class LocalStack {
     // the heartbeats; readiness below waits for a map at least as new as their registration.
     this.step(`pusher: starting (local KV in ${cfg.persistDir})…`);
     sup.spawn(pusherSpec(cfg, etcd.endpoint, edge));
+    const pusherUrl = `http://127.0.0.1:${cfg.pusherPort}`;
+    // The pusher listens only once its KV sink is open. Two workerd processes creating the same
+    // persisted KV database at once can fail with SQLITE_BUSY, so wrangler dev starts after that.
+    await waitFor(async () => ((await probe(`${pusherUrl}/healthz`)) ? true : undefined), {
+      what: "pusher listening",
+      timeoutMs: 90_000,
+      signal,
+    });
+    // wrangler takes longest (bundling, workerd start): start it now, check it at the end.
+    this.step(`worker: starting wrangler dev on http://127.0.0.1:${cfg.workerPort}…`);
+    const inspector = cfg.inspectorPort || (await freePort());
+    sup.spawn(workerSpec(cfg, edge, inspector));
 
     this.step(`origins: starting ${pools.map((p) => `${p.pool}:${p.port}`).join(", ")}…`);
     for (const p of pools) sup.spawn(originSpec(cfg, p));
@@ -175,7 +182,6 @@ export class LocalStack {
     for (const p of pools) sup.spawn(heartbeatSpec(cfg, etcd.endpoint, p));
     const healthRev = await this.waitHealthKeys(etcd.endpoint, pools, signal);
 
-    const pusherUrl = `http://127.0.0.1:${cfg.pusherPort}`;
     this.step("pusher: waiting for /healthz…");
     await waitFor(async () => ((await probe(`${pusherUrl}/healthz`))?.ok ? true : undefined), {
       what: "pusher /healthz",

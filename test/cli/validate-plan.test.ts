@@ -115,7 +115,7 @@ describe("edgectl plan", () => {
     expect(JSON.parse(de ?? "null")).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
   });
 
-  it("exits 1 for an invalid file and 0 with 'No changes' when ctx.etcd matches", async () => {
+  it("exits 1 for an invalid file and 0 with 'No changes' when etcd matches", async () => {
     const prefix = uniquePrefix("plan2");
     const env = ctx.envFor(prefix);
     const f = ctx.files.write(exampleState());
@@ -128,7 +128,7 @@ describe("edgectl plan", () => {
     expect(invalid.stderr).toContain("countries._default: required rule is missing");
   });
 
-  it("reports an unreachable ctx.etcd in one line, exit 1", async () => {
+  it("reports an unreachable etcd in one line, exit 1", async () => {
     const r = await runCli(["plan", ctx.files.write(exampleState())], {
       env: { ETCD_ENDPOINTS: "http://127.0.0.1:1", EDGECTL_ETCD_TIMEOUT_MS: "1500" },
     });

@@ -107,7 +107,7 @@ describe("pusher HTTP endpoints", () => {
     expect(await kvRoutes(kv)).not.toBeNull();
   });
 
-  it("turns /healthz 503 when ctx.etcd is unreachable for too long", async () => {
+  it("turns /healthz 503 when etcd is unreachable for too long", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
     const px = await startTcpProxy(ctx.etcd.clientPort);
