@@ -182,6 +182,16 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     };
     for (const pool of POOLS) startHeartbeat(pool);
     startPusher();
+    // The pusher listens once its KV sink is open; a second workerd creating the same persisted
+    // database at the same moment can fail with SQLITE_BUSY.
+    await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${pusherPort}/healthz`, { signal: AbortSignal.timeout(1_000) })
+          .then(() => true)
+          .catch(() => undefined),
+      "pusher listening",
+      60_000,
+    );
 
     const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
     const mf = new Miniflare({
