@@ -1,15 +1,2 @@
-import { createServer } from "node:net";
-
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** The stack's free-port finder, shared so tests and `npm start` pick ports the same way. */
+export { freePort } from "../../scripts/stack/free-port.js";
