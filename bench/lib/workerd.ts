@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { Miniflare, type RequestInitCfType } from "miniflare";
 import { localPersistRoot } from "../../src/adapters/kv/index.js";
-import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
 
@@ -23,21 +22,8 @@ export interface BenchWorkerd {
   rssMb(): number;
 }
 
-async function bundlePassthrough(): Promise<string> {
-  const r = await build({
-    entryPoints: [PASS_ENTRY],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "browser", "import"],
-    logLevel: "silent",
-  });
-  const out = r.outputFiles[0];
-  if (!out) throw new Error("esbuild produced no output");
-  return out.text;
+function bundlePassthrough(): Promise<string> {
+  return bundleForWorkerd(PASS_ENTRY);
 }
 
 /** Options: where the routing Worker's `ROUTING` namespace lives and its vars. */

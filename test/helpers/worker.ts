@@ -41,12 +41,10 @@ function cfWithCountry(country: string | null): RequestInitCfType {
   return cf as RequestInitCfType;
 }
 
-let bundled: Promise<string> | undefined;
-
-/** Bundles `src/worker/index.ts` once per test process, as wrangler would for workerd. */
-export function bundleWorker(): Promise<string> {
-  bundled ??= build({
-    entryPoints: [`${ROOT}src/worker/index.ts`],
+/** Bundles a Worker entry point for workerd, with the settings wrangler uses. */
+export async function bundleForWorkerd(entry: string): Promise<string> {
+  const r = await build({
+    entryPoints: [entry],
     bundle: true,
     write: false,
     format: "esm",
@@ -55,11 +53,17 @@ export function bundleWorker(): Promise<string> {
     mainFields: ["module", "main"],
     conditions: ["workerd", "worker", "browser", "import"],
     logLevel: "silent",
-  }).then((r) => {
-    const out = r.outputFiles[0];
-    if (!out) throw new Error("esbuild produced no output");
-    return out.text;
   });
+  const out = r.outputFiles[0];
+  if (!out) throw new Error("esbuild produced no output");
+  return out.text;
+}
+
+let bundled: Promise<string> | undefined;
+
+/** Bundles `src/worker/index.ts` once per test process, as wrangler would for workerd. */
+export function bundleWorker(): Promise<string> {
+  bundled ??= bundleForWorkerd(`${ROOT}src/worker/index.ts`);
   return bundled;
 }
 
