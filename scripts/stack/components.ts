@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { StackConfig } from "./config.js";
 import type { LocalPool } from "./seed.js";
 import type { SpawnSpec } from "./supervisor.js";
@@ -89,7 +90,17 @@ export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSetting
   };
 }
 
-/** The Worker under `wrangler dev`, never prompting, with the debug token as a hidden var. */
+/**
+ * Writes the Worker's secrets where only this user can read them. On the command line the debug
+ * token would be visible to every local user through `ps`.
+ */
+export function writeWorkerSecrets(cfg: StackConfig): void {
+  mkdirSync(dirname(cfg.workerEnvFile), { recursive: true, mode: 0o700 });
+  writeFileSync(cfg.workerEnvFile, `DEBUG_TOKEN=${cfg.debugToken}\n`, { mode: 0o600 });
+  chmodSync(cfg.workerEnvFile, 0o600);
+}
+
+/** The Worker under `wrangler dev`, never prompting; its secrets come from `writeWorkerSecrets`. */
 export function workerSpec(cfg: StackConfig, edge: EdgeSettings, inspectorPort: number): SpawnSpec {
   return {
     name: "worker",
@@ -109,8 +120,8 @@ export function workerSpec(cfg: StackConfig, edge: EdgeSettings, inspectorPort: 
       "--persist-to",
       cfg.persistDir,
       "--show-interactive-dev-session=false",
-      "--var",
-      `DEBUG_TOKEN:${cfg.debugToken}`,
+      "--env-file",
+      cfg.workerEnvFile,
       "--var",
       "ISOLATE_CACHE_SECONDS:1",
       "--var",

@@ -18,6 +18,8 @@ export interface StackConfig {
   readonly heartbeatInterval: number;
   readonly readyTimeoutMs: number;
   readonly debugToken: string;
+  /** Where the Worker's secrets go for `wrangler dev --env-file` (mode 0600, never argv). */
+  readonly workerEnvFile: string;
   /** Wrangler's devtools port; 0 lets the stack pick a free one. */
   readonly inspectorPort: number;
   readonly colour: boolean;
@@ -60,6 +62,7 @@ export function stackConfigFromEnv(
     heartbeatInterval: int(env, "EDGE_STACK_HEARTBEAT_INTERVAL", 2),
     readyTimeoutMs: int(env, "EDGE_STACK_READY_TIMEOUT", 180) * 1000,
     debugToken: token,
+    workerEnvFile: resolve(dataDir, "worker.env"),
     inspectorPort: int(env, "EDGE_STACK_INSPECTOR_PORT", 0),
     colour: opts.isTty && !env.NO_COLOR && env.TERM !== "dumb",
   };

@@ -7,6 +7,7 @@ import {
   originSpec,
   pusherSpec,
   workerSpec,
+  writeWorkerSecrets,
 } from "./components.js";
 import type { StackConfig } from "./config.js";
 import { ensureEtcd, etcdHealthy } from "./etcd.js";
@@ -164,6 +165,7 @@ export class LocalStack {
     // wrangler takes longest (bundling, workerd start): start it now, check it at the end.
     this.step(`worker: starting wrangler dev on http://127.0.0.1:${cfg.workerPort}…`);
     const inspector = cfg.inspectorPort || (await freePort());
+    writeWorkerSecrets(cfg);
     sup.spawn(workerSpec(cfg, edge, inspector));
 
     this.step(`origins: starting ${pools.map((p) => `${p.pool}:${p.port}`).join(", ")}…`);

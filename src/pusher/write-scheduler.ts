@@ -1,15 +1,10 @@
 import type { Logger } from "pino";
 import { isRetryableKvError, KvError, type KvSink } from "../adapters/kv/kv-sink.js";
-import {
-  type CompiledMap,
-  type CompileResult,
-  parseMap,
-  sameMap,
-  sameRouting,
-} from "../core/index.js";
+import { type CompiledMap, type CompileResult, parseMap, sameRouting } from "../core/index.js";
 import { type BackoffPolicy, backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
+import { KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 
@@ -42,17 +37,13 @@ export interface WriteSchedulerOptions {
  * so the last state always wins and a newer map supersedes a pending one.
  */
 export class WriteScheduler {
-  private desired: CompileResult | null = null;
-  /** What KV holds, as far as this pusher knows (read on activation, then what it wrote). */
-  private written: CompiledMap | null = null;
-  private metaSignature: string | null = null;
+  private readonly view: KvView;
   private metaWrittenAt = Number.NEGATIVE_INFINITY;
   private lastWriteAt = Number.NEGATIVE_INFINITY;
   private retryAt = 0;
   private attempts = 0;
   private active = false;
   private needLoad = false;
-  private awaitingCompile = false;
   private reconcileRequested = false;
   private writing = false;
   private stopped = false;
@@ -61,7 +52,9 @@ export class WriteScheduler {
   private woken = false;
   private loop: Promise<void> | null = null;
 
-  constructor(private readonly o: WriteSchedulerOptions) {}
+  constructor(private readonly o: WriteSchedulerOptions) {
+    this.view = new KvView(o.pusherId);
+  }
 
   /** Starts the write loop. */
   start(): void {
@@ -70,8 +63,8 @@ export class WriteScheduler {
 
   /** Offers a freshly compiled map; it replaces any older one not yet written. */
   submit(result: CompileResult): void {
-    this.desired = result;
-    this.awaitingCompile = false;
+    this.view.desired = result;
+    this.view.awaitingCompile = false;
     this.wake();
   }
 
@@ -79,8 +72,8 @@ export class WriteScheduler {
   activate(): void {
     this.active = true;
     this.needLoad = true;
-    this.awaitingCompile = true;
-    this.metaSignature = null;
+    this.view.awaitingCompile = true;
+    this.view.forgetMeta();
     this.wake();
   }
 
@@ -100,7 +93,7 @@ export class WriteScheduler {
   hasPending(): boolean {
     if (this.writing) return true;
     if (!this.active) return false;
-    return this.routesDue() !== null || this.metaChanged();
+    return this.view.routesDue() !== null || this.view.metaChanged();
   }
 
   /** Waits until nothing is pending, or `timeoutMs` passes; resolves to whether it drained. */
@@ -149,12 +142,12 @@ export class WriteScheduler {
     const now = this.o.clock.now();
     if (now < this.retryAt) return this.retryAt - now;
     if (this.needLoad) return this.load();
-    if (this.awaitingCompile || !this.desired) return Number.POSITIVE_INFINITY;
+    if (this.view.awaitingCompile || !this.view.desired) return Number.POSITIVE_INFINITY;
 
-    const routes = this.routesDue();
-    const metaSource = routes ?? this.written;
+    const routes = this.view.routesDue();
+    const metaSource = routes ?? this.view.written;
     const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
-    const metaDue = metaSource !== null && (this.metaChanged() || now >= heartbeatDue);
+    const metaDue = metaSource !== null && (this.view.metaChanged() || now >= heartbeatDue);
     if (!routes && !metaDue) {
       if (this.reconcileRequested) return this.reconcile();
       return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
@@ -165,53 +158,12 @@ export class WriteScheduler {
     return 0;
   }
 
-  /** The desired map when KV lacks it and it is not older than what KV holds. */
-  private routesDue(): CompiledMap | null {
-    const d = this.desired?.map;
-    if (!d || this.awaitingCompile) return null;
-    const w = this.written;
-    if (!w) return d;
-    // The revision in KV never goes backwards (another leader may have written a newer one).
-    if (d.rev < w.rev) return null;
-    // sameMap compares rev and epoch too: only maps equal in both need the full comparison,
-    // which this runs at most once per pair (hasPending and every tick ask again).
-    if (d.rev !== w.rev || d.epoch !== w.epoch) return d;
-    if (this.sameAs?.desired !== d || this.sameAs.written !== w) {
-      this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
-    }
-    return this.sameAs.same ? null : d;
-  }
-
-  /** The last `sameMap` answer, for the pair it was asked about. */
-  private sameAs: {
-    readonly desired: CompiledMap;
-    readonly written: CompiledMap;
-    readonly same: boolean;
-  } | null = null;
-
-  /** Signatures by map: each map's is computed once (it joins up to 1,000 problems). */
-  private readonly signatures = new WeakMap<CompiledMap, string>();
-
-  private signature(map: CompiledMap): string {
-    let sig = this.signatures.get(map);
-    if (sig === undefined) {
-      sig = JSON.stringify([map.rev, map.epoch, map.problems, this.o.pusherId]);
-      this.signatures.set(map, sig);
-    }
-    return sig;
-  }
-
-  private metaChanged(): boolean {
-    const source = this.routesDue() ?? this.written;
-    return source !== null && this.signature(source) !== this.metaSignature;
-  }
-
   private async load(): Promise<number> {
     try {
       const text = await this.o.kv.get(ROUTES_KEY);
       const map = text === null ? null : parseMap(text);
       if (text !== null && !map) this.o.logger.warn("KV routes is not a valid map; rewriting it");
-      this.written = map;
+      this.view.written = map;
       this.needLoad = false;
       this.attempts = 0;
       this.o.status.kvOk();
@@ -224,7 +176,7 @@ export class WriteScheduler {
   }
 
   private async reconcile(): Promise<number> {
-    const desired = this.desired?.map;
+    const desired = this.view.desired?.map;
     if (!desired) return 0;
     let text: string | null;
     try {
@@ -236,14 +188,14 @@ export class WriteScheduler {
     this.o.status.kvOk();
     const inKv = text === null ? null : parseMap(text);
     // Same routing is fine, unless KV went back in revision (a late write of a former leader).
-    if (inKv && sameRouting(inKv, desired) && inKv.rev >= (this.written?.rev ?? 0)) return 0;
+    if (inKv && sameRouting(inKv, desired) && inKv.rev >= (this.view.written?.rev ?? 0)) return 0;
     this.o.metrics.driftRepairs.inc();
     this.o.logger.warn(
       { kv_revision: inKv?.rev ?? null, revision: desired.rev },
       "KV routes drifted from etcd; rewriting",
     );
-    this.written = inKv;
-    this.metaSignature = null;
+    this.view.written = inKv;
+    this.view.forgetMeta();
     if (inKv && inKv.rev > desired.rev) {
       this.o.status.recordError(
         "kv",
@@ -272,8 +224,8 @@ export class WriteScheduler {
     this.attempts = 0;
     this.o.status.kvOk();
     this.o.metrics.pushes.inc();
-    if (routes) this.written = routes;
-    this.metaSignature = this.signature(metaSource);
+    if (routes) this.view.written = routes;
+    this.view.metaWritten(metaSource);
     this.metaWrittenAt = started;
     const m = metaSource;
     this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems);

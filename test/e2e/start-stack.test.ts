@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,6 +49,10 @@ describe("npm start (scripts/start-stack.ts)", () => {
     expect(cmds).toContain("workerd");
     expect(cmds).toContain("edge-pusher.js");
     expect(cmds).toContain("demo-origin.ts");
+    // The debug token reaches wrangler through a private env file, never a command line.
+    expect(cmds).not.toContain(String(env.EDGE_STACK_DEBUG_TOKEN));
+    const secrets = join(String(env.EDGE_STACK_DATA_DIR), "worker.env");
+    expect(statSync(secrets).mode & 0o777).toBe(0o600);
 
     process.kill(script.pid, "SIGINT");
     const exit = await script.exited;

@@ -1,0 +1,67 @@
+import { type CompiledMap, type CompileResult, sameMap } from "../core/index.js";
+
+/**
+ * The pusher's view of KV: the newest compile it wants there against what KV holds as far as it
+ * knows (read on activation, then what it wrote). Answers what still has to be written.
+ */
+export class KvView {
+  /** The newest compile, not necessarily written yet. */
+  desired: CompileResult | null = null;
+  /** What KV holds as far as this pusher knows. */
+  written: CompiledMap | null = null;
+  /** True after activation until the first compile arrives: nothing is due before it. */
+  awaitingCompile = false;
+  private metaSignature: string | null = null;
+  /** The last `sameMap` answer, for the pair it was asked about. */
+  private sameAs: {
+    readonly desired: CompiledMap;
+    readonly written: CompiledMap;
+    readonly same: boolean;
+  } | null = null;
+  /** Signatures by map: each map's is computed once (it joins up to 1,000 problems). */
+  private readonly signatures = new WeakMap<CompiledMap, string>();
+
+  constructor(private readonly pusherId: string) {}
+
+  /** The desired map when KV lacks it and it is not older than what KV holds. */
+  routesDue(): CompiledMap | null {
+    const d = this.desired?.map;
+    if (!d || this.awaitingCompile) return null;
+    const w = this.written;
+    if (!w) return d;
+    // The revision in KV never goes backwards (another leader may have written a newer one).
+    if (d.rev < w.rev) return null;
+    // sameMap compares rev and epoch too: only maps equal in both need the full comparison,
+    // which this runs at most once per pair (hasPending and every tick ask again).
+    if (d.rev !== w.rev || d.epoch !== w.epoch) return d;
+    if (this.sameAs?.desired !== d || this.sameAs.written !== w) {
+      this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
+    }
+    return this.sameAs.same ? null : d;
+  }
+
+  /** True when `meta` no longer describes the map it would describe now. */
+  metaChanged(): boolean {
+    const source = this.routesDue() ?? this.written;
+    return source !== null && this.signature(source) !== this.metaSignature;
+  }
+
+  /** Records that `meta` describing `map` is in KV. */
+  metaWritten(map: CompiledMap): void {
+    this.metaSignature = this.signature(map);
+  }
+
+  /** Forgets what `meta` holds, so the next tick rewrites it. */
+  forgetMeta(): void {
+    this.metaSignature = null;
+  }
+
+  private signature(map: CompiledMap): string {
+    let sig = this.signatures.get(map);
+    if (sig === undefined) {
+      sig = JSON.stringify([map.rev, map.epoch, map.problems, this.pusherId]);
+      this.signatures.set(map, sig);
+    }
+    return sig;
+  }
+}
