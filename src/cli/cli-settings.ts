@@ -1,19 +1,9 @@
 import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
-import {
-  DEFAULT_FLOOR_POOL,
-  DEFAULT_ORIGIN_TEMPLATE,
-  DEFAULT_PREFIX,
-  isPoolName,
-  originTemplateProblem,
-  routingPrefixProblem,
-} from "../core/index.js";
+import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
 
 /** Settings shared by every command, from the environment and the global flags. */
-export interface CliSettings {
-  readonly prefix: string;
-  readonly floorPool: string;
-  readonly originTemplate: string;
+export interface CliSettings extends RoutingSettings {
   readonly etcd: EtcdSettings;
   /** TTL of the `lock/apply` lease in seconds (`EDGECTL_LOCK_TTL`, default 30). */
   readonly lockTtlSeconds: number;
@@ -41,20 +31,8 @@ export function cliSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   flags: { readonly prefix?: string | undefined } = {},
 ): CliSettings {
-  const prefix = (flags.prefix ?? env.ROUTING_PREFIX)?.trim() || DEFAULT_PREFIX;
-  const prefixProblem = routingPrefixProblem(prefix);
-  if (prefixProblem) throw new ConfigError("invalid-setting", "ROUTING_PREFIX", prefixProblem);
-  const floorPool = env.FLOOR_POOL?.trim() || DEFAULT_FLOOR_POOL;
-  if (!isPoolName(floorPool)) {
-    throw new ConfigError("invalid-setting", "FLOOR_POOL", `"${floorPool}" is not a pool name`);
-  }
-  const originTemplate = env.ORIGIN_TEMPLATE?.trim() || DEFAULT_ORIGIN_TEMPLATE;
-  const templateProblem = originTemplateProblem(originTemplate);
-  if (templateProblem) throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", templateProblem);
   return {
-    prefix,
-    floorPool,
-    originTemplate,
+    ...routingSettingsFromEnv(env, flags.prefix),
     etcd: etcdSettingsFromEnv(env),
     lockTtlSeconds: positiveInt(env, "EDGECTL_LOCK_TTL", 30),
     maxTxnOps: positiveInt(env, "EDGECTL_MAX_TXN_OPS", 128),

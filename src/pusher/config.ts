@@ -1,20 +1,11 @@
 import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
-import {
-  DEFAULT_FLOOR_POOL,
-  DEFAULT_ORIGIN_TEMPLATE,
-  DEFAULT_PREFIX,
-  isPoolName,
-  originTemplateProblem,
-  routingPrefixProblem,
-} from "../core/index.js";
+import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
+import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../core/index.js";
 
 /** Everything the pusher reads from its environment, except the KV sink (see `kvSettingsFromEnv`). */
-export interface PusherConfig {
+export interface PusherConfig extends RoutingSettings {
   readonly etcd: EtcdSettings;
-  readonly prefix: string;
-  readonly originTemplate: string;
-  readonly floorPool: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly heartbeatSeconds: number;
   readonly resyncSeconds: number;
@@ -120,9 +111,8 @@ export function pusherConfigFromEnv(
   env: Env,
   host: { readonly hostname: string; readonly pid: number },
 ): PusherConfig {
-  const prefix = env.ROUTING_PREFIX?.trim() || DEFAULT_PREFIX;
-  const prefixProblem = routingPrefixProblem(prefix);
-  if (prefixProblem) throw new ConfigError("invalid-setting", "ROUTING_PREFIX", prefixProblem);
+  const routing = routingSettingsFromEnv(env);
+  const { prefix } = routing;
   const electionKey = (env.PUSHER_ELECTION_KEY?.trim() || "/edge/pusher/v1/leader").replace(
     /\/+$/,
     "",
@@ -134,18 +124,9 @@ export function pusherConfigFromEnv(
       "must be non-empty and outside ROUTING_PREFIX",
     );
   }
-  const originTemplate = env.ORIGIN_TEMPLATE?.trim() || DEFAULT_ORIGIN_TEMPLATE;
-  const templateProblem = originTemplateProblem(originTemplate);
-  if (templateProblem) throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", templateProblem);
-  const floorPool = env.FLOOR_POOL?.trim() || DEFAULT_FLOOR_POOL;
-  if (!isPoolName(floorPool)) {
-    throw new ConfigError("invalid-setting", "FLOOR_POOL", `"${floorPool}" is not a pool name`);
-  }
   return {
+    ...routing,
     etcd: etcdSettingsFromEnv(env),
-    prefix,
-    originTemplate,
-    floorPool,
     listen: parseListen(env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464"),
     heartbeatSeconds: positiveNumber(env, "HEARTBEAT_SECONDS", 60),
     resyncSeconds: positiveNumber(env, "RESYNC_SECONDS", 600),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/adapters/errors.js";
+import { cliSettingsFromEnv } from "../../src/cli/cli-settings.js";
 import type { PrefixRead } from "../../src/cli/etcd-client.js";
 import { diffIntent } from "../../src/cli/plan-diff.js";
 import { StatusHysteresis } from "../../src/cli/status-hysteresis.js";
@@ -134,5 +136,34 @@ describe("evaluateSync", () => {
         pusher: { ok: true, role: "standby", pushedRevision: null, epoch: null },
       }).inSync,
     ).toBe(true);
+  });
+});
+
+describe("cliSettingsFromEnv", () => {
+  it("reads the routing settings the pusher reads, --prefix winning over ROUTING_PREFIX", () => {
+    const env = { ROUTING_PREFIX: "/a/", FLOOR_POOL: "ams-1", ORIGIN_TEMPLATE: "https://{pool}.x" };
+    expect(cliSettingsFromEnv(env)).toMatchObject({
+      prefix: "/a/",
+      floorPool: "ams-1",
+      originTemplate: "https://{pool}.x",
+    });
+    expect(cliSettingsFromEnv(env, { prefix: "/b/" }).prefix).toBe("/b/");
+    expect(cliSettingsFromEnv({})).toMatchObject({
+      floorPool: DEFAULT_FLOOR_POOL,
+      originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+      lockTtlSeconds: 30,
+    });
+  });
+
+  it.each([
+    ["ROUTING_PREFIX", "/no-slash"],
+    ["FLOOR_POOL", "Par_1"],
+    ["ORIGIN_TEMPLATE", "{pool}.origin.example.com"],
+    ["EDGECTL_LOCK_TTL", "0"],
+    ["EDGECTL_MAX_TXN_OPS", "many"],
+  ])("rejects %s=%s naming the variable", (name, value) => {
+    const run = () => cliSettingsFromEnv({ [name]: value });
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(name);
   });
 });
