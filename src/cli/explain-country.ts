@@ -40,14 +40,29 @@ export interface Explanation {
 }
 
 /**
- * Compiles the snapshot exactly as the pusher does and explains one country's route. The route
- * comes from the compiled map itself; the rule and chain are the explanation around it.
+ * True when a rule `cc` may depend on is invalid. The pusher then keeps its last good route,
+ * which only the previous map (in KV) knows, so an explanation needs that map too.
  */
-export function explainCountry(snapshot: Snapshot, cc: string, opts: CompileOptions): Explanation {
+export function dependsOnLastGood(snapshot: Snapshot, cc: string, opts: CompileOptions): boolean {
+  const keys = new Set([`country/${cc}`, `country/${DEFAULT_CC}`]);
+  return compile(snapshot, opts).problems.some((p) => keys.has(p.key));
+}
+
+/**
+ * Compiles the snapshot exactly as the pusher does (with `opts.previous`, the map in KV, for last
+ * known good) and explains one country's route. The route comes from the compiled map itself;
+ * the rule and chain are the explanation around it. `history` says where `previous` came from.
+ */
+export function explainCountry(
+  snapshot: Snapshot,
+  cc: string,
+  opts: CompileOptions,
+  history?: string,
+): Explanation {
   const { map, problems, state } = compile(snapshot, opts);
   const route = cc === DEFAULT_CC ? map.default : resolveRoute(map, cc);
   const own = cc === DEFAULT_CC || Object.hasOwn(map.countries, cc);
-  const reasons: string[] = [];
+  const reasons: string[] = history ? [history] : [];
   const mine = (key: string) => key === `override/${cc}` || key === `country/${cc}`;
   const relevant = problems.filter((p) => mine(p.key)).map((p) => `${p.key}: ${p.message}`);
   for (const p of problems.filter((p) => mine(p.key)))

@@ -53,28 +53,33 @@ export const OverrideRuleSchema = z
   });
 export type OverrideRule = z.output<typeof OverrideRuleSchema>;
 
-/** An absolute http(s) URL with no path, query, fragment or credentials. */
-export const OriginSchema = z.string().superRefine((s, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    ctx.addIssue({ code: "custom", message: `not an absolute URL: "${s}"` });
-    return;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    ctx.addIssue({
-      code: "custom",
-      message: `scheme must be https: or http:, got "${url.protocol}"`,
-    });
-  } else if (url.username || url.password) {
-    ctx.addIssue({ code: "custom", message: "must not contain credentials" });
-  } else if (url.pathname !== "/" || url.search || url.hash || /[?#]/.test(s)) {
-    ctx.addIssue({ code: "custom", message: "must not have a path, query or fragment" });
-  } else if (s.replace(/\/$/, "") !== url.origin) {
-    ctx.addIssue({ code: "custom", message: `must be a bare origin like "${url.origin}"` });
-  }
-});
+/**
+ * An absolute http(s) URL with no path, query, fragment or credentials; a trailing `/`, any case
+ * and a default port are fine. The output is the normalized origin (`https://fra-1.example.net`).
+ */
+export const OriginSchema = z
+  .string()
+  .superRefine((s, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      ctx.addIssue({ code: "custom", message: `not an absolute URL: "${s}"` });
+      return;
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      ctx.addIssue({
+        code: "custom",
+        message: `scheme must be https: or http:, got "${url.protocol}"`,
+      });
+    } else if (url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: "must not contain credentials" });
+    } else if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+\/?$/i.test(s.trim())) {
+      // Checked on the text: URL parsing folds "/./" and "/.." into "/".
+      ctx.addIssue({ code: "custom", message: "must not have a path, query or fragment" });
+    }
+  })
+  .transform((s) => new URL(s).origin);
 
 /** `pool/{pool}`: where the pool is reached. */
 export const PoolDefSchema = z

@@ -164,7 +164,7 @@ describe("edgectl explain", () => {
           now: new Date(),
         });
         for (const cc of [...ccs, "XX", "IT"]) {
-          const r = await runCli(["explain", cc, "--json"], { env });
+          const r = await runCli(["explain", cc, "--json", "--no-kv"], { env });
           expect(r.code, r.stderr).toBe(0);
           const x = JSON.parse(r.stdout) as Explanation;
           const want = cc === "_default" ? map.default : resolveRoute(map, cc);

@@ -81,6 +81,27 @@ describe("readSnapshot validation", () => {
     expect(problemsFor(world({ "pool/fra-1": { origin: "http://127.0.0.1:9101/" } }))).toEqual([]);
   });
 
+  it.each([
+    ["https://FRA-1.Example.NET", "https://fra-1.example.net"],
+    ["https://fra-1.example.net:443/", "https://fra-1.example.net"],
+    ["http://fra-1.example.net:80", "http://fra-1.example.net"],
+    ["http://[::1]:9101", "http://[::1]:9101"],
+  ])("accepts the origin %s, normalized to %s", (origin, normalized) => {
+    const s = readSnapshot(snap(world({ "pool/fra-1": { origin } })), P);
+    expect(s.problems).toEqual([]);
+    expect(s.pools.get("fra-1")?.origin).toBe(normalized);
+  });
+
+  it.each(["https://x.example.net/./", "https://x.example.net/..", "https://x.example.net/a"])(
+    "rejects the origin %s, whose path URL parsing would fold away",
+    (origin) => {
+      const problems = problemsFor(world({ "pool/fra-1": { origin } }));
+      expect(problems).toContainEqual(
+        expect.objectContaining({ key: "pool/fra-1", code: "invalid-value" }),
+      );
+    },
+  );
+
   it("ignores the lock key and keys outside the prefix", () => {
     const s = readSnapshot(
       {

@@ -1,10 +1,12 @@
 import { Command } from "commander";
+import type { CompiledMap } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { compileOptions } from "../compile-options.js";
 import { parseCountryArgument } from "../country-argument.js";
 import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
-import { explainCountry, formatExplanation } from "../explain-country.js";
+import { dependsOnLastGood, explainCountry, formatExplanation } from "../explain-country.js";
+import { readKvMaps } from "../kv-read.js";
 
 /** `edgectl explain CC [--json]`: resolves CC exactly as the compiler would now, and says why. */
 export function explainCommand(ctx: CommandContext): Command {
@@ -12,11 +14,28 @@ export function explainCommand(ctx: CommandContext): Command {
     .description("show how a country is routed right now, and why")
     .argument("<cc>", "country code (ISO 3166-1 alpha-2, XX, T1) or _default")
     .option("--json", "print the explanation as JSON")
-    .action(async (raw: string, opts: { json?: boolean }, cmd: Command) => {
+    .option("--no-kv", "do not read KV for last good routes (an invalid rule then falls back)")
+    .action(async (raw: string, opts: { json?: boolean; kv: boolean }, cmd: Command) => {
       const cc = parseCountryArgument(raw);
       const settings = ctx.settings(cmd);
       const read = await withEtcd(settings, (client) => readPrefix(client, settings.prefix));
-      const x = explainCountry(toSnapshot(read), cc, compileOptions(settings));
+      const snapshot = toSnapshot(read);
+      const options = compileOptions(settings);
+      let previous: CompiledMap | null = null;
+      let history: string | undefined;
+      if (dependsOnLastGood(snapshot, cc, options)) {
+        if (!opts.kv) history = "KV not read (--no-kv): last good routes are not shown";
+        else {
+          const kv = await readKvMaps(ctx.io);
+          previous = kv.routes;
+          history = kv.error
+            ? `KV not readable (${kv.error}): last good routes are not shown`
+            : kv.routes
+              ? `last good routes from KV routes at revision ${kv.routes.rev}`
+              : "KV holds no routes map: there are no last good routes";
+        }
+      }
+      const x = explainCountry(snapshot, cc, { ...options, previous }, history);
       if (opts.json) ctx.print(JSON.stringify(x));
       else ctx.print(...formatExplanation(x));
       ctx.exit(ExitCode.ok);

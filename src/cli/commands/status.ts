@@ -1,20 +1,11 @@
 import { Command } from "commander";
-import { type CompiledMap, compile, type MapMeta, parseMap } from "../../core/index.js";
+import { compile } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { compileOptions } from "../compile-options.js";
 import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
+import { readKvMaps } from "../kv-read.js";
 import { evaluateSync, formatSync, type SyncInputs } from "../sync-status.js";
-
-function parseMeta(text: string | null): MapMeta | null {
-  if (text === null) return null;
-  try {
-    const m = JSON.parse(text) as Partial<MapMeta>;
-    return typeof m.rev === "number" && typeof m.epoch === "number" ? (m as MapMeta) : null;
-  } catch {
-    return null;
-  }
-}
 
 async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]>> {
   try {
@@ -41,36 +32,32 @@ function heartbeatSeconds(env: Readonly<Record<string, string | undefined>>): nu
   return Number.isFinite(n) && n > 0 ? n : 60;
 }
 
+/** The pusher's address from `PUSHER_LISTEN` (a wildcard host is asked on loopback). */
+export function defaultPusherUrl(env: Readonly<Record<string, string | undefined>>): string {
+  const listen = env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464";
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
+  if (!m) return "http://127.0.0.1:9464";
+  const host = m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
+  return `http://${host}:${m[2]}`;
+}
+
 /** `edgectl status [--pusher URL]`: is the edge on the current config? 0 in sync, 1 behind. */
 export function statusCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("status"))
     .description(
       "compare etcd with the pusher's /status and KV meta: is the edge on the current config?",
     )
-    .option("--pusher <url>", "the pusher's HTTP address", "http://127.0.0.1:9464")
+    .option("--pusher <url>", "the pusher's HTTP address (default: from PUSHER_LISTEN)")
     .option("--no-pusher", "do not ask the pusher (judge by KV alone)")
-    .action(async (opts: { pusher: string | false }, cmd: Command) => {
+    .action(async (opts: { pusher?: string | boolean }, cmd: Command) => {
       const settings = ctx.settings(cmd);
-      // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and only status needs them.
-      const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/kv-factory.js");
-      const kvSettings = kvSettingsFromEnv(ctx.io.env, { cwd: ctx.io.cwd ?? process.cwd() });
+      const pusherUrl =
+        typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
+      const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
       const read = await withEtcd(settings, (client) => readPrefix(client, settings.prefix));
-      let routes: CompiledMap | null = null;
-      let meta: MapMeta | null = null;
-      let kvError: string | undefined;
-      const pusher = opts.pusher === false ? undefined : readPusher(opts.pusher);
-      try {
-        const sink = await createKvSink(kvSettings, {});
-        try {
-          const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);
-          routes = r === null ? null : parseMap(r);
-          meta = parseMeta(m);
-        } finally {
-          await sink.close();
-        }
-      } catch (e) {
-        kvError = e instanceof Error ? e.message : String(e);
-      }
+      // KV after etcd: a change landing in between can only make KV look newer, never behind.
+      const kv = await readKvMaps(ctx.io);
+      const { routes, meta } = kv;
       const snapshot = toSnapshot(read);
       const compiled = compile(snapshot, { ...compileOptions(settings), previous: routes }).map;
       const newestChange = Math.max(
@@ -79,7 +66,7 @@ export function statusCommand(ctx: CommandContext): Command {
       );
       const inputs: SyncInputs = {
         etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
-        kv: { meta, routes, ...(kvError ? { error: kvError } : {}) },
+        kv: { meta, routes, ...(kv.error ? { error: kv.error } : {}) },
         // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
         deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
         ...(pusher ? { pusher: await pusher } : {}),

@@ -7,7 +7,9 @@ import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSink } from "../../src/adapters/kv/index.js";
 import { readPrefix, toSnapshot } from "../../src/cli/etcd-client.js";
+import type { Explanation } from "../../src/cli/explain-country.js";
 import {
+  type CompiledMap,
   compile,
   DEFAULT_FLOOR_POOL,
   DEFAULT_ORIGIN_TEMPLATE,
@@ -43,7 +45,7 @@ afterAll(async () => {
 });
 
 /** Plays the pusher: compiles the prefix now and writes `routes` and `meta` to the local KV. */
-async function push(prefix: string): Promise<number> {
+async function push(prefix: string): Promise<CompiledMap> {
   const read = await readPrefix(client, prefix);
   const { map } = compile(toSnapshot(read), {
     prefix,
@@ -72,7 +74,7 @@ async function push(prefix: string): Promise<number> {
     await sink.close();
   }
   pusherDoc = { role: "leader", pushed_revision: map.rev, epoch: map.epoch };
-  return map.rev;
+  return map;
 }
 
 describe("edgectl status", () => {
@@ -125,5 +127,74 @@ describe("edgectl status", () => {
     expect(unreachable.stdout).toContain("pusher unreachable");
     const kvOnly = await runCli(["status", "--no-pusher"], { env });
     expect(kvOnly.code, kvOnly.stdout).toBe(0);
+    // without --pusher, the pusher is asked where PUSHER_LISTEN says it listens
+    const port = (pusher.address() as AddressInfo).port;
+    const listen = await runCli(["status"], { env: { ...env, PUSHER_LISTEN: `0.0.0.0:${port}` } });
+    expect(listen.code, listen.stdout).toBe(0);
+    expect(listen.stdout).toMatch(/pusher \(leader\)/);
+  });
+});
+
+describe("edgectl explain with last good routes from KV", () => {
+  it("shows the route the pusher keeps for an invalid rule, re-filtered by current health", async () => {
+    const prefix = uniquePrefix("explain-lkg");
+    const env = {
+      ETCD_ENDPOINTS: etcd.endpoint,
+      ROUTING_PREFIX: prefix,
+      KV_SINK: "local",
+      KV_LOCAL_PERSIST: persist,
+      KV_NAMESPACE_ID: NS,
+    };
+    expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      await client.put(`${prefix}health/${pool}`).value('{"status":"healthy"}');
+    const pushed = await push(prefix);
+    await client.put(`${prefix}country/DE`).value("{broken");
+
+    const kept = await runCli(["explain", "DE", "--json"], { env });
+    expect(kept.code, kept.stderr).toBe(0);
+    const x = JSON.parse(kept.stdout) as Explanation;
+    expect(x.route).toMatchObject({ pool: "fra-1", source: "country/DE" });
+    expect(x.reasons).toContain(`last good routes from KV routes at revision ${pushed.rev}`);
+    expect(x.problems.join("\n")).toContain("country/DE");
+    // exactly what the pusher compiles with KV's map as the previous one
+    const { map } = compile(toSnapshot(await readPrefix(client, prefix)), {
+      prefix,
+      floorPool: DEFAULT_FLOOR_POOL,
+      originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+      now: new Date(),
+      previous: pushed,
+    });
+    expect(x.route).toEqual(map.countries.DE);
+
+    await client.put(`${prefix}health/fra-1`).value('{"status":"unhealthy"}');
+    const refiltered = JSON.parse((await runCli(["explain", "DE", "--json"], { env })).stdout);
+    expect(refiltered.route).toMatchObject({ pool: "ams-1", source: "country/DE" });
+
+    const blind = await runCli(["explain", "DE", "--no-kv"], { env });
+    expect(blind.code).toBe(0);
+    expect(blind.stdout).toContain("KV not read (--no-kv)");
+    expect(blind.stdout).toContain("DE follows _default");
+
+    const empty = await runCli(["explain", "DE"], {
+      env: { ...env, KV_NAMESPACE_ID: "edgectl-explain-empty" },
+    });
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain("KV holds no routes map");
+
+    const token = "explain-test-token-0123456789";
+    const unreachable = await runCli(["explain", "DE"], {
+      env: {
+        ...env,
+        KV_SINK: "cloudflare",
+        CF_ACCOUNT_ID: "acc1",
+        CF_API_TOKEN: token,
+        CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
+      },
+    });
+    expect(unreachable.code, unreachable.stderr).toBe(0);
+    expect(unreachable.stdout).toContain("KV not readable (");
+    expect(unreachable.stdout).toContain("DE follows _default");
+    expect(unreachable.stdout + unreachable.stderr).not.toContain(token);
   });
 });
