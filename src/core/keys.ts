@@ -34,12 +34,12 @@ export function parseKey(rel: string): ParsedKey {
     case "override":
       return isRuleTarget(name)
         ? { kind: family, cc: name }
-        : { kind: "invalid", reason: `"${name}" is not an ISO 3166-1 alpha-2 code or _default` };
+        : { kind: "invalid", reason: "not an ISO 3166-1 alpha-2 code" };
     case "pool":
     case "health":
       return isPoolName(name)
         ? { kind: family, pool: name }
-        : { kind: "invalid", reason: `"${name}" is not a valid pool name (a DNS label)` };
+        : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
     default:
       return { kind: "unknown" };
   }

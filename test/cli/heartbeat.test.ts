@@ -135,6 +135,38 @@ describe("edgectl heartbeat (in-process)", () => {
     ]);
   });
 
+  it("registers unhealthy when the check fails at start-up, healthy after 2 successes", async () => {
+    let healthy = false;
+    let hits = 0;
+    server = createServer((_req, res) => {
+      hits++;
+      res.statusCode = healthy ? 200 : 503;
+      res.end();
+    });
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
+    const prefix = uniquePrefix("hb-cold");
+    const key = `${prefix}health/par-1`;
+    const stop = new AbortController();
+    const running = runCli(
+      ["heartbeat", "par-1", "--ttl", "2", "--interval", "0.2", "--check-url", url],
+      { env: envFor(prefix), signal: stop.signal },
+    );
+    const status = async () =>
+      JSON.parse((await client.get(key).string()) ?? "{}").status as string | undefined;
+    try {
+      expect(await waitFor(async () => (await status()) !== undefined, 10_000)).toBe(true);
+      expect(await status()).toBe("unhealthy");
+      healthy = true;
+      const okFrom = hits;
+      expect(await waitFor(async () => (await status()) === "healthy", 10_000)).toBe(true);
+      expect(hits - okFrom).toBeGreaterThanOrEqual(2);
+    } finally {
+      stop.abort();
+    }
+    expect((await running).code).toBe(0);
+  });
+
   it("re-registers on a new lease when etcd says the lease is gone", async () => {
     const prefix = uniquePrefix("hb-lost");
     const key = `${prefix}health/fra-2`;

@@ -162,7 +162,7 @@ describe("compile", () => {
     expect(map.problems).toHaveLength(5);
     expect(map.problems[0]).toMatch(/^country\/FR: invalid JSON/);
     expect(map.problems.slice(1)).toEqual([
-      'country/ZZ: "ZZ" is not an ISO 3166-1 alpha-2 code or _default',
+      "country/ZZ: not an ISO 3166-1 alpha-2 code",
       "epoch: must be a decimal integer",
       "junk/key: unknown key, ignored",
       'pool/bad-1: origin: not an absolute URL: "nope"',
