@@ -16,10 +16,13 @@ export interface EtcdSettings {
 export function etcdSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): EtcdSettings {
+  // Like etcdctl, a bare host:port is accepted; its scheme follows the TLS settings.
+  const scheme = env.ETCD_CA_FILE || env.ETCD_CERT_FILE ? "https://" : "http://";
   const endpoints = (env.ETCD_ENDPOINTS ?? "http://127.0.0.1:2379")
     .split(",")
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((s) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `${scheme}${s}`));
   if (endpoints.length === 0)
     throw new ConfigError("invalid-setting", "ETCD_ENDPOINTS", "is empty");
   for (const e of endpoints) {
@@ -27,7 +30,7 @@ export function etcdSettingsFromEnv(
       throw new ConfigError(
         "invalid-setting",
         "ETCD_ENDPOINTS",
-        `"${e}" is not http(s)://host:port`,
+        `"${e}" is not host:port or http(s)://host:port`,
       );
     }
   }

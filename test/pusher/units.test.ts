@@ -214,6 +214,20 @@ describe("pusher config", () => {
     expect(run).toThrow(name);
   });
 
+  it("accepts bare host:port etcd endpoints, with the scheme the TLS settings imply", () => {
+    expect(
+      pusherConfigFromEnv({ ETCD_ENDPOINTS: "127.0.0.1:2379, h2:1" }, host).etcd.endpoints,
+    ).toEqual(["http://127.0.0.1:2379", "http://h2:1"]);
+    const tls = pusherConfigFromEnv({ ETCD_ENDPOINTS: "e1:2379", ETCD_CA_FILE: "/ca.pem" }, host);
+    expect(tls.etcd.endpoints).toEqual(["https://e1:2379"]);
+    expect(() => pusherConfigFromEnv({ ETCD_ENDPOINTS: "ftp://e1:2379" }, host)).toThrow(
+      "ETCD_ENDPOINTS",
+    );
+    expect(() => pusherConfigFromEnv({ ETCD_ENDPOINTS: "e1:2379/path" }, host)).toThrow(
+      "ETCD_ENDPOINTS",
+    );
+  });
+
   it("documents every variable in --help", () => {
     const text = helpText();
     for (const v of PUSHER_ENV) expect(text).toContain(v.name);
