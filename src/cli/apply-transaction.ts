@@ -17,7 +17,8 @@ export type CommitResult =
   | { readonly ok: true; readonly epoch: number; readonly revision: number }
   | {
       readonly ok: false;
-      readonly reason: "epoch-moved" | "lock-lost";
+      /** `unknown`: the outcome could not be established (history compacted, etcd gone). */
+      readonly reason: "epoch-moved" | "lock-lost" | "unknown";
       readonly epochNow: string | null;
     };
 
@@ -62,7 +63,7 @@ export async function commitApply(
     res = await txn.commit();
   } catch (e) {
     if (!isUncertainOutcome(e)) throw e;
-    return verifyCommit(client, prefix, epoch, changes, e);
+    return verifyCommit(client, prefix, lock, epoch, changes, e);
   }
   if (res.succeeded) return { ok: true, epoch: next, revision: Number(res.header.revision) };
   const lockKv = res.responses[0]?.response_range?.kvs[0];
@@ -79,12 +80,15 @@ export async function commitApply(
 }
 
 /**
- * After a commit whose outcome is unknown (timed out, or the process was paused): it landed if
- * `epoch` is exactly one past the read and every changed key holds what this apply wrote.
+ * After a commit whose outcome is unknown (timed out, or the process was paused): still at the
+ * read's epoch means it did not land. Otherwise find the revision where `epoch` first moved past
+ * the read; the commit there was this apply's if `lock/apply` was this holder's at that revision
+ * (only the holder can commit) and every changed key held what this apply wrote.
  */
-async function verifyCommit(
+export async function verifyCommit(
   client: Etcd3,
   prefix: string,
+  lock: Pick<ApplyLock, "holder" | "createRevision">,
   epoch: EpochAtRead,
   changes: readonly KeyChange[],
   cause: unknown,
@@ -96,12 +100,60 @@ async function verifyCommit(
   const unchanged =
     epoch.modRevision === null ? !epochKv : Number(epochKv?.mod_revision) === epoch.modRevision;
   if (unchanged) throw cause;
-  if (epochNow === String(epoch.value + 1)) {
-    const values = await Promise.all(changes.map((c) => client.get(c.key).string()));
-    const ours = changes.every((c, i) =>
-      c.kind === "remove" ? values[i] === null : values[i] === (c.after ?? ""),
+  if (!epochKv) return { ok: false, reason: "unknown", epochNow };
+  try {
+    const at = await firstEpochChange(
+      client,
+      keys.epoch,
+      epoch.modRevision ?? 0,
+      Number(epochKv.mod_revision),
     );
-    if (ours) return { ok: true, epoch: epoch.value + 1, revision: Number(epochKv?.mod_revision) };
+    if (at === null) return { ok: false, reason: "unknown", epochNow };
+    const [bumped, lockKv, ...values] = await Promise.all([
+      client.get(keys.epoch).revision(at).string(),
+      client
+        .get(keys.lock)
+        .revision(at)
+        .exec()
+        .then((r) => r.kvs[0]),
+      ...changes.map((c) => client.get(c.key).revision(at).string()),
+    ]);
+    const ours =
+      bumped === String(epoch.value + 1) &&
+      lockKv?.value.toString("utf8") === lock.holder &&
+      Number(lockKv.create_revision) === lock.createRevision &&
+      changes.every((c, i) =>
+        c.kind === "remove" ? values[i] === null : values[i] === (c.after ?? ""),
+      );
+    if (ours) return { ok: true, epoch: epoch.value + 1, revision: at };
+    return { ok: false, reason: "epoch-moved", epochNow };
+  } catch {
+    // a compacted revision, or etcd gone again: the history cannot tell
+    return { ok: false, reason: "unknown", epochNow };
   }
-  return { ok: false, reason: "epoch-moved", epochNow };
+}
+
+/**
+ * The first revision in (`after`, `upTo`] at which `key` was modified after `after`: a binary
+ * search over ranges at past revisions (mod revisions only grow while the key exists).
+ */
+async function firstEpochChange(
+  client: Etcd3,
+  key: string,
+  after: number,
+  upTo: number,
+): Promise<number | null> {
+  const changedAt = async (rev: number) => {
+    const kv = (await client.get(key).revision(rev).exec()).kvs[0];
+    return kv !== undefined && Number(kv.mod_revision) > after;
+  };
+  let lo = after + 1;
+  let hi = upTo;
+  if (hi < lo || !(await changedAt(hi))) return null;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await changedAt(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireApplyLock } from "../../src/cli/apply-lock.js";
-import { commitApply, epochAtRead } from "../../src/cli/apply-transaction.js";
+import { commitApply, epochAtRead, verifyCommit } from "../../src/cli/apply-transaction.js";
 import { readPrefix } from "../../src/cli/etcd-client.js";
 import { diffIntent } from "../../src/cli/plan-diff.js";
 import { run } from "../../src/cli/run.js";
@@ -235,6 +235,63 @@ describe("edgectl apply", () => {
     expect(late).toMatchObject({ ok: false, reason: "lock-lost" });
     expect(await intent(prefix)).toEqual(expectedIntent(variant(8), prefix));
     expect((await dump(prefix)).epoch).toBe("2");
+  });
+
+  it("an uncertain commit is settled from etcd's history, even after later applies", async () => {
+    const prefix = uniquePrefix("uncertain");
+    const env = envFor(prefix);
+    expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
+    const lost = new Error("reply lost");
+    const read = await readPrefix(client, prefix);
+    const epoch = epochAtRead(read);
+    const changes = diffIntent(read, variant(1), prefix);
+    const held = await acquireApplyLock(client, prefix, 30, "paused-holder");
+    if (!held.ok) throw new Error("could not lock");
+    // nothing committed yet: the cause stands (the caller reports it)
+    await expect(verifyCommit(client, prefix, held.lock, epoch, changes, lost)).rejects.toBe(lost);
+    const landed = await commitApply(client, prefix, held.lock, epoch, changes);
+    expect(landed.ok).toBe(true);
+    await held.lock.release();
+    // its reply was "lost" and two more applies came after it
+    for (const i of [2, 3])
+      expect((await runCli(["apply", files.write(variant(i)), "--yes"], { env })).code).toBe(0);
+    const settled = await verifyCommit(client, prefix, held.lock, epoch, changes, lost);
+    expect(settled).toEqual({
+      ok: true,
+      epoch: epoch.value + 1,
+      revision: landed.ok ? landed.revision : -1,
+    });
+
+    // another holder's commit at the same epoch step is not mistaken for this one
+    const read2 = await readPrefix(client, prefix);
+    const epoch2 = epochAtRead(read2);
+    const mine = diffIntent(read2, variant(4), prefix);
+    const other = await acquireApplyLock(client, prefix, 30, "other-holder");
+    if (!other.ok) throw new Error("could not lock");
+    const theirs = await commitApply(
+      client,
+      prefix,
+      other.lock,
+      epoch2,
+      diffIntent(read2, variant(5), prefix),
+    );
+    expect(theirs.ok).toBe(true);
+    await other.lock.release();
+    const notMine = await verifyCommit(
+      client,
+      prefix,
+      { holder: "paused-holder-2", createRevision: other.lock.createRevision },
+      epoch2,
+      mine,
+      lost,
+    );
+    expect(notMine).toMatchObject({ ok: false, reason: "epoch-moved" });
+
+    // with the history compacted away, it says it does not know (never "nothing written")
+    const { header } = await client.get(`${prefix}epoch`).exec();
+    await client.kv.compact({ revision: header.revision, physical: true });
+    const unknown = await verifyCommit(client, prefix, held.lock, epoch, changes, lost);
+    expect(unknown).toMatchObject({ ok: false, reason: "unknown" });
   });
 
   it("export prints a file that validates and that apply turns into a no-op", async () => {

@@ -76,7 +76,9 @@ export function applyCommand(ctx: CommandContext): Command {
               "conflict",
               result.reason === "epoch-moved"
                 ? `conflict: epoch moved from ${epoch.value} to ${result.epochNow ?? "(deleted)"} since the read; nothing written (run plan again)`
-                : "conflict: lock/apply is no longer ours (its lease expired); nothing written",
+                : result.reason === "unknown"
+                  ? `conflict: the commit's outcome is unknown (the reply was lost and etcd's history no longer tells; epoch is now ${result.epochNow ?? "(deleted)"}); run plan to see what etcd holds`
+                  : "conflict: lock/apply is no longer ours (its lease expired); nothing written",
             );
           }
           ctx.print(

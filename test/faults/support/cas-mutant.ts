@@ -13,10 +13,26 @@ export interface CasMutant {
 const EPOCH_COMPARE =
   /epoch\.modRevision === null\s*\?\s*client\.if\(keys\.epoch, "Create", "==", 0\)\s*:\s*client\.if\(keys\.epoch, "Mod", "==", epoch\.modRevision\);/;
 
+/** Where `apply` takes the lock after reading and planning, as the mutant's patch expects it. */
+const LOCK_AFTER_READ =
+  /const attempt = await acquireApplyLock\(client, settings\.prefix, settings\.lockTtlSeconds\);/;
+
+function patch(root: string, rel: string, pattern: RegExp, replacement: string): void {
+  const file = join(root, rel);
+  const text = readFileSync(file, "utf8");
+  if (!pattern.test(text)) {
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`cannot build the CAS mutant: ${rel} changed shape (${pattern.source})`);
+  }
+  writeFileSync(file, text.replace(pattern, replacement));
+}
+
 /**
  * Copies `src/` and `bin/` to a temp dir (node_modules linked) and replaces the epoch compare
- * with one that always holds. Production code is never touched; throws if the compare cannot be
- * found (the mutant would otherwise silently equal the original).
+ * with one that always holds. It also widens the gap between reading and locking (as an operator
+ * reading the plan would), so concurrent applies reliably commit on stale reads and the checker
+ * has something to catch. Production code is never touched; throws if either patch point cannot
+ * be found (the mutant would otherwise silently equal the original).
  */
 export function buildCasMutant(): CasMutant {
   const root = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
@@ -31,20 +47,17 @@ export function buildCasMutant(): CasMutant {
     }
   }
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
-  const file = join(root, "src/cli/apply-transaction.ts");
-  const text = readFileSync(file, "utf8");
-  if (!EPOCH_COMPARE.test(text)) {
-    rmSync(root, { recursive: true, force: true });
-    throw new Error(
-      "cannot build the CAS mutant: the epoch compare in apply-transaction.ts changed shape",
-    );
-  }
-  writeFileSync(
-    file,
-    text.replace(
-      EPOCH_COMPARE,
-      'client.if(keys.epoch, "Version", "<", 1_000_000_000); // MUTANT: epoch compare disabled',
-    ),
+  patch(
+    root,
+    "src/cli/apply-transaction.ts",
+    EPOCH_COMPARE,
+    'client.if(keys.epoch, "Version", "<", 1_000_000_000); // MUTANT: epoch compare disabled',
+  );
+  patch(
+    root,
+    "src/cli/commands/apply.ts",
+    LOCK_AFTER_READ,
+    "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
   );
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
