@@ -199,8 +199,14 @@ export function createPusher(deps: PusherDeps): Pusher {
       if (resyncTimer) clearInterval(resyncTimer);
       if (lateWriteTimer) clearTimeout(lateWriteTimer);
       watch.stop();
+      const flushMs = opts.flushTimeoutMs ?? 5_000;
+      // A change committed just before SIGTERM may not be compiled yet (its watch event is in
+      // flight): one last range read takes it. Bounded, so an unreachable etcd cannot hold exit.
+      const giveUp = new AbortController();
+      await Promise.race([compileLoop.compileNow(), sleep(flushMs / 2, giveUp.signal)]);
+      giveUp.abort();
       compileLoop.stop();
-      const drained = await scheduler.flush(opts.flushTimeoutMs ?? 5_000);
+      const drained = await scheduler.flush(flushMs);
       if (!drained) logger.warn("shutdown: a pending KV write did not finish in time");
       await scheduler.stop();
       await leadership.resign();

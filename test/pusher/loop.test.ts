@@ -70,6 +70,23 @@ describe("pusher loop (memory KV, real etcd)", () => {
     expect(p.pusher.status.role).toBe("leader");
   });
 
+  it("a graceful stop right after a commit still writes it (one last range read)", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = start({ prefix, electionKey });
+    const first = await converged(p.kv, prefix);
+    for (const [i, cc] of ["NL", "PL", "BE"].entries()) {
+      const rev = await put(`${prefix}country/${cc}`, { primary: "par-1", fallbacks: [] });
+      expect(rev).toBeGreaterThan(first.rev + i);
+    }
+    const last = await put(`${prefix}country/CZ`, { primary: "fra-1", fallbacks: [] });
+    // no waiting: the watch event for CZ has most likely not been handled yet
+    await p.stop();
+    const routes = await kvRoutes(p.kv);
+    expect(routes?.rev).toBeGreaterThanOrEqual(last);
+    expect(routes?.countries.CZ?.pool).toBe("fra-1");
+  });
+
   it("follows a put, a delete and a health lease expiry", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
