@@ -5,6 +5,11 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["node_modules/**", "test/faults/**"],
     pool: "forks",
+    // Files run one at a time: each starts etcd, workerd or whole stacks, and their timing margins
+    // assume a quiet machine. A container may report more CPUs than its quota; `--maxWorkers`
+    // overrides this on a machine known to be larger.
+    maxWorkers: 1,
+    minWorkers: 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,

@@ -51,7 +51,7 @@ describe("edgectl boost / unboost", () => {
         "--fallbacks",
         "par-1",
         "--ttl",
-        "2s",
+        "4s",
         "--reason",
         "fra-1 is hot",
       ],
@@ -75,7 +75,7 @@ describe("edgectl boost / unboost", () => {
     expect(
       await waitFor(
         async () => (await ctx.client.get(`${prefix}override/DE`).string()) === null,
-        10_000,
+        15_000,
       ),
     ).toBe(true);
   });

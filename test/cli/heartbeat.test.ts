@@ -99,7 +99,18 @@ describe("edgectl heartbeat (in-process)", () => {
     const key = `${prefix}health/par-1`;
     const stop = new AbortController();
     const running = runCli(
-      ["heartbeat", "par-1", "--ttl", "2", "--interval", "0.2", "--check-url", url],
+      [
+        "heartbeat",
+        "par-1",
+        "--ttl",
+        "2",
+        "--interval",
+        "0.2",
+        "--check-timeout",
+        "2",
+        "--check-url",
+        url,
+      ],
       {
         env: envFor(prefix),
         signal: stop.signal,
@@ -149,7 +160,18 @@ describe("edgectl heartbeat (in-process)", () => {
     const key = `${prefix}health/par-1`;
     const stop = new AbortController();
     const running = runCli(
-      ["heartbeat", "par-1", "--ttl", "2", "--interval", "0.2", "--check-url", url],
+      [
+        "heartbeat",
+        "par-1",
+        "--ttl",
+        "2",
+        "--interval",
+        "0.2",
+        "--check-timeout",
+        "2",
+        "--check-url",
+        url,
+      ],
       { env: envFor(prefix), signal: stop.signal },
     );
     const status = async () =>

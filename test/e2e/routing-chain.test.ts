@@ -13,7 +13,8 @@ import {
 let stack: E2eStack;
 
 beforeAll(async () => {
-  stack = await startE2eStack({ heartbeatTtl: 2 });
+  // A TTL well above a starved heartbeat's worst pause on a busy 2-core runner.
+  stack = await startE2eStack({ heartbeatTtl: 5 });
 }, 120_000);
 
 afterAll(async () => {

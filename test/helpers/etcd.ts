@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./ports.js";
+import { freePorts } from "./ports.js";
 
 /** A real etcd server (Debian's `etcd-server`) on loopback with a temporary data dir. */
 export interface EtcdServer {
@@ -22,6 +22,30 @@ export interface EtcdServer {
 /** Locates the etcd binary: $ETCD_BIN, PATH, or Debian's /usr/bin/etcd. */
 export function etcdBinary(): string {
   return process.env.ETCD_BIN ?? "etcd";
+}
+
+function etcdArgs(dataDir: string, endpoint: string, peerPort: number, extra: string[]): string[] {
+  return [
+    "--name",
+    "test",
+    "--data-dir",
+    dataDir,
+    "--listen-client-urls",
+    endpoint,
+    "--advertise-client-urls",
+    endpoint,
+    "--listen-peer-urls",
+    `http://127.0.0.1:${peerPort}`,
+    "--initial-advertise-peer-urls",
+    `http://127.0.0.1:${peerPort}`,
+    "--initial-cluster",
+    `test=http://127.0.0.1:${peerPort}`,
+    "--log-level",
+    "error",
+    "--logger",
+    "zap",
+    ...extra,
+  ];
 }
 
 async function waitHealthy(endpoint: string, child: ChildProcess, logs: string[]): Promise<void> {
@@ -46,47 +70,44 @@ async function waitHealthy(endpoint: string, child: ChildProcess, logs: string[]
 
 /** Starts a fresh single-member etcd on free loopback ports. */
 export async function startEtcd(opts: { extraArgs?: string[] } = {}): Promise<EtcdServer> {
-  const clientPort = await freePort();
-  const peerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "edge-etcd-"));
-  const endpoint = `http://127.0.0.1:${clientPort}`;
-  const args = [
-    "--name",
-    "test",
-    "--data-dir",
-    dataDir,
-    "--listen-client-urls",
-    endpoint,
-    "--advertise-client-urls",
-    endpoint,
-    "--listen-peer-urls",
-    `http://127.0.0.1:${peerPort}`,
-    "--initial-advertise-peer-urls",
-    `http://127.0.0.1:${peerPort}`,
-    "--initial-cluster",
-    `test=http://127.0.0.1:${peerPort}`,
-    "--log-level",
-    "error",
-    "--logger",
-    "zap",
-    ...(opts.extraArgs ?? []),
-  ];
-  let child: ChildProcess;
+  let child: ChildProcess | undefined;
   let logs: string[] = [];
+  let args: string[] = [];
+  let clientPort = 0;
+  let endpoint = "";
   const launch = async () => {
     logs = [];
-    child = spawn(etcdBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.on("data", (d: Buffer) => logs.push(d.toString()));
-    child.stderr?.on("data", (d: Buffer) => logs.push(d.toString()));
-    await waitHealthy(endpoint, child, logs);
+    const proc = spawn(etcdBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
+    child = proc;
+    proc.stdout?.on("data", (d: Buffer) => logs.push(d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => logs.push(d.toString()));
+    await waitHealthy(endpoint, proc, logs);
   };
+  // A port found free can be taken before etcd binds it: then etcd exits, and new ports are tried.
+  for (let attempt = 1; ; attempt++) {
+    const [client, peer] = (await freePorts(2)) as [number, number];
+    clientPort = client;
+    endpoint = `http://127.0.0.1:${client}`;
+    args = etcdArgs(dataDir, endpoint, peer, opts.extraArgs ?? []);
+    try {
+      await launch();
+      break;
+    } catch (e) {
+      const inUse = logs.join("").includes("address already in use");
+      if (child && child.exitCode === null) child.kill("SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+      if (!inUse || attempt >= 3) throw e;
+      mkdirSync(dataDir, { mode: 0o700 });
+    }
+  }
   const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    child.kill(signal);
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+    proc.kill(signal);
     await exited;
   };
-  await launch();
   return {
     endpoint,
     clientPort,

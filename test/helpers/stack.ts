@@ -10,7 +10,7 @@ import { PrefixedOutput } from "../../scripts/stack/output.js";
 import { type Managed, Supervisor } from "../../scripts/stack/supervisor.js";
 import { localPersistRoot } from "../../src/adapters/kv/index.js";
 import { type EtcdServer, startEtcd } from "./etcd.js";
-import { freePort } from "./ports.js";
+import { freePort, freePorts } from "./ports.js";
 import { bundleWorker, compatibilityDate } from "./worker.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -389,13 +389,17 @@ export async function stackScriptEnv(
   env: NodeJS.ProcessEnv;
   ports: Record<Pool, number> & { worker: number; etcd: number };
 }> {
-  const ports = {
-    etcd: await freePort(),
-    worker: await freePort(),
-    "fra-1": await freePort(),
-    "ams-1": await freePort(),
-    "par-1": await freePort(),
-  };
+  const [etcd, worker, fra, ams, par, peer, pusher, inspector] = (await freePorts(8)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const ports = { etcd, worker, "fra-1": fra, "ams-1": ams, "par-1": par };
   const seed = join(dir, "seed.yaml");
   writeFileSync(
     seed,
@@ -413,10 +417,10 @@ export async function stackScriptEnv(
     ports,
     env: {
       EDGE_STACK_ETCD_PORT: String(ports.etcd),
-      EDGE_STACK_ETCD_PEER_PORT: String(await freePort()),
+      EDGE_STACK_ETCD_PEER_PORT: String(peer),
       EDGE_STACK_WORKER_PORT: String(ports.worker),
-      EDGE_STACK_PUSHER_PORT: String(await freePort()),
-      EDGE_STACK_INSPECTOR_PORT: String(await freePort()),
+      EDGE_STACK_PUSHER_PORT: String(pusher),
+      EDGE_STACK_INSPECTOR_PORT: String(inspector),
       EDGE_STACK_DATA_DIR: join(dir, "data"),
       EDGE_STACK_PERSIST_DIR: join(dir, "state"),
       EDGE_STACK_SEED: seed,

@@ -90,7 +90,8 @@ describe("pusher loop (memory KV, real etcd)", () => {
   it("follows a put, a delete and a health lease expiry", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
-    const lease = client.lease(2, { autoKeepAlive: false });
+    // Kept alive until the pusher has seen it (a slow start must not outlive the lease).
+    const lease = client.lease(2);
     await lease.put(`${prefix}health/fra-1`).value(JSON.stringify({ status: "healthy" }));
     const p = start({ prefix, electionKey });
     await waitFor(
@@ -98,7 +99,8 @@ describe("pusher loop (memory KV, real etcd)", () => {
       async () => (await kvRoutes(p.kv))?.countries.DE?.pool === "fra-1",
     );
 
-    // The lease is not renewed: fra-1's health key expires and DE falls back to ams-1.
+    // The lease is no longer renewed: fra-1's health key expires and DE falls back to ams-1.
+    lease.release();
     const expired = await waitFor(
       "DE on ams-1 after the health lease expired",
       async () => {
@@ -124,7 +126,7 @@ describe("pusher loop (memory KV, real etcd)", () => {
     await seedRouting(client, prefix);
     const p = start({ prefix, electionKey });
     await converged(p.kv, prefix);
-    const lease = client.lease(2, { autoKeepAlive: false });
+    const lease = client.lease(2);
     await lease
       .put(`${prefix}override/DE`)
       .value(JSON.stringify({ primary: "par-1", fallbacks: [], reason: "test" }));
@@ -133,6 +135,7 @@ describe("pusher loop (memory KV, real etcd)", () => {
       return m?.countries.DE?.source === "override/DE" ? m : null;
     });
     expect(boosted.countries.DE?.pool).toBe("par-1");
+    lease.release(); // no more renewals: the override expires by itself
     const after = await waitFor(
       "override expiry in KV",
       async () => {

@@ -86,7 +86,18 @@ export const kvFaults: Scenario = {
     }
     const faultsSeen = kv.standin.requests.filter((q) => q.fault).length;
 
-    // Phase 2: KV refuses everything for longer than 30 s, then heals.
+    // Phase 2: KV refuses everything for longer than 30 s, then heals. It starts from a clean
+    // slate: a failure streak left over from phase 1 (say `meta` refused while `routes` landed)
+    // would make /healthz turn 503 before the outage's own 30 s.
+    kv.standin.setFaults(undefined);
+    const settledAt = Date.now();
+    let settled = false;
+    while (!settled && Date.now() - settledAt < 60_000) {
+      const s = await pusher.status();
+      settled = s !== null && s.kv_ok && s.lag_seconds === 0;
+      if (!settled) await sleep(250);
+    }
+    inv.check(settled, "pusher never settled after phase 1 (kv_ok, no lag)", () => "60 s");
     kv.standin.setFaults({
       ratio: 1,
       weights: { "server-error": 2, "rate-limited": 1, "unsuccessful-keys": 1 },

@@ -13,6 +13,8 @@ export interface PusherStatusDoc {
   readonly etcd_revision: number | null;
   readonly pushed_revision: number | null;
   readonly problems: readonly string[];
+  readonly kv_ok: boolean;
+  readonly lag_seconds: number;
 }
 
 /** A real `bin/edge-pusher.js` child process. */
