@@ -94,7 +94,7 @@ export const kvFaults: Scenario = {
     let settled = false;
     while (!settled && Date.now() - settledAt < 60_000) {
       const s = await pusher.status();
-      settled = s !== null && s.kv_ok && s.lag_seconds === 0;
+      settled = s?.kv_ok === true && s.lag_seconds === 0;
       if (!settled) await sleep(250);
     }
     inv.check(settled, "pusher never settled after phase 1 (kv_ok, no lag)", () => "60 s");
