@@ -77,8 +77,15 @@ export class CompileLoop {
           failures += 1;
           this.dirty = true;
           this.o.status.etcdFailed(e);
-          const delay = backoffDelay(failures, { baseMs: 200, maxMs: 2_000 });
-          this.o.logger.warn({ err: e, retry_in_ms: delay }, "etcd read failed");
+          // Capped at 1 s: a range read that fails fast costs little, and the next one that works
+          // is how the pusher learns etcd is back (the watch was dropped with the connection).
+          const delay = backoffDelay(failures, { baseMs: 200, maxMs: 1_000 });
+          // One line at the start of an outage, then one a minute or so: not one per retry.
+          if (failures === 1 || failures % 60 === 0)
+            this.o.logger.warn(
+              { err: e, attempt: failures, retry_in_ms: delay },
+              "etcd read failed",
+            );
           await sleep(delay, this.abort.signal);
         }
       }
