@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { type CompiledMap, type MapMeta, parseMap } from "../core/index.js";
 import type { CliIo } from "./cli-io.js";
 
@@ -20,13 +21,21 @@ function parseMeta(text: string | null): MapMeta | null {
 
 /**
  * Reads `routes` and `meta` from the KV sink the environment configures (as the pusher would).
- * Invalid KV settings throw a `ConfigError`; a sink that cannot be opened or read gives `error`.
+ * Never throws: bad KV settings, a local store that does not exist (it is not created) or a sink
+ * that cannot be read give `error`, with both maps null.
  */
 export async function readKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps> {
-  // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
-  const { createKvSink, kvSettingsFromEnv } = await import("../adapters/kv/kv-factory.js");
-  const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
   try {
+    // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
+    const { createKvSink, kvSettingsFromEnv } = await import("../adapters/kv/kv-factory.js");
+    const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
+    if (settings.kind === "local" && !existsSync(settings.persistDir)) {
+      return {
+        routes: null,
+        meta: null,
+        error: `no local KV at ${settings.persistDir} (set KV_SINK / KV_LOCAL_PERSIST as for the pusher)`,
+      };
+    }
     const sink = await createKvSink(settings, {});
     try {
       const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -181,6 +181,13 @@ describe("edgectl explain with last good routes from KV", () => {
     });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toContain("KV holds no routes map");
+
+    // a local store that does not exist is reported, and not created
+    const nowhere = join(persist, "does-not-exist");
+    const noStore = await runCli(["explain", "DE"], { env: { ...env, KV_LOCAL_PERSIST: nowhere } });
+    expect(noStore.code).toBe(0);
+    expect(noStore.stdout).toContain(`KV not readable (no local KV at ${nowhere}`);
+    expect(existsSync(nowhere)).toBe(false);
 
     const token = "explain-test-token-0123456789";
     const unreachable = await runCli(["explain", "DE"], {

@@ -11,6 +11,7 @@ export {
   type KvSettings,
   kvSettingsFromEnv,
   type LocalKvSettings,
+  localPersistRoot,
   ROUTING_BINDING,
 } from "./kv-settings.js";
 export {
@@ -21,7 +22,7 @@ export {
   type KvSink,
   type PutOptions,
 } from "./kv-sink.js";
-export { createLocalSink, type LocalSinkOptions, localPersistRoot } from "./local-sink.js";
+export { createLocalSink, type LocalSinkOptions } from "./local-sink.js";
 export {
   type BudgetClock,
   CLOUDFLARE_BUDGET,

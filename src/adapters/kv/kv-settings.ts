@@ -1,11 +1,20 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { ConfigError } from "../errors.js";
 import { Secret } from "./secret.js";
 
 /** Default for `KV_LOCAL_PERSIST`: what `wrangler dev` uses when `--persist-to` is not given. */
 export const DEFAULT_LOCAL_PERSIST = ".wrangler/state";
+
+/**
+ * Wrangler 4 passes `defaultPersistRoot: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
+ * wrangler's dev and `kv --local` code), and Miniflare keys KV storage by namespace id, not
+ * binding name, so a Miniflare on this root and `wrangler dev --persist-to <persistDir>` share data.
+ */
+export function localPersistRoot(persistDir: string): string {
+  return join(persistDir, "v3");
+}
 
 /** The KV binding name the Worker reads (SPEC §4). */
 export const ROUTING_BINDING = "ROUTING";

@@ -1,7 +1,6 @@
-import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import type { Logger } from "pino";
-import { ROUTING_BINDING } from "./kv-settings.js";
+import { localPersistRoot, ROUTING_BINDING } from "./kv-settings.js";
 import { type KvEntry, KvError, type KvSink, type PutOptions } from "./kv-sink.js";
 
 /** What the local sink needs: the `wrangler dev --persist-to` directory and the namespace id. */
@@ -14,15 +13,6 @@ export interface LocalSinkOptions {
 // The same no-op script `wrangler kv key put --local` runs its Miniflare with.
 const SCRIPT =
   'addEventListener("fetch", (e) => e.respondWith(new Response(null, { status: 404 })))';
-
-/**
- * Wrangler 4 passes `defaultPersistRoot: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
- * wrangler's dev and `kv --local` code), and Miniflare keys KV storage by namespace id, not
- * binding name, so this instance and `wrangler dev --persist-to <persistDir>` share the data.
- */
-export function localPersistRoot(persistDir: string): string {
-  return join(persistDir, "v3");
-}
 
 function wrap(op: string, e: unknown): KvError {
   if (e instanceof KvError) return e;
