@@ -156,6 +156,7 @@ export const workerHostile: Scenario = {
     // (ISOLATE_CACHE_SECONDS=0), so until then every answer must carry exactly this rev.
     let mustServe: number | null = null;
     let freshChecked = 0;
+    const badGateways: string[] = [];
 
     const mutateMap = async () => {
       mapChanges += 1;
@@ -250,6 +251,10 @@ export const workerHostile: Scenario = {
         return;
       }
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 502 && badGateways.length < 3)
+        badGateways.push(
+          `${method} ${path.slice(0, 50)} cf=${cf} failover=${res.headers.get("x-edge-failover")} degraded=${res.headers.get("x-edge-degraded")} body=${res.body.slice(0, 80)}`,
+        );
       const seen = [...res.headers].map(([k, v]) => `${k}: ${v}`).join("\n");
       const text = `${seen}\n${res.body}`;
       ctx.transcript.add("worker", "response", seen);
@@ -383,6 +388,7 @@ export const workerHostile: Scenario = {
       figure: `${done} requests, ${mapChanges} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
       failures: inv.failures(),
       notes: [
+        ...badGateways.map((b) => `502 answer: ${b}`),
         `worker statuses ${byStatus}; stale-map answers ${staleSeen}; max rev served ${maxServed} of ${newestPut} put; debug-token controls honoured ${honouredControls}/${controls}; answers checked fresh after a newer put ${freshChecked}; refused by the HTTP client ${clientRefused}`,
       ],
     };
