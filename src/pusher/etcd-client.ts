@@ -32,40 +32,27 @@ export function createEtcdClient(settings: EtcdSettings, extra: Partial<IOptions
 }
 
 /**
- * Resolves once etcd answers a read of the routing prefix, or rejects after `timeoutMs` (startup
- * check). It reads inside the prefix because a least-privilege pusher may read nothing else.
+ * Resolves once etcd answers a read of the routing prefix; retries while it is unreachable and
+ * rejects at once on what retrying cannot fix (bad credentials, no permission). It reads inside
+ * the prefix because a least-privilege pusher may read nothing else. Stops when `signal` aborts.
  */
-export async function checkEtcdReachable(
+export async function waitEtcdReachable(
   client: Etcd3,
   prefix: string,
-  timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer from etcd within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-  });
-  const probe = (async () => {
-    for (;;) {
-      try {
-        await client
-          .getAll()
-          .prefix(prefix)
-          .options({ deadline: Date.now() + 1_000 })
-          .count();
-        return;
-      } catch (e) {
-        if (!isTransient(e)) throw e;
-        await new Promise((r) => setTimeout(r, 250));
-      }
+  while (!signal.aborted) {
+    try {
+      await client
+        .getAll()
+        .prefix(prefix)
+        .options({ deadline: Date.now() + 1_000 })
+        .count();
+      return;
+    } catch (e) {
+      if (!isTransient(e)) throw e;
+      await new Promise((r) => setTimeout(r, 250));
     }
-  })();
-  try {
-    await Promise.race([probe, deadline]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -7,8 +7,12 @@ import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 // Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
 // configuration is known to be valid, so `--help` and configuration errors answer at once.
 
-/** How long startup waits for etcd before giving up. */
-const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How long startup waits for etcd before starting anyway. Exiting instead would make a service
+ * manager's restart loop give up during a long etcd outage; running, the pusher retries and its
+ * `/healthz` says it cannot reach etcd.
+ */
+const CONNECT_PATIENCE_MS = 5_000;
 /** How long shutdown waits for the pending KV write. */
 const FLUSH_TIMEOUT_MS = 5_000;
 
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(describe(e));
   }
-  const { checkEtcdReachable, createEtcdClient } = await import("./etcd-client.js");
+  const { waitEtcdReachable, createEtcdClient } = await import("./etcd-client.js");
   let etcd: ReturnType<typeof createEtcdClient>;
   try {
     etcd = createEtcdClient(config.etcd);
@@ -59,11 +63,26 @@ async function main(): Promise<void> {
   const { createLogger } = await import("./logger.js");
   const logger = createLogger({ level: env.LOG_LEVEL || "info" });
 
-  try {
-    await checkEtcdReachable(etcd, config.prefix, CONNECT_TIMEOUT_MS);
-  } catch (e) {
-    etcd.close();
-    fail(`cannot reach etcd at ${config.etcd.endpoints.join(",")}: ${describe(e)}`);
+  const probing = new AbortController();
+  const reachable = waitEtcdReachable(etcd, config.prefix, probing.signal);
+  const refused = (e: unknown) =>
+    fail(`etcd at ${config.etcd.endpoints.join(",")} refused the pusher: ${describe(e)}`);
+  let patience: NodeJS.Timeout | undefined;
+  const early = await Promise.race([
+    reachable.then(() => true, refused),
+    new Promise<false>((r) => {
+      patience = setTimeout(() => r(false), CONNECT_PATIENCE_MS);
+    }),
+  ]);
+  clearTimeout(patience);
+  if (!early) {
+    logger.warn(
+      { etcd: config.etcd.endpoints },
+      "etcd not reachable yet; starting anyway and retrying (/healthz turns 503 after 30 s)",
+    );
+    reachable.then(() => {
+      if (!probing.signal.aborted) logger.info("etcd reachable");
+    }, refused);
   }
 
   const { createKvSink } = await import("../adapters/kv/create-kv-sink.js");
@@ -129,6 +148,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    probing.abort();
     logger.info({ signal }, "shutting down");
     const hardStop = setTimeout(() => {
       logger.error("shutdown took too long; exiting");

@@ -8,6 +8,7 @@ import { createLocalSink } from "../../src/adapters/kv/index.js";
 import { parseMap } from "../../src/core/index.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { freePort } from "../helpers/ports.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { seedRouting, testClient, uniqueNames, waitFor } from "./harness.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/edge-pusher.js");
@@ -111,12 +112,48 @@ describe("edge-pusher entry point", () => {
     expect(await startupError({ ETCD_CA_FILE: "/nonexistent/ca.pem" })).toContain("ETCD_CA_FILE");
   });
 
-  it("fails with one line, after a bounded wait, when etcd is unreachable", async () => {
+  it("starts anyway while etcd is unreachable, says so, and pushes once etcd answers", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const proxy = await startTcpProxy(etcd.clientPort);
+    proxy.refuse();
     const port = await freePort();
-    const t0 = Date.now();
-    const line = await startupError({ ETCD_ENDPOINTS: `http://127.0.0.1:${port}` });
-    expect(line).toContain("etcd");
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    const r = run({
+      ETCD_ENDPOINTS: proxy.endpoint,
+      ROUTING_PREFIX: prefix,
+      PUSHER_ELECTION_KEY: electionKey,
+      PUSHER_ELECTION_TTL: "2",
+      KV_SINK: "local",
+      KV_LOCAL_PERSIST: tempDir(),
+      KV_NAMESPACE_ID: NAMESPACE,
+      PUSHER_LISTEN: `127.0.0.1:${port}`,
+    });
+    try {
+      const status = async () => {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/status`);
+          return (await res.json()) as { pushed_revision: number | null; last_error: unknown };
+        } catch {
+          return null;
+        }
+      };
+      const down = await waitFor("status while etcd is down", status, 30_000);
+      expect(down.pushed_revision).toBeNull();
+      expect(r.stdout()).toContain("etcd not reachable yet; starting anyway");
+      expect(r.child.exitCode).toBeNull();
+      proxy.accept();
+      const pushed = await waitFor(
+        "a push once etcd answers",
+        async () => (await status())?.pushed_revision ?? null,
+        30_000,
+      );
+      expect(pushed).toBeGreaterThan(0);
+      r.child.kill("SIGTERM");
+      expect((await r.exit).code).toBe(0);
+    } finally {
+      if (r.child.exitCode === null) r.child.kill("SIGKILL");
+      await proxy.close();
+    }
   });
 
   it("pushes with the local sink and flushes the pending write on SIGTERM, exiting 0", async () => {
