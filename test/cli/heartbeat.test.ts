@@ -85,51 +85,50 @@ describe("edgectl heartbeat (in-process)", () => {
     server = undefined;
   });
 
-  it("a failing check URL flips the status after 3 failures and back after 2 successes", async () => {
-    let healthy = true;
-    let hits = 0;
+  /** An in-process `heartbeat par-1` whose check URL answers 200 or 503 as the test says. */
+  async function checkedHeartbeat(tag: string, healthyAtStart: boolean) {
+    const check = { healthy: healthyAtStart, hits: 0 };
     server = createServer((_req, res) => {
-      hits++;
-      res.statusCode = healthy ? 200 : 503;
+      check.hits++;
+      res.statusCode = check.healthy ? 200 : 503;
       res.end();
     });
     await new Promise<void>((r) => server?.listen(0, "127.0.0.1", () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
-    const prefix = uniquePrefix("hb-check");
+    const prefix = uniquePrefix(tag);
     const key = `${prefix}health/par-1`;
     const stop = new AbortController();
-    const running = runCli(
-      [
-        "heartbeat",
-        "par-1",
-        "--ttl",
-        "2",
-        "--interval",
-        "0.2",
-        "--check-timeout",
-        "2",
-        "--check-url",
-        url,
-      ],
-      {
-        env: envFor(prefix),
-        signal: stop.signal,
-      },
-    );
+    const argv = ["heartbeat", "par-1", "--ttl", "2", "--interval", "0.2"];
+    const running = runCli([...argv, "--check-timeout", "2", "--check-url", url], {
+      env: envFor(prefix),
+      signal: stop.signal,
+    });
     const status = async () =>
       JSON.parse((await client.get(key).string()) ?? "{}").status as string | undefined;
+    /** The check passes again: `healthy` after at least 2 successes. */
+    const recovers = async () => {
+      check.healthy = true;
+      const okFrom = check.hits;
+      expect(await waitFor(async () => (await status()) === "healthy", 10_000)).toBe(true);
+      expect(check.hits - okFrom).toBeGreaterThanOrEqual(2);
+    };
+    return { check, key, stop, running, status, recovers };
+  }
+
+  it("a failing check URL flips the status after 3 failures and back after 2 successes", async () => {
+    const { check, key, stop, running, status, recovers } = await checkedHeartbeat(
+      "hb-check",
+      true,
+    );
     try {
       expect(await waitFor(async () => (await status()) === "healthy", 10_000)).toBe(true);
-      healthy = false;
-      const failingFrom = hits;
+      check.healthy = false;
+      const failingFrom = check.hits;
       expect(await waitFor(async () => (await status()) === "unhealthy", 10_000)).toBe(true);
-      expect(hits - failingFrom).toBeGreaterThanOrEqual(3);
+      expect(check.hits - failingFrom).toBeGreaterThanOrEqual(3);
       // the key stays on a live lease while unhealthy
       expect((await client.get(key).exec()).kvs[0]?.lease).not.toBe("0");
-      healthy = true;
-      const okFrom = hits;
-      expect(await waitFor(async () => (await status()) === "healthy", 10_000)).toBe(true);
-      expect(hits - okFrom).toBeGreaterThanOrEqual(2);
+      await recovers();
     } finally {
       stop.abort();
     }
@@ -147,42 +146,11 @@ describe("edgectl heartbeat (in-process)", () => {
   });
 
   it("registers unhealthy when the check fails at start-up, healthy after 2 successes", async () => {
-    let healthy = false;
-    let hits = 0;
-    server = createServer((_req, res) => {
-      hits++;
-      res.statusCode = healthy ? 200 : 503;
-      res.end();
-    });
-    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", () => r()));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
-    const prefix = uniquePrefix("hb-cold");
-    const key = `${prefix}health/par-1`;
-    const stop = new AbortController();
-    const running = runCli(
-      [
-        "heartbeat",
-        "par-1",
-        "--ttl",
-        "2",
-        "--interval",
-        "0.2",
-        "--check-timeout",
-        "2",
-        "--check-url",
-        url,
-      ],
-      { env: envFor(prefix), signal: stop.signal },
-    );
-    const status = async () =>
-      JSON.parse((await client.get(key).string()) ?? "{}").status as string | undefined;
+    const { stop, running, status, recovers } = await checkedHeartbeat("hb-cold", false);
     try {
       expect(await waitFor(async () => (await status()) !== undefined, 10_000)).toBe(true);
       expect(await status()).toBe("unhealthy");
-      healthy = true;
-      const okFrom = hits;
-      expect(await waitFor(async () => (await status()) === "healthy", 10_000)).toBe(true);
-      expect(hits - okFrom).toBeGreaterThanOrEqual(2);
+      await recovers();
     } finally {
       stop.abort();
     }

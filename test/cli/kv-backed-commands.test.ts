@@ -44,6 +44,17 @@ afterAll(async () => {
   rmSync(persist, { recursive: true, force: true });
 });
 
+/** edgectl's environment for one prefix, with the file's local KV. */
+function kvEnv(prefix: string): Record<string, string> {
+  return {
+    ETCD_ENDPOINTS: etcd.endpoint,
+    ROUTING_PREFIX: prefix,
+    KV_SINK: "local",
+    KV_LOCAL_PERSIST: persist,
+    KV_NAMESPACE_ID: NS,
+  };
+}
+
 /** Plays the pusher: compiles the prefix now and writes `routes` and `meta` to the local KV. */
 async function push(prefix: string): Promise<CompiledMap> {
   const read = await readPrefix(client, prefix);
@@ -81,13 +92,7 @@ describe("edgectl status", () => {
   it("0 when KV and the pusher are on the current config; 1 when behind or unreachable", async () => {
     const prefix = uniquePrefix("status");
     const pusherUrl = `http://127.0.0.1:${(pusher.address() as AddressInfo).port}`;
-    const env = {
-      ETCD_ENDPOINTS: etcd.endpoint,
-      ROUTING_PREFIX: prefix,
-      KV_SINK: "local",
-      KV_LOCAL_PERSIST: persist,
-      KV_NAMESPACE_ID: NS,
-    };
+    const env = kvEnv(prefix);
     const state = exampleState() as { countries: Record<string, unknown> };
     state.countries.FR = { primary: "par-1", fallbacks: [] };
     expect((await runCli(["apply", files.write(state), "--yes"], { env })).code).toBe(0);
@@ -138,13 +143,7 @@ describe("edgectl status", () => {
 describe("edgectl explain with last good routes from KV", () => {
   it("shows the route the pusher keeps for an invalid rule, re-filtered by current health", async () => {
     const prefix = uniquePrefix("explain-lkg");
-    const env = {
-      ETCD_ENDPOINTS: etcd.endpoint,
-      ROUTING_PREFIX: prefix,
-      KV_SINK: "local",
-      KV_LOCAL_PERSIST: persist,
-      KV_NAMESPACE_ID: NS,
-    };
+    const env = kvEnv(prefix);
     expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
     for (const pool of ["fra-1", "ams-1", "par-1"])
       await client.put(`${prefix}health/${pool}`).value('{"status":"healthy"}');
