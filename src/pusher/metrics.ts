@@ -7,6 +7,7 @@ export interface PusherMetrics {
   readonly pushes: Counter;
   readonly pushErrors: Counter;
   readonly driftRepairs: Counter;
+  readonly historyResets: Counter;
   readonly writeDuration: Histogram;
 }
 
@@ -62,6 +63,11 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
     driftRepairs: new Counter({
       name: "edge_pusher_drift_repairs_total",
       help: "reconciles that found KV different from etcd and rewrote it",
+      registers: [registry],
+    }),
+    historyResets: new Counter({
+      name: "edge_pusher_kv_history_resets_total",
+      help: "times KV held a revision newer than etcd's current one (etcd replaced or restored) and was rewritten",
       registers: [registry],
     }),
     writeDuration: new Histogram({

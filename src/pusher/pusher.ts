@@ -103,6 +103,14 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.setPrevious(map);
       compileLoop.trigger();
     },
+    onKvAhead: (kvRevision) => {
+      // A fresh read shows etcd's current revision: every map this etcd history produced is at
+      // or below it, so a KV revision above it came from another history.
+      void compileLoop.compileNow().then((revision) => {
+        if (!stopped && revision > 0 && revision < kvRevision)
+          scheduler.acceptHistoryReset(kvRevision, revision);
+      });
+    },
   });
   let lastProblems = "";
   compileLoop = new CompileLoop({

@@ -28,6 +28,12 @@ export interface WriteSchedulerOptions {
   readonly backoff: BackoffPolicy;
   /** Receives the `routes` map found in KV on activation (the last known good). */
   readonly onLoaded: (map: CompiledMap | null) => void;
+  /**
+   * Told once per KV map whose revision is above the newest compile: usually another leader's
+   * newer write, but possibly a map from another etcd history. The caller checks against a fresh
+   * read and calls `acceptHistoryReset` if etcd itself is behind KV.
+   */
+  readonly onKvAhead?: (kvRevision: number) => void;
 }
 
 /**
@@ -51,6 +57,8 @@ export class WriteScheduler {
   /** Set by `wake()`; a wake-up during a tick must not be lost to the following sleep. */
   private woken = false;
   private loop: Promise<void> | null = null;
+  /** The KV map last reported through `onKvAhead`. */
+  private aheadSeen: CompiledMap | null = null;
 
   constructor(private readonly o: WriteSchedulerOptions) {
     this.view = new KvView(o.pusherId);
@@ -80,6 +88,23 @@ export class WriteScheduler {
   /** Stops writing (leadership lost); a write already in flight cannot be recalled. */
   deactivate(): void {
     this.active = false;
+    this.wake();
+  }
+
+  /**
+   * etcd's current revision is below the one in KV: KV was written from another etcd history (a
+   * replaced or restored cluster). Keeping "never backwards" would freeze KV forever, so forget
+   * what KV holds and write the current compile, loudly.
+   */
+  acceptHistoryReset(kvRevision: number, etcdRevision: number): void {
+    const w = this.view.written;
+    if (!w || w.rev !== kvRevision) return;
+    this.o.metrics.historyResets.inc();
+    const message = `KV holds revision ${kvRevision} but etcd is at ${etcdRevision}: etcd was replaced or restored; rewriting KV from etcd (warm Worker isolates keep the old map until they restart: redeploy the Worker)`;
+    this.o.logger.error({ kv_revision: kvRevision, etcd_revision: etcdRevision }, message);
+    this.o.status.recordError("kv", new Error(message));
+    this.view.written = null;
+    this.view.forgetMeta();
     this.wake();
   }
 
@@ -146,6 +171,16 @@ export class WriteScheduler {
 
     const routes = this.view.routesDue();
     const metaSource = routes ?? this.view.written;
+    const kvAhead = this.view.written;
+    if (
+      !routes &&
+      kvAhead &&
+      this.view.desired.map.rev < kvAhead.rev &&
+      this.aheadSeen !== kvAhead
+    ) {
+      this.aheadSeen = kvAhead;
+      this.o.onKvAhead?.(kvAhead.rev);
+    }
     const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
     const metaDue = metaSource !== null && (this.view.metaChanged() || now >= heartbeatDue);
     if (!routes && !metaDue) {

@@ -260,6 +260,41 @@ describe("pusher loop (memory KV, real etcd)", () => {
     expect(await drifts()).toMatch(/edge_pusher_drift_repairs_total 1\b/);
   });
 
+  it("rewrites KV left by another etcd history (revision above etcd's), loudly, and only then", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const current = await compileNow(client, prefix);
+    // A map from a replaced or restored etcd: a revision this etcd has not reached, other routes.
+    const foreign = {
+      ...current,
+      rev: current.rev + 100_000,
+      default: { ...current.default, pool: "par-1" },
+    };
+    const kv = new MemoryKv();
+    kv.data.set("routes", JSON.stringify(foreign));
+    const p = start({ prefix, electionKey, kv });
+    const resets = async () =>
+      p.pusher.metrics.registry.getSingleMetricAsString("edge_pusher_kv_history_resets_total");
+    const routes = await converged(p.kv, prefix);
+    expect(routes.rev).toBeLessThan(foreign.rev);
+    expect(routes.default.pool).toBe("ams-1");
+    expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
+    expect(p.pusher.status.document().last_error?.message).toContain(
+      "etcd was replaced or restored",
+    );
+
+    // A newer map from this same history (another leader's) is not a reset: etcd has reached it.
+    const outside = `/elsewhere${prefix}`;
+    const bumped = Number((await client.put(outside).value("x").exec()).header.revision);
+    const newer = { ...routes, rev: bumped };
+    p.kv.data.set("routes", JSON.stringify(newer));
+    p.pusher.resync();
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
+    expect((await kvRoutes(p.kv))?.rev).toBeGreaterThanOrEqual(bumped);
+    await client.delete().key(outside);
+  });
+
   it("rewrites meta every heartbeat without rewriting routes", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
