@@ -100,7 +100,7 @@ export class WriteScheduler {
     const w = this.view.written;
     if (!w || w.rev !== kvRevision) return;
     this.o.metrics.historyResets.inc();
-    const message = `KV holds revision ${kvRevision} but etcd is at ${etcdRevision}: etcd was replaced or restored; rewriting KV from etcd (warm Worker isolates keep the old map until they restart: redeploy the Worker)`;
+    const message = `KV holds revision ${kvRevision} but etcd is at ${etcdRevision}: etcd was replaced or restored; rewriting KV from etcd (a warm Worker isolate takes the lower revision once it was compiled over 2 min after the map it holds)`;
     this.o.logger.error({ kv_revision: kvRevision, etcd_revision: etcdRevision }, message);
     this.o.status.recordError("kv", new Error(message));
     this.view.written = null;

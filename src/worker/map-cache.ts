@@ -46,6 +46,18 @@ export interface MapCacheDeps {
   readonly clock?: () => number;
 }
 
+/**
+ * How much later a lower-revision map must be compiled to be taken as a new etcd history. KV
+ * serves a replaced document for up to ~60 s, and pushers' clocks may differ a little.
+ */
+export const NEW_HISTORY_MARGIN_MS = 120_000;
+
+function isNewHistory(next: CompiledMap, held: CompiledMap): boolean {
+  const a = Date.parse(next.compiled_at);
+  const b = Date.parse(held.compiled_at);
+  return Number.isFinite(a) && Number.isFinite(b) && a > b + NEW_HISTORY_MARGIN_MS;
+}
+
 /** The KV key that holds the compiled map (SPEC §3). */
 export const ROUTES_KEY = "routes";
 
@@ -82,8 +94,10 @@ export function createMapCache(deps: MapCacheDeps = {}): MapCache {
     const map = parseMap(text);
     if (!map) return keepLastGood();
     // KV is eventually consistent: another location may still serve an older document.
-    // A warm isolate never goes back to a revision older than one it already served.
-    if (held.map && map.rev < held.map.rev) return keepLastGood();
+    // A warm isolate never goes back to a revision older than one it already served, unless the
+    // lower revision was compiled well after the held one: etcd was replaced or restored, and
+    // its revisions started again (a stale copy is always compiled before the map it trails).
+    if (held.map && map.rev < held.map.rev && !isNewHistory(map, held.map)) return keepLastGood();
     heldText = text;
     return settle({ map, stale: false });
   }

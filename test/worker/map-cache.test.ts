@@ -4,8 +4,11 @@ import { createMapCache, type RoutesReader } from "../../src/worker/map-cache.js
 import { buildMap } from "../cases/routing-cases.js";
 
 const SPEC = { default: { chain: ["ams-1"], source: "country/_default" } };
-const mapText = (rev: number) =>
-  serializeMap(buildMap(SPEC, { rev, originOf: (p) => `https://${p}.example.com` }));
+const mapText = (rev: number, compiledAt?: string) =>
+  serializeMap({
+    ...buildMap(SPEC, { rev, originOf: (p) => `https://${p}.example.com` }),
+    ...(compiledAt ? { compiled_at: compiledAt } : {}),
+  });
 
 /** A KVNamespace-like stub: each `get` answers with the current behaviour. */
 function stubKv(initial: () => Promise<string | null>) {
@@ -124,6 +127,22 @@ describe("map cache", () => {
     const snap = await cache.current(stub.kv, SETTINGS);
     expect(snap.map?.rev).toBe(10);
     expect(snap.stale).toBe(true);
+  });
+
+  it.each([
+    ["compiled before the held map (a stale KV copy)", "2025-12-31T23:00:00.000Z", 10],
+    ["compiled just after it (inside the margin)", "2026-01-01T00:01:00.000Z", 10],
+    ["compiled well after it (etcd replaced or restored)", "2026-01-01T03:00:00.000Z", 2],
+  ])("a lower revision %s: serves rev %s", async (_name, compiledAt, want) => {
+    const clock = manualClock();
+    const stub = stubKv(async () => mapText(10)); // compiled 2026-01-01T00:00:00Z
+    const cache = createMapCache({ clock: clock.now });
+    await cache.current(stub.kv, SETTINGS);
+    stub.set(async () => mapText(2, compiledAt));
+    clock.advance(SETTINGS.isolateCacheMs);
+    const snap = await cache.current(stub.kv, SETTINGS);
+    expect(snap.map?.rev).toBe(want);
+    expect(snap.stale).toBe(want === 10);
   });
 
   it("accepts the same revision again without going stale", async () => {

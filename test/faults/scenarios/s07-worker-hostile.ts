@@ -81,7 +81,12 @@ function wrongToken(r: Rand, token: string): string {
 }
 
 /** A compiled map whose pools point at the test origins. */
-function mapAt(rev: number, origins: Record<string, string>, variant: number): CompiledMap {
+function mapAt(
+  rev: number,
+  origins: Record<string, string>,
+  variant: number,
+  compiledAt = new Date(),
+): CompiledMap {
   const entries = [
     ...Object.entries(origins).map(([pool, url]) => [`pool/${pool}`, { origin: url }] as const),
     ...Object.keys(origins).map((pool) => [`health/${pool}`, { status: "healthy" }] as const),
@@ -103,7 +108,7 @@ function mapAt(rev: number, origins: Record<string, string>, variant: number): C
       prefix: "/w/",
       floorPool: "par-1",
       originTemplate: "https://{pool}.origin.example.com",
-      now: new Date(),
+      now: compiledAt,
     },
   ).map;
 }
@@ -181,7 +186,15 @@ export const workerHostile: Scenario = {
           return;
         case "older":
           return worker.putMap(
-            serializeMap(mapAt(Math.max(1, rev - 1 - Math.floor(r() * 50)), originUrls, rev + 1)),
+            // A stale copy KV may still serve: a lower revision, compiled earlier.
+            serializeMap(
+              mapAt(
+                Math.max(1, rev - 1 - Math.floor(r() * 50)),
+                originUrls,
+                rev + 1,
+                new Date(Date.now() - 60_000 - Math.floor(r() * 600_000)),
+              ),
+            ),
           );
         case "truncated": {
           const text = serializeMap(current);
