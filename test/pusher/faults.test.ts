@@ -3,49 +3,20 @@ import { COUNTRY_CODES, sameRouting } from "../../src/core/index.js";
 import { createEtcdClient } from "../../src/pusher/etcd-client.js";
 import { WatchTrigger } from "../../src/pusher/watch-trigger.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
-import {
-  compileNow,
-  kvRoutes,
-  type PusherUnderTest,
-  type StartPusherOptions,
-  seedRouting,
-  startPusher,
-  uniqueNames,
-  useEtcd,
-  waitFor,
-} from "./harness.js";
+import { compileNow, kvConverged, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const ctx = useEtcd();
 
-function start(o: StartPusherOptions): PusherUnderTest {
-  const p = startPusher(o);
-  ctx.cleanups.push(() => p.stop());
-  return p;
-}
-
-async function proxy(): Promise<TcpProxy> {
-  const px = await startTcpProxy(ctx.etcd.clientPort);
-  ctx.cleanups.push(() => px.close());
-  return px;
-}
+const start = ctx.start;
+const proxy = ctx.proxy;
 
 async function put(key: string, value: unknown): Promise<number> {
   const res = await ctx.client.put(key).value(JSON.stringify(value)).exec();
   return Number(res.header.revision);
 }
 
-async function converged(kv: MemoryKv, prefix: string, rev = 0, timeoutMs = 20_000) {
-  return waitFor(
-    "KV to match etcd",
-    async () => {
-      const inKv = await kvRoutes(kv);
-      if (!inKv || inKv.rev < rev) return null;
-      return sameRouting(inKv, await compileNow(ctx.client, prefix)) ? inKv : null;
-    },
-    timeoutMs,
-  );
-}
+const converged = (kv: MemoryKv, prefix: string, rev = 0, timeoutMs = 20_000) =>
+  kvConverged(ctx.client, kv, prefix, rev, timeoutMs);
 
 const codes = [...COUNTRY_CODES].filter((c) => c.length === 2).slice(0, 30);
 const pools = ["fra-1", "ams-1", "par-1"];
@@ -72,7 +43,7 @@ describe("pusher under etcd faults", () => {
   it("survives etcd kill -9 and restart, and later changes arrive", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
-    const p = start({ endpoint: ctx.etcd.endpoint, prefix, electionKey, electionTtl: 3 });
+    const p = start({ prefix, electionKey, electionTtl: 3 });
     await converged(p.kv, prefix);
     await ctx.etcd.kill("SIGKILL");
     await waitFor("etcd seen as unreachable", () => !p.pusher.status.document().etcd_reachable);
@@ -123,12 +94,12 @@ describe("pusher under etcd faults", () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
-    const a = startPusher({ endpoint: ctx.etcd.endpoint, prefix, electionKey, kv });
+    const a = start({ prefix, electionKey, kv });
     await converged(kv, prefix);
     await a.stop();
     const last = await churn(prefix, 100);
     ctx.etcd.ctl("compaction", String(last));
-    const b = start({ endpoint: ctx.etcd.endpoint, prefix, electionKey, kv });
+    const b = start({ prefix, electionKey, kv });
     await converged(kv, prefix, last);
     const rev = await put(`${prefix}country/DE`, { primary: "ams-1", fallbacks: [] });
     expect((await converged(b.kv, prefix, rev)).countries.DE?.pool).toBe("ams-1");

@@ -9,6 +9,7 @@ import {
   DEFAULT_FLOOR_POOL,
   DEFAULT_ORIGIN_TEMPLATE,
   parseMap,
+  sameRouting,
 } from "../../src/core/index.js";
 import { systemClock } from "../../src/pusher/clock.js";
 import { createEtcdClient } from "../../src/pusher/etcd-client.js";
@@ -16,6 +17,7 @@ import { createPusher, type Pusher, type PusherTuning } from "../../src/pusher/p
 import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 /** A unique routing prefix and election key for one test. */
 export function uniqueNames(): { prefix: string; electionKey: string } {
@@ -79,6 +81,25 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** Waits until KV `routes` is at least at `rev` and routes like a fresh compile of etcd. */
+export async function kvConverged(
+  client: Etcd3,
+  kv: KvSink,
+  prefix: string,
+  rev = 0,
+  timeoutMs = 20_000,
+): Promise<CompiledMap> {
+  return waitFor(
+    "KV to match etcd",
+    async () => {
+      const inKv = await kvRoutes(kv);
+      if (!inKv || inKv.rev < rev) return null;
+      return sameRouting(inKv, await compileNow(client, prefix)) ? inKv : null;
+    },
+    timeoutMs,
+  );
 }
 
 /** A pusher under test with its own etcd client and (by default) a memory KV. */
@@ -157,14 +178,26 @@ export interface EtcdSuite {
   readonly client: Etcd3;
   /** Run (newest first) after each test. */
   readonly cleanups: Cleanup[];
+  /** Starts a pusher (on this etcd unless `endpoint` says otherwise), stopped after the test. */
+  start(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }): PusherUnderTest;
+  /** A TCP proxy in front of this etcd, closed after the test. */
+  proxy(): Promise<TcpProxy>;
 }
 
 /** Registers a real etcd for the file, a client on it, and an after-each cleanup list. */
 export function useEtcd(): EtcdSuite {
-  const suite = { cleanups: [] as Cleanup[] } as {
-    etcd: EtcdServer;
-    client: Etcd3;
-    cleanups: Cleanup[];
+  const suite: { etcd?: EtcdServer; client?: Etcd3 } & Omit<EtcdSuite, "etcd" | "client"> = {
+    cleanups: [],
+    start(o) {
+      const p = startPusher({ endpoint: suite.etcd?.endpoint ?? "", ...o });
+      suite.cleanups.push(() => p.stop());
+      return p;
+    },
+    async proxy() {
+      const px = await startTcpProxy(suite.etcd?.clientPort ?? 0);
+      suite.cleanups.push(() => px.close());
+      return px;
+    },
   };
   beforeAll(async () => {
     suite.etcd = await startEtcd();
@@ -177,5 +210,6 @@ export function useEtcd(): EtcdSuite {
     suite.client?.close();
     await suite.etcd?.stop();
   });
-  return suite;
+  // etcd and client are set before any test runs (beforeAll).
+  return suite as EtcdSuite;
 }

@@ -3,12 +3,10 @@ import { KvError } from "../../src/adapters/kv/kv-sink.js";
 import { type StatusServer, startStatusServer } from "../../src/pusher/http-server.js";
 import type { StatusDocument } from "../../src/pusher/status.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
-import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import {
   kvRoutes,
   type StartPusherOptions,
   seedRouting,
-  startPusher,
   uniqueNames,
   useEtcd,
   waitFor,
@@ -17,8 +15,7 @@ import {
 const ctx = useEtcd();
 
 async function serve(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }) {
-  const p = startPusher({ endpoint: ctx.etcd.endpoint, ...o });
-  ctx.cleanups.push(() => p.stop());
+  const p = ctx.start(o);
   const server: StatusServer = await startStatusServer({
     host: "127.0.0.1",
     port: 0,
@@ -110,8 +107,7 @@ describe("pusher HTTP endpoints", () => {
   it("turns /healthz 503 when etcd is unreachable for too long", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
-    const px = await startTcpProxy(ctx.etcd.clientPort);
-    ctx.cleanups.push(() => px.close());
+    const px = await ctx.proxy();
     const { p, get } = await serve({
       endpoint: px.endpoint,
       prefix,

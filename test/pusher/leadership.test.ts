@@ -1,24 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { MapMeta } from "../../src/core/index.js";
 import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
-import { startTcpProxy } from "../helpers/tcp-proxy.js";
-import {
-  type PusherUnderTest,
-  type StartPusherOptions,
-  seedRouting,
-  startPusher,
-  uniqueNames,
-  useEtcd,
-  waitFor,
-} from "./harness.js";
+import { type PusherUnderTest, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const ctx = useEtcd();
 
-function start(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: string }): PusherUnderTest {
-  const p = startPusher({ endpoint: ctx.etcd.endpoint, ...o });
-  ctx.cleanups.push(() => p.stop());
-  return p;
-}
+const start = ctx.start;
 
 const writer = (w: MemoryKvWrite) => (JSON.parse(w.value) as MapMeta).pusher;
 const metaWrites = (kv: MemoryKv, id: string) =>
@@ -83,8 +70,7 @@ describe("pusher leadership", () => {
     await seedRouting(ctx.client, prefix);
     const kv = new MemoryKv();
     const ttl = 3;
-    const px = await startTcpProxy(ctx.etcd.clientPort);
-    ctx.cleanups.push(() => px.close());
+    const px = await ctx.proxy();
     const a = start({
       endpoint: px.endpoint,
       prefix,

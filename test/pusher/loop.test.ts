@@ -6,6 +6,7 @@ import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
   compileNow,
+  kvConverged,
   kvRoutes,
   type PusherUnderTest,
   type StartPusherOptions,
@@ -45,13 +46,8 @@ async function put(key: string, value: unknown): Promise<number> {
 }
 
 /** Waits until KV routes match etcd's current state and are at least at `rev`. */
-async function converged(kv: MemoryKv, prefix: string, rev = 0) {
-  return waitFor("KV to match etcd", async () => {
-    const inKv = await kvRoutes(kv);
-    if (!inKv || inKv.rev < rev) return null;
-    return sameRouting(inKv, await compileNow(client, prefix)) ? inKv : null;
-  });
-}
+const converged = (kv: MemoryKv, prefix: string, rev = 0) =>
+  kvConverged(client, kv, prefix, rev, 15_000);
 
 describe("pusher loop (memory KV, real etcd)", () => {
   it("pushes the compiled map and meta on start", async () => {
