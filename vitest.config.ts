@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**", "test/faults/**"],
     pool: "forks",
     // Files run one at a time: each starts etcd, workerd or whole stacks, and their timing margins

@@ -3,4 +3,4 @@
 import { register } from "tsx/esm/api";
 
 register();
-await import("../src/pusher/main.ts");
+await import("../pusher/main.ts");

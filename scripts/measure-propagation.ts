@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { pino } from "pino";
-import { createLocalSink } from "../src/adapters/kv/index.js";
-import { parseMap } from "../src/core/index.js";
-import { systemClock } from "../src/pusher/clock.js";
-import { createEtcdClient } from "../src/pusher/etcd-client.js";
-import { createPusher } from "../src/pusher/pusher.js";
+import { createLocalSink } from "../adapters/kv/index.js";
+import { parseMap } from "../core/index.js";
+import { systemClock } from "../pusher/clock.js";
+import { createEtcdClient } from "../pusher/etcd-client.js";
+import { createPusher } from "../pusher/pusher.js";
 import { startEtcd } from "../test/helpers/etcd.js";
 
 const changes = Number(process.argv[2] ?? 50);

@@ -1,4 +1,4 @@
-import { COUNTRY_CODES } from "../../src/core/index.js";
+import { COUNTRY_CODES } from "../../core/index.js";
 
 /** One routing key and its value, relative to the prefix (e.g. `country/DE`). */
 export interface FixtureEntry {

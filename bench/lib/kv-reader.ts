@@ -1,4 +1,4 @@
-import { createLocalSink, type KvSink } from "../../src/adapters/kv/index.js";
+import { createLocalSink, type KvSink } from "../../adapters/kv/index.js";
 import type { Cleanup } from "./cleanup.js";
 
 /** `rev` of a serialized map without parsing it (stable JSON: `{"v":1,"rev":N,…`). */

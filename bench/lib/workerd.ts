@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Miniflare, type RequestInitCfType } from "miniflare";
-import { localPersistRoot } from "../../src/adapters/kv/index.js";
+import { localPersistRoot } from "../../adapters/kv/index.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";

@@ -1,4 +1,4 @@
-import { COUNTRY_CODES } from "../../src/core/index.js";
+import { COUNTRY_CODES } from "../../core/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
 import { sleep } from "../lib/sleep.js";

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { COUNTRY_CODES, type CompiledMap } from "../../src/core/index.js";
+import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import type { FixtureEntry } from "../lib/fixture.js";
 import { pollUntil, sleep } from "../lib/sleep.js";

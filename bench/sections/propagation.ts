@@ -1,4 +1,4 @@
-import { createLocalSink } from "../../src/adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { scaleFixture } from "../lib/fixture.js";

@@ -1,11 +1,6 @@
 import { readFileSync } from "node:fs";
-import {
-  COUNTRY_CODES,
-  compile,
-  DEFAULT_ORIGIN_TEMPLATE,
-  serializeMap,
-} from "../../src/core/index.js";
-import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
+import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
+import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";

@@ -1,4 +1,4 @@
-import { COUNTRY_CODES, type CompiledMap } from "../../src/core/index.js";
+import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import type { FixtureEntry } from "../lib/fixture.js";

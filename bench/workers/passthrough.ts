@@ -1,5 +1,5 @@
-import type { Route } from "../../src/core/index.js";
-import { proxyToOrigins } from "../../src/worker/proxy.js";
+import type { Route } from "../../core/index.js";
+import { proxyToOrigins } from "../../worker/proxy.js";
 
 /** Bindings of the pass-through Worker. */
 interface PassEnv {

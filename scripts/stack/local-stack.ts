@@ -1,5 +1,5 @@
 import { Etcd3 } from "etcd3";
-import type { DesiredState } from "../../src/core/index.js";
+import type { DesiredState } from "../../core/index.js";
 import {
   type EdgeSettings,
   edgectlSpec,

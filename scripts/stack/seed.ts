@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Etcd3 } from "etcd3";
 import { parse } from "yaml";
-import { type DesiredState, validateDesiredState } from "../../src/core/index.js";
+import { type DesiredState, validateDesiredState } from "../../core/index.js";
 
 /** A pool of the seed file whose origin is on this machine, so the stack runs a demo origin. */
 export interface LocalPool {

@@ -1,4 +1,4 @@
-import type { CompiledMap, DegradedReason, Route } from "../../src/core/index.js";
+import type { CompiledMap, DegradedReason, Route } from "../../core/index.js";
 
 /** A route in a case map: the healthy chain (first = pool), the deciding key, a reason. */
 export interface RouteSpec {

@@ -2,12 +2,12 @@ import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireApplyLock } from "../../src/cli/apply-lock.js";
-import { commitApply, epochAtRead, verifyCommit } from "../../src/cli/apply-transaction.js";
-import { readPrefix } from "../../src/cli/etcd-client.js";
-import { diffIntent } from "../../src/cli/plan-diff.js";
-import { run } from "../../src/cli/run.js";
-import { type DesiredState, desiredStateToKeys } from "../../src/core/index.js";
+import { type DesiredState, desiredStateToKeys } from "../../core/index.js";
+import { acquireApplyLock } from "../../edgectl/apply-lock.js";
+import { commitApply, epochAtRead, verifyCommit } from "../../edgectl/apply-transaction.js";
+import { readPrefix } from "../../edgectl/etcd-client.js";
+import { diffIntent } from "../../edgectl/plan-diff.js";
+import { run } from "../../edgectl/run.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { exampleState, runBin, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";
 

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readPrefix, toSnapshot } from "../../src/cli/etcd-client.js";
-import type { Explanation } from "../../src/cli/explain-country.js";
 import {
   compile,
   DEFAULT_FLOOR_POOL,
   DEFAULT_ORIGIN_TEMPLATE,
   resolveRoute,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
+import { readPrefix, toSnapshot } from "../../edgectl/etcd-client.js";
+import type { Explanation } from "../../edgectl/explain-country.js";
 import { exampleState, runCli, uniquePrefix, useCliSuite, waitFor } from "./cli-harness.js";
 
 const ctx = useCliSuite();

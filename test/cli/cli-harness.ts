@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll } from "vitest";
 import { stringify } from "yaml";
-import { run } from "../../src/cli/run.js";
+import { run } from "../../edgectl/run.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 
 /** The result of one edgectl invocation. */

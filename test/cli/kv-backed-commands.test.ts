@@ -5,9 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSink } from "../../src/adapters/kv/index.js";
-import { readPrefix, toSnapshot } from "../../src/cli/etcd-client.js";
-import type { Explanation } from "../../src/cli/explain-country.js";
+import { createLocalSink } from "../../adapters/kv/index.js";
 import {
   type CompiledMap,
   compile,
@@ -15,7 +13,9 @@ import {
   DEFAULT_ORIGIN_TEMPLATE,
   serializeMap,
   serializeMeta,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
+import { readPrefix, toSnapshot } from "../../edgectl/etcd-client.js";
+import type { Explanation } from "../../edgectl/explain-country.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { exampleState, runCli, tempFiles, uniquePrefix } from "./cli-harness.js";
 

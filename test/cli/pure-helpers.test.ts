@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/adapters/errors.js";
-import { cliSettingsFromEnv } from "../../src/cli/cli-settings.js";
-import type { PrefixRead } from "../../src/cli/etcd-client.js";
-import { diffIntent } from "../../src/cli/plan-diff.js";
-import { StatusHysteresis } from "../../src/cli/status-hysteresis.js";
-import { evaluateSync, type SyncInputs } from "../../src/cli/sync-status.js";
-import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../src/core/index.js";
+import { ConfigError } from "../../adapters/errors.js";
+import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../core/index.js";
+import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
+import type { PrefixRead } from "../../edgectl/etcd-client.js";
+import { diffIntent } from "../../edgectl/plan-diff.js";
+import { StatusHysteresis } from "../../edgectl/status-hysteresis.js";
+import { evaluateSync, type SyncInputs } from "../../edgectl/sync-status.js";
 
 const P = "/p/";
 

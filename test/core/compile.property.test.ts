@@ -8,7 +8,7 @@ import {
   readSnapshot,
   type Snapshot,
   serializeMap,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
 import { opts, P } from "../helpers/snapshot.js";
 
 const pools = ["fra-1", "ams-1", "par-1", "lon-1", "nyc-1", "sin-1", "Bad_Pool", ""];

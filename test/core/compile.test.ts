@@ -6,7 +6,7 @@ import {
   sameMap,
   sameRouting,
   serializeMap,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
 import { opts, snap, world } from "../helpers/snapshot.js";
 
 const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra)).map;

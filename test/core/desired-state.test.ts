@@ -6,7 +6,7 @@ import {
   formatProblem,
   readSnapshot,
   validateDesiredState,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
 import { opts, P } from "../helpers/snapshot.js";
 
 const good = {

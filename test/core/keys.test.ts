@@ -5,7 +5,7 @@ import {
   isRuleTarget,
   parseKey,
   routingKeys,
-} from "../../src/core/index.js";
+} from "../../core/index.js";
 
 describe("parseKey", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compile, normalizeCountry, parseDuration, resolveRoute } from "../../src/core/index.js";
+import { compile, normalizeCountry, parseDuration, resolveRoute } from "../../core/index.js";
 import { opts, snap, world } from "../helpers/snapshot.js";
 
 describe("normalizeCountry", () => {

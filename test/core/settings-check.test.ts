@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { originTemplateProblem, routingPrefixProblem } from "../../src/core/index.js";
+import { originTemplateProblem, routingPrefixProblem } from "../../core/index.js";
 
 describe("originTemplateProblem", () => {
   it.each([

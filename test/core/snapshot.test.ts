@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readSnapshot } from "../../src/core/index.js";
+import { readSnapshot } from "../../core/index.js";
 import { P, snap, world } from "../helpers/snapshot.js";
 
 function problemsFor(kv: Record<string, unknown>) {

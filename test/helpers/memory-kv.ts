@@ -1,9 +1,4 @@
-import {
-  type KvEntry,
-  KvError,
-  type KvSink,
-  type PutOptions,
-} from "../../src/adapters/kv/kv-sink.js";
+import { type KvEntry, KvError, type KvSink, type PutOptions } from "../../adapters/kv/kv-sink.js";
 
 /** One recorded `putMany` entry. */
 export interface MemoryKvWrite {

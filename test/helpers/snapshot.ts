@@ -1,4 +1,4 @@
-import type { CompileOptions, Snapshot } from "../../src/core/index.js";
+import type { CompileOptions, Snapshot } from "../../core/index.js";
 
 /** The prefix core tests use. */
 export const P = "/t/";

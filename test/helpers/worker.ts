@@ -61,9 +61,9 @@ export async function bundleForWorkerd(entry: string): Promise<string> {
 
 let bundled: Promise<string> | undefined;
 
-/** Bundles `src/worker/index.ts` once per test process, as wrangler would for workerd. */
+/** Bundles `worker/index.ts` once per test process, as wrangler would for workerd. */
 export function bundleWorker(): Promise<string> {
-  bundled ??= bundleForWorkerd(`${ROOT}src/worker/index.ts`);
+  bundled ??= bundleForWorkerd(`${ROOT}worker/index.ts`);
   return bundled;
 }
 

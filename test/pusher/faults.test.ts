@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { COUNTRY_CODES, sameRouting } from "../../src/core/index.js";
-import { createEtcdClient } from "../../src/pusher/etcd-client.js";
-import { WatchTrigger } from "../../src/pusher/watch-trigger.js";
+import { COUNTRY_CODES, sameRouting } from "../../core/index.js";
+import { createEtcdClient } from "../../pusher/etcd-client.js";
+import { WatchTrigger } from "../../pusher/watch-trigger.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { compileNow, kvConverged, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Etcd3 } from "etcd3";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import type { KvSink } from "../../src/adapters/kv/kv-sink.js";
+import type { KvSink } from "../../adapters/kv/kv-sink.js";
 import {
   type CompiledMap,
   compile,
@@ -10,11 +10,11 @@ import {
   DEFAULT_ORIGIN_TEMPLATE,
   parseMap,
   sameRouting,
-} from "../../src/core/index.js";
-import { systemClock } from "../../src/pusher/clock.js";
-import { createEtcdClient } from "../../src/pusher/etcd-client.js";
-import { createPusher, type Pusher, type PusherTuning } from "../../src/pusher/pusher.js";
-import { readPrefixSnapshot } from "../../src/pusher/snapshot-reader.js";
+} from "../../core/index.js";
+import { systemClock } from "../../pusher/clock.js";
+import { createEtcdClient } from "../../pusher/etcd-client.js";
+import { createPusher, type Pusher, type PusherTuning } from "../../pusher/pusher.js";
+import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { KvError } from "../../src/adapters/kv/kv-sink.js";
-import { type StatusServer, startStatusServer } from "../../src/pusher/http-server.js";
-import type { StatusDocument } from "../../src/pusher/status.js";
+import { KvError } from "../../adapters/kv/kv-sink.js";
+import { type StatusServer, startStatusServer } from "../../pusher/http-server.js";
+import type { StatusDocument } from "../../pusher/status.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
   kvRoutes,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { chunkEntries } from "../../src/adapters/kv/bulk-chunks.js";
+import { chunkEntries } from "../../adapters/kv/bulk-chunks.js";
 import {
   type BudgetClock,
   createCloudflareSink,
@@ -12,8 +12,8 @@ import {
   kvSettingsFromEnv,
   RequestBudget,
   Secret,
-} from "../../src/adapters/kv/index.js";
-import { parseRetryAfter } from "../../src/adapters/kv/retry-after.js";
+} from "../../adapters/kv/index.js";
+import { parseRetryAfter } from "../../adapters/kv/retry-after.js";
 import { type KvStandin, type KvStandinOptions, startKvStandin } from "../helpers/kv-standin.js";
 import { freePort } from "../helpers/ports.js";
 

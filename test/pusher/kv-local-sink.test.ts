@@ -9,7 +9,7 @@ import {
   type KvSink,
   kvSettingsFromEnv,
   localPersistRoot,
-} from "../../src/adapters/kv/index.js";
+} from "../../adapters/kv/index.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/adapters/errors.js";
-import { kvSettingsFromEnv, Secret } from "../../src/adapters/kv/index.js";
+import { ConfigError } from "../../adapters/errors.js";
+import { kvSettingsFromEnv, Secret } from "../../adapters/kv/index.js";
 
 const TOKEN = "tok-SECRET-5f0c2a9e-not-for-logs";
 const dirs: string[] = [];

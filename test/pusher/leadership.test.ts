@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MapMeta } from "../../src/core/index.js";
+import type { MapMeta } from "../../core/index.js";
 import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
 import { type PusherUnderTest, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import type { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { KvError } from "../../src/adapters/kv/kv-sink.js";
-import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../src/core/index.js";
+import { KvError } from "../../adapters/kv/kv-sink.js";
+import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../core/index.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {

@@ -1,19 +1,19 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/adapters/errors.js";
+import { ConfigError } from "../../adapters/errors.js";
 import {
   type CompileResult,
   compile,
   type MapMeta,
   parseMap,
   serializeMap,
-} from "../../src/core/index.js";
-import { backoffDelay } from "../../src/pusher/backoff.js";
-import { systemClock } from "../../src/pusher/clock.js";
-import { helpText, PUSHER_ENV, pusherConfigFromEnv } from "../../src/pusher/config.js";
-import { createMetrics } from "../../src/pusher/metrics.js";
-import { PusherStatus } from "../../src/pusher/status.js";
-import { WriteScheduler } from "../../src/pusher/write-scheduler.js";
+} from "../../core/index.js";
+import { backoffDelay } from "../../pusher/backoff.js";
+import { systemClock } from "../../pusher/clock.js";
+import { helpText, PUSHER_ENV, pusherConfigFromEnv } from "../../pusher/config.js";
+import { createMetrics } from "../../pusher/metrics.js";
+import { PusherStatus } from "../../pusher/status.js";
+import { WriteScheduler } from "../../pusher/write-scheduler.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { waitFor } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { serializeMap } from "../../src/core/index.js";
-import { createMapCache, type RoutesReader } from "../../src/worker/map-cache.js";
+import { serializeMap } from "../../core/index.js";
+import { createMapCache, type RoutesReader } from "../../worker/map-cache.js";
 import { buildMap } from "../cases/routing-cases.js";
 
 const SPEC = { default: { chain: ["ams-1"], source: "country/_default" } };

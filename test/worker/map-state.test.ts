@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serializeMap } from "../../src/core/index.js";
+import { serializeMap } from "../../core/index.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 import { type Origins, type ReceivedRequest, startOrigins } from "../helpers/origins.js";
 import { startWorker, type TestWorker } from "../helpers/worker.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serializeMap } from "../../src/core/index.js";
+import { serializeMap } from "../../core/index.js";
 import { buildMap } from "../cases/routing-cases.js";
 import { type Origins, type ReceivedRequest, startOrigins } from "../helpers/origins.js";
 import { startWorker, type TestWorker } from "../helpers/worker.js";

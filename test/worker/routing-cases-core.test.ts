@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeCountry, parseMap, resolveRoute, serializeMap } from "../../src/core/index.js";
+import { normalizeCountry, parseMap, resolveRoute, serializeMap } from "../../core/index.js";
 import { buildMap, ROUTING_CASES } from "../cases/routing-cases.js";
 
 describe("shared routing cases through core resolveRoute", () => {

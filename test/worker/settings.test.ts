@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual } from "../../src/worker/debug-access.js";
-import { floorRoute } from "../../src/worker/floor-route.js";
-import { parseSettings } from "../../src/worker/settings.js";
+import { constantTimeEqual } from "../../worker/debug-access.js";
+import { floorRoute } from "../../worker/floor-route.js";
+import { parseSettings } from "../../worker/settings.js";
 
 describe("worker settings", () => {
   it("uses the SPEC defaults when nothing is set", () => {

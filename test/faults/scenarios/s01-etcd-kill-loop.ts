@@ -1,5 +1,5 @@
 import { Etcd3 } from "etcd3";
-import { fastRecoveryBreaker } from "../../../src/adapters/etcd-fault-handling.js";
+import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {

@@ -1,4 +1,4 @@
-import type { MapMeta } from "../../../src/core/index.js";
+import type { MapMeta } from "../../../core/index.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { COUNTRIES, names, scenarioEtcd, seedWorld, testClient } from "../support/etcd-world.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type CompiledMap, compile, serializeMap } from "../../../src/core/index.js";
+import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
 import { startOrigins } from "../../helpers/origins.js";
 import { startWorker } from "../../helpers/worker.js";

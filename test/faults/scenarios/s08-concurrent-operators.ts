@@ -3,7 +3,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Etcd3 } from "etcd3";
 import { stringify } from "yaml";
-import type { DesiredState } from "../../../src/core/index.js";
+import type { DesiredState } from "../../../core/index.js";
 import type { EtcdServer } from "../../helpers/etcd.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
 import { type FaultContext, Invariants, type Scenario } from "../scenario.js";

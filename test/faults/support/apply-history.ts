@@ -1,5 +1,5 @@
 import type { Etcd3 } from "etcd3";
-import { type DesiredState, desiredStateToKeys } from "../../../src/core/index.js";
+import { type DesiredState, desiredStateToKeys } from "../../../core/index.js";
 
 /** One `edgectl apply` run of the concurrent-operators scenario. */
 export interface ApplyAttempt {

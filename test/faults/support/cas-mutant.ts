@@ -9,7 +9,7 @@ export interface CasMutant {
   remove(): void;
 }
 
-/** The epoch compare in `src/cli/apply-transaction.ts`, as the mutant's patch expects it. */
+/** The epoch compare in `edgectl/apply-transaction.ts`, as the mutant's patch expects it. */
 const EPOCH_COMPARE =
   /epoch\.modRevision === null\s*\?\s*client\.if\(keys\.epoch, "Create", "==", 0\)\s*:\s*client\.if\(keys\.epoch, "Mod", "==", epoch\.modRevision\);/;
 
@@ -28,7 +28,7 @@ function patch(root: string, rel: string, pattern: RegExp, replacement: string):
 }
 
 /**
- * Copies `src/` and `bin/` to a temp dir (node_modules linked) and replaces the epoch compare
+ * Copies the Node parts (`core/`, `adapters/`, `edgectl/`, `pusher/`) and `bin/` to a temp dir (node_modules linked) and replaces the epoch compare
  * with one that always holds. It also widens the gap between reading and locking (as an operator
  * reading the plan would), so concurrent applies reliably commit on stale reads and the checker
  * has something to catch. Production code is never touched; throws if either patch point cannot
@@ -36,8 +36,9 @@ function patch(root: string, rel: string, pattern: RegExp, replacement: string):
  */
 export function buildCasMutant(): CasMutant {
   const root = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
-  cpSync(join(ROOT, "src"), join(root, "src"), { recursive: true });
-  cpSync(join(ROOT, "bin"), join(root, "bin"), { recursive: true });
+  for (const dir of ["core", "adapters", "edgectl", "pusher", "bin"]) {
+    cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
+  }
   cpSync(join(ROOT, "package.json"), join(root, "package.json"));
   for (const f of ["tsconfig.json", "tsconfig.base.json", "wrangler.toml"]) {
     try {
@@ -49,13 +50,13 @@ export function buildCasMutant(): CasMutant {
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
   patch(
     root,
-    "src/cli/apply-transaction.ts",
+    "edgectl/apply-transaction.ts",
     EPOCH_COMPARE,
     'client.if(keys.epoch, "Version", "<", 1_000_000_000); // MUTANT: epoch compare disabled',
   );
   patch(
     root,
-    "src/cli/commands/apply.ts",
+    "edgectl/commands/apply.ts",
     LOCK_AFTER_READ,
     "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
   );

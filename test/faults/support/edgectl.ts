@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { run } from "../../../src/cli/run.js";
+import { run } from "../../../edgectl/run.js";
 import type { FaultContext } from "../scenario.js";
 import { runOwned } from "./processes.js";
 import { ROOT } from "./pusher-process.js";

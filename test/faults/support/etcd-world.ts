@@ -5,7 +5,7 @@ import {
   parseMap,
   type Snapshot,
   sameRouting,
-} from "../../../src/core/index.js";
+} from "../../../core/index.js";
 import { type EtcdServer, startEtcd } from "../../helpers/etcd.js";
 import type { FaultContext } from "../scenario.js";
 import { sleep } from "./processes.js";

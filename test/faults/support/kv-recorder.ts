@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type CompiledMap, type MapMeta, parseMap } from "../../../src/core/index.js";
+import { type CompiledMap, type MapMeta, parseMap } from "../../../core/index.js";
 import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../helpers/kv-standin.js";
 import type { FaultContext } from "../scenario.js";
 
