@@ -14,6 +14,8 @@ export interface CompileOptions {
   readonly now: Date;
   /** The last compiled map: countries whose rule turned invalid keep their route from it. */
   readonly previous?: CompiledMap | null;
+  /** The etcd history the snapshot belongs to (`CompiledMap.history`); 0 by default. */
+  readonly history?: number;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */
@@ -156,6 +158,7 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     default: defaultRoute,
     countries,
     problems: listed,
+    history: opts.history ?? 0,
   };
   return { map, problems: sorted, state };
 }

@@ -31,6 +31,13 @@ export interface CompiledMap {
   readonly default: Route;
   readonly countries: Readonly<Record<string, Route>>;
   readonly problems: readonly string[];
+  /**
+   * Which etcd history the map belongs to: 0 at first, raised by one each time the pushers follow
+   * an etcd that was replaced or restored from a snapshot (its revisions start lower). Maps order
+   * by `(history, rev)`, so a new history's lower revisions win over an old history's, and a stale
+   * KV copy of the old history never does.
+   */
+  readonly history: number;
 }
 
 /** The document stored under the KV key `meta`. */
@@ -69,6 +76,7 @@ export function serializeMap(map: CompiledMap): string {
     default: routeJson(map.default),
     countries,
     problems: [...map.problems],
+    history: map.history,
   });
 }
 

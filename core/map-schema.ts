@@ -19,6 +19,8 @@ export const CompiledMapSchema = z.object({
   default: route,
   countries: z.record(z.string(), route),
   problems: z.array(z.string()),
+  // Maps written before histories were tracked have none: history 0.
+  history: z.number().int().nonnegative().default(0),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

@@ -39,12 +39,17 @@ export const CountryRuleSchema = z
   });
 export type CountryRule = z.output<typeof CountryRuleSchema>;
 
-/** `override/{CC}`: a country rule plus the reason for the boost. */
+/**
+ * `override/{CC}`: a country rule plus the reason for the boost and when it ends. `expires_at` is
+ * an ISO 8601 instant; compile ignores the override once it has passed (etcd resets lease TTLs on
+ * a leader change, so the lease alone may outlive the boost).
+ */
 export const OverrideRuleSchema = z
   .object({
     primary: poolRef,
     fallbacks: z.array(poolRef).max(MAX_FALLBACKS).default([]),
     reason: z.string().max(500).optional(),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
   })
   .strict()
   .superRefine((rule, ctx) => {

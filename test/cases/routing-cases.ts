@@ -59,6 +59,7 @@ export function buildMap(
     default: route(spec.default, opts.originOf),
     countries,
     problems: [],
+    history: 0,
   };
 }
 
