@@ -117,7 +117,7 @@ describe("compile", () => {
     expect(map.problems).toContain('country/FR: names undefined pool "lon-1"');
   });
 
-  it("an invalid country rule keeps its last good route (with current health)", () => {
+  it("an invalid country rule routes by its last valid rule (with current health)", () => {
     const first = run(world());
     const map = run(world({ "country/DE": "{broken", "health/fra-1": { status: "draining" } }), {
       previous: first,
@@ -133,7 +133,7 @@ describe("compile", () => {
     expect(map.default.pool).toBe("ams-1");
   });
 
-  it("an invalid _default keeps its last good route", () => {
+  it("an invalid _default routes by its last valid rule", () => {
     const first = run(world());
     const map = run(world({ "country/_default": "nope" }), { previous: first });
     expect(map.default).toMatchObject({ pool: "ams-1", source: "country/_default" });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompiledMap, compile, parseMap, type Route, serializeMap } from "../../core/index.js";
 import { opts, snap, world } from "../helpers/snapshot.js";
@@ -153,6 +154,30 @@ describe("last valid rule (SPEC §3.4): heal after an invalid rule", () => {
       opts({ previous: sequence(healSteps, (m) => m, map).at(-1) ?? null }),
     );
     expect(healed.map.kept).toBeUndefined(); // the rule is valid again: nothing left to keep
+  });
+});
+
+describe("last valid rule (property)", () => {
+  it("while a rule stays invalid, its route is the valid rule's route under every health state", () => {
+    const health = fc.subarray([...POOLS]);
+    const arb = fc.record({
+      before: health,
+      steps: fc.array(fc.tuple(health, fc.boolean()), { minLength: 1, maxLength: 8 }),
+    });
+    fc.assert(
+      fc.property(arb, ({ before, steps }) => {
+        let previous: CompiledMap | null = compile(snap(step(before), 1), opts()).map;
+        steps.forEach(([healthy, restart], i) => {
+          const valid = compile(snap(step(healthy), 2 + i), opts()).map;
+          const map = compile(snap(step(healthy, broken), 2 + i), opts({ previous })).map;
+          expect(map.countries.DE).toEqual(valid.countries.DE);
+          expect(map.default).toEqual(valid.default);
+          // a pusher restart between any two compiles changes nothing
+          previous = restart ? throughKv(map) : map;
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
