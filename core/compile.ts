@@ -1,6 +1,8 @@
-import type { ChainLink, CompiledMap, DegradedReason, Route } from "./compiled-map.js";
+import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./compiled-map.js";
 import { DEFAULT_CC } from "./countries.js";
-import { formatProblem, type Problem } from "./problem.js";
+import { lastValidRule, routeShowsRule, rulePools } from "./last-valid-rule.js";
+import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
+import { type Problem, problem } from "./problem.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
 
@@ -12,10 +14,15 @@ export interface CompileOptions {
   /** Origin for pools without a `pool/` definition, with `{pool}` (`ORIGIN_TEMPLATE`). */
   readonly originTemplate: string;
   readonly now: Date;
-  /** The last compiled map: countries whose rule turned invalid keep their route from it. */
+  /**
+   * The last compiled map (after a restart: the one read back from KV). A country whose rule
+   * turned invalid routes by the last valid rule it carries.
+   */
   readonly previous?: CompiledMap | null;
   /** The etcd history the snapshot belongs to (`CompiledMap.history`); 0 by default. */
   readonly history?: number;
+  /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */
+  readonly routesBudgetBytes?: number;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */
@@ -24,9 +31,6 @@ export interface CompileResult {
   readonly problems: readonly Problem[];
   readonly state: RoutingState;
 }
-
-/** Most problems listed in a compiled map; the rest are counted in a last entry. */
-export const MAX_MAP_PROBLEMS = 1000;
 
 /** Default `FLOOR_POOL`. */
 export const DEFAULT_FLOOR_POOL = "par-1";
@@ -83,52 +87,47 @@ function usableRule(
   if (!rule) return undefined;
   const missing = danglingPools(rule, state);
   if (missing.length === 0) return rule;
-  problems.push({
-    key,
-    code: "dangling-reference",
-    message: `names undefined pool${missing.length > 1 ? "s" : ""} ${missing.map((p) => `"${p}"`).join(", ")}`,
-  });
+  // The names passed the schema's DNS-label check: safe to show, and what the operator needs.
+  const named = missing.slice(0, 3).map((p) => `"${p}"`);
+  if (missing.length > 3) named.push(`${missing.length - 3} more`);
+  const s = missing.length > 1 ? "s" : "";
+  problems.push(problem(key, "dangling-reference", `names undefined pool${s} ${named.join(", ")}`));
   return undefined;
-}
-
-/** Last known good: the previous route with its chain re-filtered by current health. */
-function keptRoute(prev: Route, state: RoutingState, opts: CompileOptions): Route {
-  if (prev.source === "floor")
-    return floorRoute(state, opts, prev.degraded ?? "all-pools-unhealthy");
-  return routeFromChain(
-    prev.chain.map((c) => c.pool),
-    prev.source,
-    state,
-    opts,
-  );
 }
 
 /**
  * Compiles every key under the prefix at one revision into the map stored in KV (SPEC §3).
  * Pure and total: it never throws, always yields a `default` route, and only emits healthy pools
- * (or the floor). An invalid country rule keeps its previous route, or falls to `_default`.
+ * (or the floor). A country whose own rule is invalid routes by its last valid rule (carried in
+ * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
   const state = readSnapshot(snapshot, opts.prefix);
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
+  const kept: Record<string, KeptRule> = {};
+
+  /** The own rule: valid now, else the last valid one while the (invalid) key exists. */
+  const ownRule = (cc: string): { rule: CountryRule; valid: boolean } | undefined => {
+    const rule = usableRule(`country/${cc}`, state.countries.get(cc), state, problems);
+    if (rule) return { rule, valid: true };
+    if (!state.countries.has(cc) && !state.invalidCountries.has(cc)) return undefined;
+    const last = lastValidRule(prev, cc);
+    return last ? { rule: last, valid: false } : undefined;
+  };
 
   const resolve = (cc: string): Route | undefined => {
+    const own = ownRule(cc);
     const override = usableRule(`override/${cc}`, state.overrides.get(cc), state, problems);
-    if (override)
-      return routeFromChain(
-        [override.primary, ...override.fallbacks],
-        `override/${cc}`,
-        state,
-        opts,
-      );
-    const rule = usableRule(`country/${cc}`, state.countries.get(cc), state, problems);
-    if (rule)
-      return routeFromChain([rule.primary, ...rule.fallbacks], `country/${cc}`, state, opts);
-    const hadRule = state.countries.has(cc) || state.invalidCountries.has(cc);
-    if (!hadRule) return undefined;
-    const last = cc === DEFAULT_CC ? prev?.default : prev?.countries[cc];
-    return last && last.source !== `override/${cc}` ? keptRoute(last, state, opts) : undefined;
+    const route = override
+      ? routeFromChain(rulePools(override), `override/${cc}`, state, opts)
+      : own
+        ? routeFromChain(rulePools(own.rule), `country/${cc}`, state, opts)
+        : undefined;
+    // Kept whenever the route does not show the rule whole, so the next compile still has it.
+    if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
+      kept[cc] = { primary: own.rule.primary, fallbacks: [...own.rule.fallbacks] };
+    return route;
   };
 
   const defaultRoute = resolve(DEFAULT_CC) ?? floorRoute(state, opts, "no-default-rule");
@@ -143,22 +142,20 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     if (route) countries[cc] = route;
   }
 
-  const sorted = problems.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const listed = sorted.map(formatProblem);
-  // Every Worker isolate parses this document: a flood of junk keys must not bloat it.
-  if (listed.length > MAX_MAP_PROBLEMS) {
-    const more = listed.length - (MAX_MAP_PROBLEMS - 1);
-    listed.splice(MAX_MAP_PROBLEMS - 1, listed.length, `… and ${more} more problems`);
-  }
-  const map: CompiledMap = {
+  const sorted = problems.sort(compareProblems);
+  const base: CompiledMap = {
     v: 1,
     rev: snapshot.revision,
     epoch: state.epoch,
     compiled_at: opts.now.toISOString(),
     default: defaultRoute,
     countries,
-    problems: listed,
+    problems: [],
     history: opts.history ?? 0,
+    ...(Object.keys(kept).length > 0 ? { kept } : {}),
   };
+  // Every Worker isolate parses this document: junk under the prefix must not bloat it.
+  const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;
+  const map: CompiledMap = { ...base, problems: fitProblems(base, sorted, budget) };
   return { map, problems: sorted, state };
 }

@@ -22,6 +22,12 @@ export interface Route {
   readonly degraded: DegradedReason | null;
 }
 
+/** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
+export interface KeptRule {
+  readonly primary: string;
+  readonly fallbacks: readonly string[];
+}
+
 /** The document stored under the KV key `routes`. */
 export interface CompiledMap {
   readonly v: 1;
@@ -38,6 +44,14 @@ export interface CompiledMap {
    * KV copy of the old history never does.
    */
   readonly history: number;
+  /**
+   * The last valid `country/` rule of each country (or `_default`) whose route does not show it
+   * whole: its rule is invalid now, an override hides it, or some of its pools are not healthy.
+   * Omitted when empty. The next compile (after a restart: the map read back from KV) routes an
+   * invalid rule by it, re-filtered by current health, so pools that recover come back (SPEC
+   * §3.4). The Worker ignores it.
+   */
+  readonly kept?: Readonly<Record<string, KeptRule>>;
 }
 
 /** The document stored under the KV key `meta`. */
@@ -61,13 +75,27 @@ function routeJson(r: Route): Route {
   };
 }
 
-/** Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace. */
+function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefined {
+  if (!kept) return undefined;
+  const out: Record<string, KeptRule> = {};
+  for (const cc of Object.keys(kept).sort()) {
+    const rule = kept[cc];
+    if (rule) out[cc] = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` only
+ * when it has entries, so a map with nothing kept is byte-for-byte what older pushers wrote.
+ */
 export function serializeMap(map: CompiledMap): string {
   const countries: Record<string, Route> = {};
   for (const cc of Object.keys(map.countries).sort()) {
     const route = map.countries[cc];
     if (route) countries[cc] = routeJson(route);
   }
+  const kept = keptJson(map.kept);
   return JSON.stringify({
     v: 1,
     rev: map.rev,
@@ -77,6 +105,7 @@ export function serializeMap(map: CompiledMap): string {
     countries,
     problems: [...map.problems],
     history: map.history,
+    ...(kept ? { kept } : {}),
   });
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_CC, isRuleTarget } from "./countries.js";
 import { isPoolName, routingKeys } from "./keys.js";
-import type { Problem } from "./problem.js";
+import { type Problem, problem } from "./problem.js";
 import {
   type CountryRule,
   CountryRuleSchema,
@@ -10,6 +10,7 @@ import {
   type PoolDef,
   PoolDefSchema,
 } from "./schema.js";
+import { VALUE_FREE } from "./value-free-issue.js";
 
 /** A desired-state file: every pool and every country rule the operator wants. */
 export interface DesiredState {
@@ -38,13 +39,14 @@ const byteLength = (text: string) => new TextEncoder().encode(text).byteLength;
  */
 export function validateDesiredState(doc: unknown): DesiredStateResult {
   const problems: Problem[] = [];
+  // Keys come from the file and may be any junk: problem() escapes and cuts them.
   const add = (key: string, code: Problem["code"], message: string) =>
-    problems.push({ key, code, message });
+    problems.push(problem(key, code, message));
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
     add("(file)", "invalid-value", "must be a mapping with `pools` and `countries`");
     return { ok: false, problems };
   }
-  const top = TopSchema.safeParse(doc);
+  const top = TopSchema.safeParse(doc, VALUE_FREE);
   if (!top.success) {
     for (const issue of top.error.issues) {
       add(joinPath("", issue.path) || "(file)", "invalid-value", issue.message);
@@ -55,7 +57,7 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
   for (const [name, raw] of Object.entries(top.data.pools)) {
     const key = `pools.${name}`;
     if (!isPoolName(name)) add(key, "invalid-key", "not a valid pool name (a DNS label)");
-    const r = PoolDefSchema.safeParse(raw);
+    const r = PoolDefSchema.safeParse(raw, VALUE_FREE);
     if (!r.success) {
       for (const issue of r.error.issues)
         add(joinPath(key, issue.path), "invalid-value", issue.message);
@@ -68,7 +70,7 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
   for (const [cc, raw] of Object.entries(top.data.countries)) {
     const key = `countries.${cc}`;
     if (!isRuleTarget(cc)) add(key, "invalid-key", "not an ISO 3166-1 alpha-2 code or _default");
-    const r = CountryRuleSchema.safeParse(raw);
+    const r = CountryRuleSchema.safeParse(raw, VALUE_FREE);
     if (!r.success) {
       for (const issue of r.error.issues)
         add(joinPath(key, issue.path), "invalid-value", issue.message);

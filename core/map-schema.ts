@@ -21,6 +21,12 @@ export const CompiledMapSchema = z.object({
   problems: z.array(z.string()),
   // Maps written before histories were tracked have none: history 0.
   history: z.number().int().nonnegative().default(0),
+  // Only compile reads it (and checks each rule again); a malformed one is dropped, never a
+  // reason to reject the routes the Worker needs. Maps from older pushers have none.
+  kept: z
+    .record(z.string(), z.object({ primary: z.string(), fallbacks: z.array(z.string()).max(16) }))
+    .optional()
+    .catch(undefined),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

@@ -1,12 +1,18 @@
 import { z } from "zod";
 import { isPoolName } from "./keys.js";
+import { VALUE_FREE } from "./value-free-issue.js";
 
 /** Most fallbacks a rule may list. */
 export const MAX_FALLBACKS = 8;
+/** Longest host name an origin may have: the DNS limit. */
+export const MAX_HOST_CHARS = 253;
 /** Largest value accepted under the prefix, in bytes. */
 export const MAX_VALUE_BYTES = 64 * 1024;
 
 const poolRef = z.string().refine(isPoolName, { message: "not a valid pool name (a DNS label)" });
+
+// Every message below names the field or a limit, never the input (SPEC §3.6): zod runs a
+// superRefine even when a pool name failed its own check, so the input may be any junk.
 
 /** `country/{CC}`: the primary pool and its ordered fallbacks. */
 export const CountryRuleSchema = z
@@ -25,13 +31,13 @@ export const CountryRuleSchema = z
         ctx.addIssue({
           code: "custom",
           path: ["fallbacks", i],
-          message: `repeats the primary "${pool}"`,
+          message: "repeats the primary",
         });
       } else if (seen.has(pool)) {
         ctx.addIssue({
           code: "custom",
           path: ["fallbacks", i],
-          message: `duplicate pool "${pool}"`,
+          message: "duplicate pool",
         });
       }
       seen.add(pool);
@@ -47,13 +53,19 @@ export type CountryRule = z.output<typeof CountryRuleSchema>;
 export const OverrideRuleSchema = z
   .object({
     primary: poolRef,
-    fallbacks: z.array(poolRef).max(MAX_FALLBACKS).default([]),
+    fallbacks: z
+      .array(poolRef)
+      .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
+      .default([]),
     reason: z.string().max(500).optional(),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
   .strict()
   .superRefine((rule, ctx) => {
-    const r = CountryRuleSchema.safeParse({ primary: rule.primary, fallbacks: rule.fallbacks });
+    const r = CountryRuleSchema.safeParse(
+      { primary: rule.primary, fallbacks: rule.fallbacks },
+      VALUE_FREE,
+    );
     if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: "custom" });
   });
 export type OverrideRule = z.output<typeof OverrideRuleSchema>;
@@ -69,19 +81,19 @@ export const OriginSchema = z
     try {
       url = new URL(s);
     } catch {
-      ctx.addIssue({ code: "custom", message: `not an absolute URL: "${s}"` });
+      ctx.addIssue({ code: "custom", message: "not an absolute URL" });
       return;
     }
     if (url.protocol !== "https:" && url.protocol !== "http:") {
-      ctx.addIssue({
-        code: "custom",
-        message: `scheme must be https: or http:, got "${url.protocol}"`,
-      });
+      ctx.addIssue({ code: "custom", message: "scheme must be https: or http:" });
     } else if (url.username || url.password) {
       ctx.addIssue({ code: "custom", message: "must not contain credentials" });
     } else if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+\/?$/i.test(s.trim())) {
       // Checked on the text: URL parsing folds "/./" and "/.." into "/".
       ctx.addIssue({ code: "custom", message: "must not have a path, query or fragment" });
+    } else if (url.hostname.length > MAX_HOST_CHARS) {
+      // DNS names end at 253 characters; this also bounds every route in the map (SPEC §3.6).
+      ctx.addIssue({ code: "custom", message: `host name over ${MAX_HOST_CHARS} characters` });
     }
   })
   .transform((s) => new URL(s).origin);

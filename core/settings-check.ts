@@ -1,11 +1,13 @@
+import { safeText } from "./safe-text.js";
 import { OriginSchema } from "./schema.js";
+import { VALUE_FREE } from "./value-free-issue.js";
 
 /**
  * Why an `ORIGIN_TEMPLATE` is unusable, or `null`: with `{pool}` replaced it must be a bare http(s)
  * origin. A template without `{pool}` is allowed: every undefined pool then shares one origin.
  */
 export function originTemplateProblem(template: string): string | null {
-  const r = OriginSchema.safeParse(template.replaceAll("{pool}", "probe-1"));
+  const r = OriginSchema.safeParse(template.replaceAll("{pool}", "probe-1"), VALUE_FREE);
   return r.success ? null : (r.error.issues[0]?.message ?? "not a bare http(s) origin");
 }
 
@@ -13,5 +15,5 @@ export function originTemplateProblem(template: string): string | null {
 export function routingPrefixProblem(prefix: string): string | null {
   return prefix.startsWith("/") && prefix.endsWith("/") && prefix.length > 1
     ? null
-    : `"${prefix}" must start and end with "/"`;
+    : `"${safeText(prefix, 64)}" must start and end with "/"`;
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_CC } from "./countries.js";
 import { parseKey } from "./keys.js";
-import type { Problem, ProblemCode } from "./problem.js";
+import { type Problem, type ProblemCode, problem } from "./problem.js";
 import {
   type CountryRule,
   CountryRuleSchema,
@@ -14,6 +14,7 @@ import {
   type PoolDef,
   PoolDefSchema,
 } from "./schema.js";
+import { VALUE_FREE } from "./value-free-issue.js";
 
 /** One key/value read from etcd; `key` is the full key including the prefix. */
 export interface SnapshotEntry {
@@ -64,7 +65,10 @@ function decodeText(value: string | Uint8Array): Decoded<string> {
 function decodeJson<T>(
   value: string | Uint8Array,
   schema: {
-    safeParse(x: unknown): {
+    safeParse(
+      x: unknown,
+      params: typeof VALUE_FREE,
+    ): {
       success: boolean;
       data?: T;
       error?: { issues: { path: PropertyKey[]; message: string }[] };
@@ -76,10 +80,11 @@ function decodeJson<T>(
   let raw: unknown;
   try {
     raw = JSON.parse(text.value);
-  } catch (e) {
-    return { ok: false, code: "invalid-json", message: `invalid JSON (${(e as Error).message})` };
+  } catch {
+    // JSON.parse's own message quotes the text: never shown (SPEC §3.6).
+    return { ok: false, code: "invalid-json", message: "invalid JSON" };
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, VALUE_FREE);
   if (parsed.success) return { ok: true, value: parsed.data as T };
   const issues = parsed.error?.issues ?? [];
   const message = issues
@@ -102,7 +107,7 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
   const problems: Problem[] = [];
   let epoch = 0;
   const report = (key: string, code: ProblemCode, message: string) =>
-    problems.push({ key, code, message });
+    problems.push(problem(key, code, message));
 
   const entries = [...snapshot.entries].sort((a, b) =>
     a.key < b.key ? -1 : a.key > b.key ? 1 : 0,

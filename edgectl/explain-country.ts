@@ -2,11 +2,14 @@ import {
   type CompileOptions,
   compile,
   DEFAULT_CC,
+  formatProblem,
   type HealthStatus,
+  type KeptRule,
   originFor,
   type Route,
   resolveRoute,
   type Snapshot,
+  safeText,
 } from "../core/index.js";
 
 /** One pool of the rule's chain, with what the compiler saw for it. */
@@ -40,8 +43,8 @@ export interface Explanation {
 }
 
 /**
- * True when a rule `cc` may depend on is invalid. The pusher then keeps its last good route,
- * which only the previous map (in KV) knows, so an explanation needs that map too.
+ * True when a rule `cc` may depend on is invalid. The pusher then routes it by its last valid
+ * rule, which only the previous map (in KV) knows, so an explanation needs that map too.
  */
 export function dependsOnLastGood(snapshot: Snapshot, cc: string, opts: CompileOptions): boolean {
   const keys = new Set([`country/${cc}`, `country/${DEFAULT_CC}`]);
@@ -64,9 +67,28 @@ export function explainCountry(
   const own = cc === DEFAULT_CC || Object.hasOwn(map.countries, cc);
   const reasons: string[] = history ? [history] : [];
   const mine = (key: string) => key === `override/${cc}` || key === `country/${cc}`;
-  const relevant = problems.filter((p) => mine(p.key)).map((p) => `${p.key}: ${p.message}`);
+  const relevant = problems.filter((p) => mine(p.key)).map(formatProblem);
   for (const p of problems.filter((p) => mine(p.key)))
-    reasons.push(`${p.key} is not usable (${p.message}): ignored`);
+    reasons.push(safeText(`${p.key} is not usable (${p.message}): ignored`));
+
+  const defined = (r: KeptRule) => [r.primary, ...r.fallbacks].every((p) => state.pools.has(p));
+  const kept = (target: string) =>
+    map.kept && Object.hasOwn(map.kept, target) ? map.kept[target] : undefined;
+  const validOwn = (target: string) => {
+    const r = state.countries.get(target);
+    return r && defined(r) ? r : undefined;
+  };
+  /** The rule the compiler walks for a key: a usable one, or a country's last valid rule. */
+  const ruleAt = (
+    key: string,
+  ): (KeptRule & { readonly reason?: string | undefined }) | undefined => {
+    const target = key.slice(key.indexOf("/") + 1);
+    if (key.startsWith("override/")) {
+      const o = state.overrides.get(target);
+      return o && defined(o) ? o : undefined;
+    }
+    return validOwn(target) ?? kept(target);
+  };
 
   let ruleKey: string | null = null;
   if (route.source.startsWith("override/") || route.source.startsWith("country/"))
@@ -74,35 +96,23 @@ export function explainCountry(
   else {
     // floor: show the rule that was walked and found no healthy pool, if any
     const target = own ? cc : DEFAULT_CC;
-    for (const key of [`override/${target}`, `country/${target}`]) {
-      const r = key.startsWith("override/")
-        ? state.overrides.get(target)
-        : state.countries.get(target);
-      const usable = r && [r.primary, ...r.fallbacks].every((p) => state.pools.has(p));
-      if (usable) {
-        ruleKey = key;
-        break;
-      }
-    }
+    ruleKey = [`override/${target}`, `country/${target}`].find((key) => ruleAt(key)) ?? null;
   }
   const ruleCc = ruleKey ? ruleKey.slice(ruleKey.indexOf("/") + 1) : null;
-  const rule =
-    ruleKey && ruleCc
-      ? ruleKey.startsWith("override/")
-        ? (state.overrides.get(ruleCc) ?? null)
-        : (state.countries.get(ruleCc) ?? null)
-      : null;
+  const rule = ruleKey ? (ruleAt(ruleKey) ?? null) : null;
 
   if (cc !== DEFAULT_CC && !own)
     reasons.push(`no usable country/${cc} or override/${cc}: ${cc} follows _default`);
   if (ruleKey?.startsWith("override/")) {
     const o = state.overrides.get(ruleCc ?? "");
     reasons.push(
-      `${ruleKey} is active${o?.reason ? ` (reason: ${o.reason})` : ""} and replaces country/${ruleCc}`,
+      `${ruleKey} is active${o?.reason ? ` (reason: ${safeText(o.reason, 80)})` : ""} and replaces country/${ruleCc}`,
     );
   }
-  if (own && cc !== DEFAULT_CC && route.source !== ruleKey && route.source !== "floor")
-    reasons.push(`kept its last good route from ${route.source}`);
+  if (ruleKey?.startsWith("country/") && ruleCc && !validOwn(ruleCc) && rule)
+    reasons.push(
+      `${ruleKey} is invalid: routing by its last valid rule (kept in the map), re-filtered by current health`,
+    );
 
   const chain: ExplainedLink[] = rule
     ? [rule.primary, ...rule.fallbacks].map((pool) => {
@@ -140,7 +150,7 @@ export function explainCountry(
       ? {
           primary: rule.primary,
           fallbacks: [...rule.fallbacks],
-          ...("reason" in rule && typeof rule.reason === "string" ? { reason: rule.reason } : {}),
+          ...(typeof rule.reason === "string" ? { reason: safeText(rule.reason, 80) } : {}),
         }
       : null,
     chain,

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
-import { type DesiredState, formatProblem, validateDesiredState } from "../core/index.js";
+import { type DesiredState, formatProblem, safeText, validateDesiredState } from "../core/index.js";
 import { CliError } from "./cli-error.js";
 
 /** Parses YAML (JSON is YAML) text; syntax errors and duplicate keys name `file:line:col`. */
@@ -11,7 +11,10 @@ export function parseDesiredText(text: string, name: string): unknown {
       const pos = e.linePos?.[0];
       const where = pos ? `${name}:${pos.line}:${pos.col}` : name;
       const what = e.code === "DUPLICATE_KEY" ? "duplicate key" : "syntax error";
-      return `${where}: ${what}: ${e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`;
+      // The parser's message may quote the file: escaped and cut like every problem line.
+      return safeText(
+        `${where}: ${what}: ${e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}`,
+      );
     });
     throw new CliError("syntax-error", `${name} is not valid YAML or JSON`, lines);
   }

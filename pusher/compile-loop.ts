@@ -1,6 +1,11 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
-import { type CompiledMap, type CompileResult, compile } from "../core/index.js";
+import {
+  type CompiledMap,
+  type CompileResult,
+  compile,
+  DEFAULT_ROUTES_BUDGET_BYTES,
+} from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { readPrefixSnapshot } from "./snapshot-reader.js";
@@ -24,7 +29,7 @@ export interface CompileLoopOptions {
  * per event. A failed read is retried with backoff until it succeeds.
  */
 export class CompileLoop {
-  /** The last compiled map: countries whose rule turns invalid keep their route from it. */
+  /** The last compiled map: countries whose rule turns invalid route by the last valid rule it keeps. */
   private previous: CompiledMap | null = null;
   private dirty = false;
   private running: Promise<number> | null = null;
@@ -112,6 +117,7 @@ export class CompileLoop {
       originTemplate: this.o.originTemplate,
       now: new Date(this.o.clock.now()),
       previous: this.previous,
+      routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
     });
     this.previous = result.map;
     this.o.onCompiled(result);

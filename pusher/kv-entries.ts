@@ -1,5 +1,5 @@
 import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
-import { type CompiledMap, serializeMap, serializeMeta } from "../core/index.js";
+import { boundProblemLines, type CompiledMap, serializeMap, serializeMeta } from "../core/index.js";
 
 /** The KV key holding the compiled map. */
 export const ROUTES_KEY = "routes";
@@ -24,7 +24,7 @@ export function pushEntries(
       heartbeat_at: new Date(at).toISOString(),
       pusher: pusherId,
       countries: Object.keys(metaSource.countries).length,
-      problems: metaSource.problems,
+      problems: boundProblemLines(metaSource.problems),
     }),
   });
   return entries;

@@ -1,3 +1,4 @@
+import { boundProblemLines, safeText } from "../core/index.js";
 import type { Clock } from "./clock.js";
 
 /** Whether this pusher writes (`leader`) or waits (`standby`). */
@@ -40,7 +41,7 @@ export class PusherStatus {
   pushedRevision: number | null = null;
   epoch: number | null = null;
   countries: number | null = null;
-  problems: readonly string[] = [];
+  private problemLines: readonly string[] = [];
   lastPushAt: number | null = null;
   private etcdDownSince: number | null = null;
   private kvFailingSince: number | null = null;
@@ -54,6 +55,15 @@ export class PusherStatus {
     /** How long etcd may be unreachable, KV failing or the leader behind before `/healthz` fails. */
     readonly unhealthyAfterMs = 30_000,
   ) {}
+
+  /** The problems `/status` lists: bounded in count and length, control characters escaped. */
+  get problems(): readonly string[] {
+    return this.problemLines;
+  }
+
+  set problems(lines: readonly string[]) {
+    this.problemLines = boundProblemLines(lines);
+  }
 
   /** Records that etcd holds routing state at `revision`. */
   observeRevision(revision: number): void {
@@ -91,7 +101,11 @@ export class PusherStatus {
 
   recordError(source: string, error: unknown): void {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.lastError = { at: this.clock.now(), message: this.scrub(`${source}: ${text}`) };
+    // Scrubbed before it is cut, so a cut can never leave part of a secret behind.
+    this.lastError = {
+      at: this.clock.now(),
+      message: safeText(this.scrub(`${source}: ${text}`)),
+    };
   }
 
   /** Seconds since the oldest change not yet in KV (0 when caught up or standby). */

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { stringify } from "yaml";
-import { desiredStateFromRouting, readSnapshot } from "../../core/index.js";
+import { desiredStateFromRouting, formatProblem, readSnapshot } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
@@ -22,7 +22,7 @@ export function exportCommand(ctx: CommandContext): Command {
         const skipped = state.problems.filter(
           (p) => p.key.startsWith("pool/") || p.key.startsWith("country/"),
         );
-        for (const p of skipped) ctx.warn(`warning: not exported: ${p.key}: ${p.message}`);
+        for (const p of skipped) ctx.warn(`warning: not exported: ${formatProblem(p)}`);
       });
       ctx.exit(ExitCode.ok);
     });

@@ -56,13 +56,14 @@ function kvEnv(prefix: string): Record<string, string> {
 }
 
 /** Plays the pusher: compiles the prefix now and writes `routes` and `meta` to the local KV. */
-async function push(prefix: string): Promise<CompiledMap> {
+async function push(prefix: string, previous: CompiledMap | null = null): Promise<CompiledMap> {
   const read = await readPrefix(client, prefix);
   const { map } = compile(toSnapshot(read), {
     prefix,
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,
     now: new Date(),
+    previous,
   });
   const sink = await createLocalSink({ persistDir: persist, namespaceId: NS });
   try {
@@ -202,5 +203,36 @@ describe("edgectl explain with last good routes from KV", () => {
     expect(unreachable.stdout).toContain("KV not readable (");
     expect(unreachable.stdout).toContain("DE follows _default");
     expect(unreachable.stdout + unreachable.stderr).not.toContain(token);
+  });
+
+  it("follows the last valid rule KV's map keeps: a pool that restarted comes back", async () => {
+    const prefix = uniquePrefix("explain-heal");
+    const env = kvEnv(prefix);
+    expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      await client.put(`${prefix}health/${pool}`).value('{"status":"healthy"}');
+    const first = await push(prefix);
+    // DE breaks while fra-1's heartbeat restarts: KV's map routes DE by ams-1 and keeps the rule
+    await client.put(`${prefix}country/DE`).value("{broken");
+    await client.delete().key(`${prefix}health/fra-1`);
+    const during = await push(prefix, first);
+    expect(during.countries.DE?.pool).toBe("ams-1");
+    expect(during.kept?.DE).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
+
+    await client.put(`${prefix}health/fra-1`).value('{"status":"healthy"}');
+    const back = JSON.parse((await runCli(["explain", "DE", "--json"], { env })).stdout);
+    const x = back as Explanation;
+    expect(x.route).toMatchObject({ pool: "fra-1", source: "country/DE", degraded: null });
+    expect(x.rule).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
+    expect(x.reasons).toContain(
+      "country/DE is invalid: routing by its last valid rule (kept in the map), re-filtered by current health",
+    );
+    expect(x.problems).toEqual(["country/DE: invalid JSON"]);
+
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      await client.put(`${prefix}health/${pool}`).value('{"status":"unhealthy"}');
+    const down = await runCli(["explain", "DE"], { env });
+    expect(down.stdout).toContain("rule:   country/DE primary fra-1, fallbacks [ams-1, par-1]");
+    expect(down.stdout).toContain("every pool of the chain is unhealthy: floor pool par-1");
   });
 });

@@ -5,9 +5,10 @@ describe("originTemplateProblem", () => {
   it.each([
     ["https://{pool}.origin.example.com", null],
     ["http://127.0.0.1:9103", null],
-    ["{pool}.origin.example.com", 'not an absolute URL: "probe-1.origin.example.com"'],
+    ["{pool}.origin.example.com", "not an absolute URL"],
     ["https://{pool}.example.com/x", "must not have a path, query or fragment"],
-    ["ftp://{pool}.example.com", 'scheme must be https: or http:, got "ftp:"'],
+    ["ftp://{pool}.example.com", "scheme must be https: or http:"],
+    [`https://${"a".repeat(250)}{pool}.example`, "host name over 253 characters"],
   ])("%s → %s", (template, problem) => {
     expect(originTemplateProblem(template)).toBe(problem);
   });
@@ -20,6 +21,7 @@ describe("routingPrefixProblem", () => {
     ["/", '"/" must start and end with "/"'],
     ["edge/", '"edge/" must start and end with "/"'],
     ["/edge", '"/edge" must start and end with "/"'],
+    ["\u001b[2J", '"\\u001b[2J" must start and end with "/"'],
   ])("%s → %s", (prefix, problem) => {
     expect(routingPrefixProblem(prefix)).toBe(problem);
   });
