@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { EtcdLeaseInvalidError } from "etcd3";
 import { routingKeys } from "../core/index.js";
 import { ClusterLease } from "./cluster-lease.js";
 import type { EtcdMembers } from "./etcd-members.js";
@@ -19,7 +20,9 @@ export interface ApplyLock {
 /** Result of trying to take the lock. */
 export type LockAttempt =
   | { readonly ok: true; readonly lock: ApplyLock }
-  | { readonly ok: false; readonly heldBy: string };
+  | { readonly ok: false; readonly heldBy: string }
+  /** The lease ran out before the lock was confirmed (the process was paused past its TTL). */
+  | { readonly ok: false; readonly lapsed: true };
 
 /** A holder id that names the machine and process, unique per attempt. */
 export function newHolderId(): string {
@@ -30,7 +33,8 @@ export function newHolderId(): string {
  * Takes `lock/apply` with a create-only transaction (create revision == 0) on a fresh lease of
  * `ttlSeconds`. The transaction reads the lock when it fails, so it may be sent again to another
  * member: a lock already holding this attempt's unique holder id was taken by an earlier send.
- * When another holder has it, the lease is revoked and the holder is returned. When no member
+ * When another holder has it, the lease is revoked and the holder is returned; when the lease
+ * ran out first (a send re-tried after a pause longer than the TTL), `lapsed`. When no member
  * answers, the lease is revoked (taking the lock with it, should it have been written) and
  * `EtcdUnavailableError` is thrown.
  */
@@ -43,11 +47,12 @@ export async function acquireApplyLock(
   const key = routingKeys(prefix).lock;
   const lease = await ClusterLease.grant(members, ttlSeconds);
   try {
-    const res = await members.any("take lock/apply", (c) =>
+    const res = await members.any("take lock/apply", (c, call) =>
       c
         .if(key, "Create", "==", 0)
         .then(c.put(key).value(holder).lease(lease.id))
         .else(c.get(key))
+        .options(call)
         .commit(),
     );
     let createRevision = Number(res.header.revision);
@@ -72,6 +77,7 @@ export async function acquireApplyLock(
     return { ok: true, lock };
   } catch (e) {
     await lease.revoke().catch(() => undefined);
+    if (e instanceof EtcdLeaseInvalidError) return { ok: false, lapsed: true };
     throw e;
   }
 }

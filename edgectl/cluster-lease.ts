@@ -53,7 +53,7 @@ export class ClusterLease {
   ): Promise<ClusterLease> {
     const res = await members.any(
       `grant a ${ttlSeconds}s lease`,
-      (c) => c.leaseClient.leaseGrant({ TTL: ttlSeconds }),
+      (c, call) => c.leaseClient.leaseGrant({ TTL: ttlSeconds }, call),
       opts,
     );
     return new ClusterLease(members, res.ID, Number(res.TTL) || ttlSeconds, Date.now());
@@ -107,9 +107,9 @@ export class ClusterLease {
     this.stop();
     await this.members.any(
       `revoke lease ${this.hex}`,
-      async (c) => {
+      async (c, call) => {
         try {
-          await c.leaseClient.leaseRevoke({ ID: this.id });
+          await c.leaseClient.leaseRevoke({ ID: this.id }, call);
         } catch (e) {
           if (!(e instanceof EtcdLeaseInvalidError)) throw e;
         }

@@ -17,7 +17,9 @@ async function firstEpochChange(
   upTo: number,
 ): Promise<number | null> {
   const changedAt = async (rev: number) => {
-    const res = await members.any("read epoch history", (c) => c.get(key).revision(rev).exec());
+    const res = await members.any("read epoch history", (c, call) =>
+      c.get(key).revision(rev).options(call).exec(),
+    );
     const kv = res.kvs[0];
     return kv !== undefined && Number(kv.mod_revision) > after;
   };
@@ -51,7 +53,9 @@ export async function commitFromHistory(
   const epochNow = epochKv ? epochKv.value.toString("utf8") : null;
   if (!epochKv) return { ok: false, reason: "unknown", epochNow };
   const at = (rev: number, key: string) =>
-    members.any("read history", (c) => c.get(key).revision(rev).exec()).then((r) => r.kvs[0]);
+    members
+      .any("read history", (c, call) => c.get(key).revision(rev).options(call).exec())
+      .then((r) => r.kvs[0]);
   try {
     const rev = await firstEpochChange(
       members,

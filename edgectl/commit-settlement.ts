@@ -39,7 +39,11 @@ export async function settleCommit(
   for (;;) {
     try {
       if (held === null) {
-        const res = await members.any("read lock/apply", (c) => c.get(keys.lock).exec(), left());
+        const res = await members.any(
+          "read lock/apply",
+          (c, call) => c.get(keys.lock).options(call).exec(),
+          left(),
+        );
         const kv = res.kvs[0];
         held =
           kv !== undefined &&
@@ -52,7 +56,11 @@ export async function settleCommit(
         await lock.lease.revoke(left());
         fenced = true;
       }
-      const res = await members.any("read epoch", (c) => c.get(keys.epoch).exec(), left());
+      const res = await members.any(
+        "read epoch",
+        (c, call) => c.get(keys.epoch).options(call).exec(),
+        left(),
+      );
       const epochKv = res.kvs[0];
       epochNow = epochKv ? epochKv.value.toString("utf8") : null;
       const unchanged =

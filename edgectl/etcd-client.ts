@@ -1,6 +1,6 @@
 import type { Etcd3 } from "etcd3";
 import type { Snapshot } from "../core/index.js";
-import type { EtcdMembers } from "./etcd-members.js";
+import type { AttemptOptions, EtcdMembers } from "./etcd-members.js";
 
 /** One key under the prefix with the metadata CAS needs. */
 export interface StoredEntry {
@@ -22,8 +22,12 @@ export interface PrefixRead {
 }
 
 /** Range-reads the whole prefix in one request, so every entry is from the same revision. */
-export async function readPrefix(client: Etcd3, prefix: string): Promise<PrefixRead> {
-  const res = await client.getAll().prefix(prefix).exec();
+export async function readPrefix(
+  client: Etcd3,
+  prefix: string,
+  call?: AttemptOptions,
+): Promise<PrefixRead> {
+  const res = await client.getAll().prefix(prefix).options(call).exec();
   return {
     revision: Number(res.header.revision),
     entries: res.kvs.map((kv) => {
@@ -42,7 +46,7 @@ export async function readPrefix(client: Etcd3, prefix: string): Promise<PrefixR
 
 /** {@link readPrefix} through whichever member answers. */
 export function readPrefixFromAny(members: EtcdMembers, prefix: string): Promise<PrefixRead> {
-  return members.any(`read ${prefix}`, (c) => readPrefix(c, prefix));
+  return members.any(`read ${prefix}`, (c, call) => readPrefix(c, prefix, call));
 }
 
 /** The read as the core's snapshot (values stay bytes, so non-UTF-8 is still detected). */

@@ -11,6 +11,30 @@ export interface MemberCallOptions {
   readonly budgetMs?: number;
 }
 
+/** The gRPC call options of one attempt on one member (pass them to the etcd3 builder). */
+export interface AttemptOptions {
+  /** When this attempt gives up on its member (ms since the epoch). */
+  readonly deadline: number;
+}
+
+/** How long idempotent calls wait for one member, and for the cluster. */
+export interface MemberTimeouts {
+  /** One attempt on one member. */
+  readonly attemptMs: number;
+  /** How long a call keeps moving between members before etcd counts as unavailable. */
+  readonly budgetMs: number;
+}
+
+/**
+ * The timeouts for a request deadline of `etcdTimeoutMs`: an idempotent attempt gets at most 2 s
+ * on one member (a healthy member answers in milliseconds; a proposal forwarded to a leader that
+ * just died is never answered, so waiting longer only delays the next member), and a call keeps
+ * moving for twice the request deadline, enough for a leader election.
+ */
+export function memberTimeouts(etcdTimeoutMs: number): MemberTimeouts {
+  return { attemptMs: Math.min(etcdTimeoutMs, 2000), budgetMs: 2 * etcdTimeoutMs };
+}
+
 /**
  * Every etcd member of the endpoint list, one etcd3 client each, so that edgectl decides which
  * member serves a call. etcd3 (with retries off, as edgectl needs them for the commit) would
@@ -25,14 +49,16 @@ export class EtcdMembers {
   constructor(
     readonly endpoints: readonly string[],
     private readonly clients: readonly Etcd3[],
-    /** Default time a call keeps moving between members before etcd counts as unavailable. */
-    private readonly budgetMs: number,
+    private readonly timeouts: MemberTimeouts,
   ) {
     if (clients.length === 0 || clients.length !== endpoints.length)
       throw new RangeError("EtcdMembers needs one client per endpoint");
   }
 
-  /** One client per endpoint, each with a deadline on every unary call (streams stay open). */
+  /**
+   * One client per endpoint, each with a deadline of `etcdTimeoutMs` on every unary call (the
+   * commit's); idempotent calls set their own, shorter ones. Streams stay open.
+   */
   static open(settings: CliSettings): EtcdMembers {
     const timeout = settings.etcdTimeoutMs;
     const base = etcdClientOptions(settings.etcd);
@@ -48,7 +74,7 @@ export class EtcdMembers {
           faultHandling: { host: () => noop, global: noop },
         }),
     );
-    return new EtcdMembers(settings.etcd.endpoints, clients, timeout);
+    return new EtcdMembers(settings.etcd.endpoints, clients, memberTimeouts(timeout));
   }
 
   /** The endpoint of the member that answered last (where the next call goes first). */
@@ -64,19 +90,20 @@ export class EtcdMembers {
 
   /**
    * Runs an idempotent call (a read, a lease grant or keepalive, a create-only transaction whose
-   * result is re-read) on the member that answered last; on a member failure it moves to the
+   * result is re-read) on the member that answered last, with `call`'s deadline for that member
+   * (pass it to the etcd3 builder's `.options()`); on a member failure it moves to the
    * next member, round after round with a growing pause, until one answers or the budget is
    * spent with every member tried. Then it throws {@link EtcdUnavailableError}. Errors that are
    * etcd's answer (permission denied, lease not found…) are thrown at once.
    */
   async any<T>(
     operation: string,
-    fn: (client: Etcd3) => Promise<T>,
+    fn: (client: Etcd3, call: AttemptOptions) => Promise<T>,
     opts: MemberCallOptions = {},
   ): Promise<T> {
     const n = this.clients.length;
     const start = this.preferred;
-    const deadline = Date.now() + (opts.budgetMs ?? this.budgetMs);
+    const deadline = Date.now() + (opts.budgetMs ?? this.timeouts.budgetMs);
     const failures = new Map<string, unknown>();
     const giveUp = new AbortController();
     const policy = retry(handleWhen(isMemberFailure), {
@@ -87,7 +114,9 @@ export class EtcdMembers {
       return await policy.execute(async ({ attempt }) => {
         const i = (start + attempt) % n;
         try {
-          const out = await fn(this.client(i));
+          const out = await fn(this.client(i), {
+            deadline: Date.now() + this.timeouts.attemptMs,
+          });
           this.preferred = i;
           return out;
         } catch (e) {

@@ -74,8 +74,8 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   // one renewal round may use half the TTL, leaving the other half for the next round
   const renewBudgetMs = Math.max(500, ttlMs / 2);
   const put = (l: ClusterLease, status: HealthStatus) =>
-    deps.members.any(`write ${deps.key}`, (c) =>
-      c.put(deps.key).value(value(status)).lease(l.id).exec(),
+    deps.members.any(`write ${deps.key}`, (c, call) =>
+      c.put(deps.key).value(value(status)).lease(l.id).options(call).exec(),
     );
 
   const register = async () => {

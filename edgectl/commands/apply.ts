@@ -1,8 +1,9 @@
 import { Command } from "commander";
-import { acquireApplyLock } from "../apply-lock.js";
-import { type CommitResult, commitApply, epochAtRead } from "../apply-transaction.js";
+import { epochAtRead } from "../apply-transaction.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
+import { commitFailure } from "../commit-failure.js";
+import { commitUnderLock } from "../commit-under-lock.js";
 import { compileOptions } from "../compile-options.js";
 import { confirm } from "../confirm.js";
 import { edgeEffect, formatEdgeEffect } from "../edge-effect.js";
@@ -12,41 +13,6 @@ import { ExitCode } from "../exit-codes.js";
 import { loadDesiredState } from "../load-desired-state.js";
 import { diffIntent, formatDiff } from "../plan-diff.js";
 import { assertNoNewProblems } from "../proposed-problems.js";
-
-/**
- * How long a lost commit reply is settled before the outcome counts as unknown: long enough for
- * a leader election and a member's reconnects, a few request deadlines.
- */
-export function settleBudgetMs(etcdTimeoutMs: number): number {
-  return Math.max(3 * etcdTimeoutMs, 3000);
-}
-
-/** The apply's message and exit code for a commit that did not apply. */
-function commitFailure(result: Extract<CommitResult, { ok: false }>, from: number): CliError {
-  const now = result.epochNow ?? "(deleted)";
-  switch (result.reason) {
-    case "epoch-moved":
-      return new CliError(
-        "conflict",
-        `conflict: epoch moved from ${from} to ${now} since the read; nothing written (run plan again)`,
-      );
-    case "lock-lost":
-      return new CliError(
-        "conflict",
-        "conflict: lock/apply is no longer ours (its lease expired); nothing written",
-      );
-    case "not-landed":
-      return new CliError(
-        "etcd-unavailable",
-        `etcd unavailable: the commit's member failed before answering; lock/apply was released and epoch is still ${now}, so nothing was written and nothing will be (run apply again)`,
-      );
-    case "unknown":
-      return new CliError(
-        "outcome-unknown",
-        `outcome unknown: the commit's reply was lost and etcd could not tell whether it landed (no member answered in time, or its history was compacted; epoch is now ${now}); run plan to see what etcd holds`,
-      );
-  }
-}
 
 /**
  * `edgectl apply FILE [--yes]`: validate, read at one revision, diff, confirm, take `lock/apply`,
@@ -93,31 +59,12 @@ export function applyCommand(ctx: CommandContext): Command {
             throw new CliError("not-confirmed", "not applied: not confirmed");
           }
         }
-        const attempt = await acquireApplyLock(members, settings.prefix, settings.lockTtlSeconds);
-        if (!attempt.ok) {
-          throw new CliError(
-            "locked",
-            `locked: lock/apply is held by ${attempt.heldBy}; nothing written`,
-          );
-        }
-        try {
-          const result = await commitApply(
-            members,
-            settings.prefix,
-            attempt.lock,
-            epoch,
-            changes,
-            settleBudgetMs(settings.etcdTimeoutMs),
-          );
-          if (!result.ok) throw commitFailure(result, epoch.value);
-          ctx.print(
-            `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
-          );
-          ctx.exit(ExitCode.ok);
-        } finally {
-          // through any live member, so a failed apply never blocks the next one for the TTL
-          await attempt.lock.release().catch(() => undefined);
-        }
+        const result = await commitUnderLock(members, settings, epoch, changes, (l) => ctx.warn(l));
+        if (!result.ok) throw commitFailure(result, epoch.value);
+        ctx.print(
+          `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
+        );
+        ctx.exit(ExitCode.ok);
       });
     });
 }

@@ -86,8 +86,8 @@ export function boostCommand(ctx: CommandContext): Command {
         });
         try {
           // a put under our own fresh lease may be sent again: the second one writes the same
-          await members.any(`write override/${cc}`, (c) =>
-            c.put(key).value(value).lease(lease.id).exec(),
+          await members.any(`write override/${cc}`, (c, call) =>
+            c.put(key).value(value).lease(lease.id).options(call).exec(),
           );
         } catch (e) {
           // the key goes with its lease, so a failed boost leaves nothing behind

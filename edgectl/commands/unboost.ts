@@ -17,7 +17,9 @@ export function unboostCommand(ctx: CommandContext): Command {
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
       await withEtcdMembers(settings, async (members) => {
-        const res = await members.any(`read override/${cc}`, (c) => c.get(key).exec());
+        const res = await members.any(`read override/${cc}`, (c, call) =>
+          c.get(key).options(call).exec(),
+        );
         const kv = res.kvs[0];
         if (!kv) {
           ctx.print(`override/${cc} does not exist: nothing to do`);
@@ -25,8 +27,8 @@ export function unboostCommand(ctx: CommandContext): Command {
         }
         if (kv.lease !== "0") {
           // a revoke sent again, or of a lease that expired meanwhile, finds it gone: the same end
-          await members.any(`revoke lease ${leaseHex(kv.lease)}`, (c) =>
-            c.leaseClient.leaseRevoke({ ID: kv.lease }).catch((e: unknown) => {
+          await members.any(`revoke lease ${leaseHex(kv.lease)}`, (c, call) =>
+            c.leaseClient.leaseRevoke({ ID: kv.lease }, call).catch((e: unknown) => {
               if (!(e instanceof EtcdLeaseInvalidError)) throw e;
             }),
           );
@@ -35,8 +37,12 @@ export function unboostCommand(ctx: CommandContext): Command {
         }
         // only delete the version we read, so a boost written meanwhile survives; sending it
         // again is safe for the same reason
-        await members.any(`delete override/${cc}`, (c) =>
-          c.if(key, "Mod", "==", Number(kv.mod_revision)).then(c.delete().key(key)).commit(),
+        await members.any(`delete override/${cc}`, (c, call) =>
+          c
+            .if(key, "Mod", "==", Number(kv.mod_revision))
+            .then(c.delete().key(key))
+            .options(call)
+            .commit(),
         );
         ctx.print(`override/${cc} removed (it had no lease)`);
       });
