@@ -5,10 +5,16 @@ import type { DesiredState } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply-lock.js";
 import { commitApply, epochAtRead } from "../../edgectl/apply-transaction.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
+import { commitUnderLock } from "../../edgectl/commit-under-lock.js";
 import { readPrefix } from "../../edgectl/etcd-client.js";
 import { EtcdMembers } from "../../edgectl/etcd-members.js";
 import { diffIntent } from "../../edgectl/plan-diff.js";
-import { type ApplyAttempt, judgeApplies, parseApplied } from "../faults/support/apply-history.js";
+import {
+  type ApplyAttempt,
+  judgeApplies,
+  keyHistory,
+  parseApplied,
+} from "../faults/support/apply-history.js";
 import { type EtcdCluster, startEtcdCluster } from "../helpers/etcd-cluster.js";
 import { freePort } from "../helpers/ports.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
@@ -269,6 +275,43 @@ describe("edgectl on a 3-member etcd cluster", () => {
     const next = await applyAttempt(env, 2);
     expect(next.code, next.stderr).toBe(0);
     expect(next.epoch).toBe(2);
+  }, 60_000);
+
+  it("a commit proven not landed is committed again on a new lock, and lands once", async () => {
+    const prefix = uniquePrefix("cl-again");
+    const env = { ETCD_ENDPOINTS: cluster.endpoints.join(","), ROUTING_PREFIX: prefix };
+    expect((await applyAttempt(env, 0)).code).toBe(0);
+    const proxy = await startTcpProxy(cluster.members[0]?.clientPort ?? 0);
+    proxies.push(proxy);
+    const endpoints = [proxy.endpoint, ...cluster.endpoints.slice(1)];
+    const members = membersOver(endpoints);
+    const settings = cliSettingsFromEnv({
+      ETCD_ENDPOINTS: endpoints.join(","),
+      ROUTING_PREFIX: prefix,
+    });
+    const client = testClient();
+    const read = await readPrefix(client, prefix);
+    const want = desiredFor("again", 1);
+    const first = await acquireApplyLock(members, prefix, 30);
+    expect(members.current).toBe(proxy.endpoint);
+    proxy.disconnect();
+    const warnings: string[] = [];
+    const result = await commitUnderLock(
+      members,
+      settings,
+      first,
+      epochAtRead(read),
+      diffIntent(read, want, prefix),
+      (l) => warnings.push(l),
+    );
+    expect(result).toMatchObject({ ok: true, epoch: 2 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("fenced off and did not land (epoch still 1)");
+    expect(warnings[0]).toContain("(2/3)");
+    const history = await keyHistory(client, `${prefix}epoch`, read.revision);
+    expect(history.map((h) => h.value)).toEqual(["2"]);
+    expect(await client.get(`${prefix}pool/fra-1`).string()).toContain('"region":"again"');
+    expect(await client.get(`${prefix}lock/apply`).string()).toBeNull();
   }, 60_000);
 
   it("a lost commit reply with no member answering: outcome unknown (5's case), and it truly was", async () => {
