@@ -47,8 +47,9 @@ export function mute(hex: string): string {
 
 /**
  * Colours for a set of pools. Each pool starts at the slot its name hashes to and takes the next
- * free one on a collision (pools in name order), so a pool keeps its colour across reloads and
- * health changes, and adding a pool moves at most the pools it collides with.
+ * free one on a collision (pools in name order): the same set of pools always gets the same
+ * colours (across reloads, pushers and health changes), distinct up to ten pools, and a new pool
+ * moves only pools whose slots collide with it.
  */
 export function assignColours(pools: readonly string[]): Map<string, PoolColour> {
   const out = new Map<string, PoolColour>();
