@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { COUNTRY_CODES, compile } from "../../core/index.js";
+import { COUNTRY_CODES, compile, type Route } from "../../core/index.js";
 import { ASSETS_DIR, buildUiAssets } from "../../pusher/ui/build/build-assets.js";
 import { projectWorld } from "../../pusher/ui/build/world-map.js";
 import { poolCounts, routeFor } from "../../pusher/ui/page/model.js";
@@ -93,5 +93,39 @@ describe("the page's colours and routes", () => {
     expect(counts.get("fra-1")).toBe(1);
     expect(counts.get("ams-1")).toBe(COUNTRY_CODES.size - 1);
     expect(JSON.stringify(map)).not.toContain("example.net");
+  });
+
+  it("passes a weighted route's weights through (SPEC §3.5), and nothing else of the route", () => {
+    const result = compile(
+      snap({
+        "pool/fra-1": { origin: "https://fra-1.example.net" },
+        "health/fra-1": { status: "healthy" },
+        "country/_default": { primary: "fra-1", fallbacks: [] },
+      }),
+      opts(),
+    );
+    const weighted = {
+      ...result.map.default,
+      weights: [
+        { pool: "fra-1", weight: 80 },
+        { pool: "ams-1", weight: 20 },
+      ],
+    } as Route;
+    const map = toUiMap(
+      { ...result, map: { ...result.map, countries: { DE: weighted } } },
+      "par-1",
+    );
+    expect(map.countries.DE?.weights).toEqual([
+      { pool: "fra-1", weight: 80 },
+      { pool: "ams-1", weight: 20 },
+    ]);
+    expect(Object.keys(map.countries.DE ?? {})).toEqual([
+      "pool",
+      "chain",
+      "source",
+      "degraded",
+      "weights",
+    ]);
+    expect(map.default.weights).toBeUndefined();
   });
 });

@@ -121,7 +121,7 @@ function start(): void {
         byId("conn-text").textContent = state === "live" ? "live" : "lost";
         banner.hidden = state === "live";
         banner.textContent = since
-          ? `Lost contact with the pusher at ${since.toLocaleTimeString()}: showing the last state it sent. Reconnecting…`
+          ? `Lost contact with the pusher at ${since.toISOString().slice(11, 19)} UTC: showing the last state it sent. Reconnecting…`
           : "";
       },
     },
