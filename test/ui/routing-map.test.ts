@@ -63,7 +63,12 @@ describe("the routing map at /ui, in Chromium", () => {
       // Killed in the degraded test: a short TTL so its lease expires soon after.
       hb.start(["sgp-1"], 2, 0.5),
     ]);
-    ui = await startUiPusher({ endpoint: ctx.etcd.endpoint, prefix, electionKey });
+    ui = await startUiPusher({
+      endpoint: ctx.etcd.endpoint,
+      prefix,
+      electionKey,
+      id: "pusher-fra-a",
+    });
     b = await launchBrowser({ width: 1280, height: 800 });
   }, 120_000);
 
@@ -194,9 +199,14 @@ describe("the routing map at /ui, in Chromium", () => {
     ).resolves.toBe("all-pools-unhealthy");
   });
 
-  it("shows a country's route when it has keyboard focus, and saves the screenshot", async () => {
-    await b.page.locator("#c-DE").focus();
+  it("shows a country's route when it has keyboard focus (or the pointer), and saves the screenshot", async () => {
     const details = b.page.locator("#details");
+    await b.page.locator("#c-BR").hover();
+    await expect(details.getAttribute("data-cc")).resolves.toBe("BR");
+    await expect(b.page.locator("#tooltip").textContent()).resolves.toBe("Brazil (BR) → ams-1");
+    await b.page.mouse.move(5, 795);
+
+    await b.page.locator("#c-DE").focus();
     await expect(details.getAttribute("data-cc")).resolves.toBe("DE");
     const field = (name: string) => details.locator(`[data-field=${name}] dd`).textContent();
     await expect(field("pool")).resolves.toContain("ams-1");

@@ -19,6 +19,7 @@ export async function startUiPusher(o: {
   readonly endpoint: string;
   readonly prefix: string;
   readonly electionKey: string;
+  readonly id?: string;
 }): Promise<UiPusher> {
   const p = startPusher(o);
   const ui = createUiHandler({ status: p.pusher.status, routing: p.pusher.routing });

@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../pusher/clock.js";
 import { startStatusServer } from "../../pusher/http-server.js";
+import { createMetrics } from "../../pusher/metrics.js";
+import { PusherStatus } from "../../pusher/status.js";
 import type { UiData, UiMap } from "../../pusher/ui/ui-document.js";
 import { freePort } from "../helpers/ports.js";
 import { seedRouting, uniqueNames, useEtcd, waitFor } from "../pusher/harness.js";
@@ -104,9 +107,10 @@ describe("/ui over HTTP", () => {
     const { ui, prefix, data } = await serving();
     await ctx.client.put(`${prefix}health/fra-1`).value('{"status":"draining"}');
     await ctx.client.delete().key(`${prefix}health/par-1`);
-    const d = await waitFor("draining seen", async () => {
+    const d = await waitFor("both health changes seen", async () => {
       const x = await data();
-      return x.map?.pools.find((p) => p.name === "fra-1")?.health === "draining" ? x : null;
+      const health = (name: string) => x.map?.pools.find((p) => p.name === name)?.health;
+      return health("fra-1") === "draining" && health("par-1") === "missing" ? x : null;
     });
     const map = d.map as UiMap;
     expect(map.default).toEqual({
@@ -161,13 +165,12 @@ describe("/ui over HTTP", () => {
   });
 
   it("is 404 on a listener started without the /ui handler", async () => {
-    const { prefix, electionKey } = uniqueNames();
-    const p = ctx.start({ prefix, electionKey });
+    const status = new PusherStatus("no-ui", systemClock);
     const server = await startStatusServer({
       host: "127.0.0.1",
       port: 0,
-      status: p.pusher.status,
-      metrics: p.pusher.metrics,
+      status,
+      metrics: createMetrics(status),
     });
     ctx.cleanups.push(() => server.close());
     expect((await fetch(`http://127.0.0.1:${server.port}/ui`)).status).toBe(404);
