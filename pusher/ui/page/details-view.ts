@@ -61,7 +61,7 @@ export class DetailsView {
         ? ""
         : h("span", {
             className: "muted hint",
-            text: "Hover or focus a country to see its route.",
+            text: "Hover, focus or click a country to see its route.",
           }),
     ]);
     this.root.replaceChildren(

@@ -22,6 +22,8 @@ interface PageState {
   /** What the details panel shows: the focused country wins over the hovered one. */
   focused: string | null;
   hovered: string | null;
+  /** Selected with a click, Enter or Space; shown when nothing is focused or hovered. */
+  pinned: string | null;
   drawn: boolean;
 }
 
@@ -35,6 +37,7 @@ function start(): void {
     colours: new Map(),
     focused: null,
     hovered: null,
+    pinned: null,
     drawn: false,
   };
   const header = new HeaderView();
@@ -43,7 +46,7 @@ function start(): void {
   const legend = new LegendView(byId<HTMLUListElement>("legend"));
 
   const showDetails = () => {
-    const cc = st.focused ?? st.hovered;
+    const cc = st.focused ?? st.hovered ?? st.pinned;
     mapView.highlight(cc);
     details.show(cc, st.map ? { map: st.map, colours: st.colours, names } : null);
   };
@@ -61,6 +64,16 @@ function start(): void {
       st.focused = cc;
       showDetails();
     },
+    onSelect(cc) {
+      st.pinned = st.pinned === cc ? null : cc;
+      showDetails();
+    },
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && st.pinned) {
+      st.pinned = null;
+      showDetails();
+    }
   });
   const list = new CountryList(
     byId<HTMLUListElement>("country-list"),

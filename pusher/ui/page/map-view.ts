@@ -8,6 +8,8 @@ export interface MapEvents {
   /** `cc` is null when the pointer or focus leaves every country. */
   onHover(cc: string | null, at: { readonly x: number; readonly y: number } | null): void;
   onFocus(cc: string | null): void;
+  /** A click, Enter or Space on a country: keep showing its route after the pointer leaves. */
+  onSelect(cc: string): void;
 }
 
 /**
@@ -45,6 +47,17 @@ export class MapView {
     root.addEventListener("pointerleave", () => events.onHover(null, null));
     root.addEventListener("focusin", (e) => events.onFocus(ccOf(e.target)));
     root.addEventListener("focusout", () => events.onFocus(null));
+    root.addEventListener("click", (e) => {
+      const cc = ccOf(e.target);
+      if (cc) events.onSelect(cc);
+    });
+    root.addEventListener("keydown", (e) => {
+      const cc = ccOf(e.target);
+      if (cc && (e.key === "Enter" || e.key === " ")) {
+        e.preventDefault();
+        events.onSelect(cc);
+      }
+    });
   }
 
   /** Codes drawn on the map (a shape or a dot). */
