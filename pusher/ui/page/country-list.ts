@@ -8,6 +8,9 @@ interface Row {
   readonly entry: DirectoryEntry;
   readonly li: HTMLLIElement;
   readonly button: HTMLButtonElement;
+  readonly swatch: HTMLElement;
+  readonly pool: HTMLElement;
+  readonly flag: HTMLElement;
   text: string;
 }
 
@@ -27,16 +30,25 @@ export class CountryList {
     onFocus: (cc: string | null) => void,
   ) {
     this.rows = directory.map((entry) => {
-      const button = h("button", {
-        className: "row",
-        attrs: { type: "button", "data-cc": entry.cc },
-      });
+      const { cc, name } = entry;
+      const sw = swatch("transparent");
+      const pool = h("span", { className: "mono row-pool" });
+      const flag = h("span", { className: "flag", text: "degraded" });
+      flag.hidden = true;
+      // `_default` is longer than a code: its row says what it is in the name column.
+      const button = h("button", { className: "row", attrs: { type: "button", "data-cc": cc } }, [
+        sw,
+        h("span", { className: "mono cc", text: cc === DEFAULT_CC ? "" : cc }),
+        h("span", { className: "name", text: cc === DEFAULT_CC ? `${cc} · ${name}` : name }),
+        pool,
+        flag,
+      ]);
       const li = h("li", {}, [button]);
-      button.addEventListener("focus", () => onFocus(entry.cc));
+      button.addEventListener("focus", () => onFocus(cc));
       button.addEventListener("blur", () => onFocus(null));
-      button.addEventListener("pointerenter", () => onFocus(entry.cc));
+      button.addEventListener("pointerenter", () => onFocus(cc));
       button.addEventListener("pointerleave", () => onFocus(null));
-      return { entry, li, button, text: entry.search };
+      return { entry, li, button, swatch: sw, pool, flag, text: entry.search };
     });
     list.replaceChildren(...this.rows.map((r) => r.li));
     search.addEventListener("input", () => {
@@ -45,20 +57,15 @@ export class CountryList {
     });
   }
 
+  /** Updates each row in place (pool, colour, degraded flag): no rows are rebuilt. */
   render(map: UiMap, colours: ReadonlyMap<string, PoolColour>): void {
     for (const row of this.rows) {
       const { cc, name } = row.entry;
       const r = routeFor(map, cc);
-      row.button.replaceChildren(
-        swatch(fillFor(r, colours)),
-        // `_default` is longer than a code: its row says what it is in the name column.
-        h("span", { className: "mono cc", text: cc === DEFAULT_CC ? "" : cc }),
-        h("span", { className: "name", text: cc === DEFAULT_CC ? `${cc} · ${name}` : name }),
-        h("span", { className: "mono row-pool", text: r.route.pool }),
-        r.route.degraded
-          ? h("span", { className: "flag", text: "degraded", attrs: { title: r.route.degraded } })
-          : "",
-      );
+      row.swatch.style.background = fillFor(r, colours);
+      row.pool.textContent = r.route.pool;
+      row.flag.hidden = r.route.degraded === null;
+      row.flag.title = r.route.degraded ?? "";
       row.button.dataset.pool = r.route.pool;
       if (r.route.degraded) row.button.dataset.degraded = r.route.degraded;
       else delete row.button.dataset.degraded;

@@ -104,16 +104,18 @@ function start(): void {
     summary.render(st.map, codes);
     showDetails();
     document.body.dataset.rev = String(st.map.rev);
-    if (!st.drawn && st.status) {
-      st.drawn = true;
-      // Two frames later the first full map has been painted.
-      requestAnimationFrame(() =>
-        requestAnimationFrame(() => {
-          performance.mark("ui:drawn");
-          document.body.dataset.drawn = "true";
-        }),
-      );
-    }
+    markDrawn();
+  };
+  /** Once both the map and the status are shown: two frames later they have been painted. */
+  const markDrawn = () => {
+    if (st.drawn || !st.map || !st.status) return;
+    st.drawn = true;
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        performance.mark("ui:drawn");
+        document.body.dataset.drawn = "true";
+      }),
+    );
   };
   const banner = byId("banner");
   connect(
@@ -125,9 +127,12 @@ function start(): void {
         render();
       },
       onStatus(status) {
+        if (!st.map && !st.status) performance.mark("ui:data");
         st.status = status;
-        if (st.drawn) header.render(st.status, st.map);
-        else render();
+        // Only the header shows the status: the map is not repainted for it.
+        header.render(st.status, st.map);
+        if (!st.map) details.show(null, null);
+        markDrawn();
       },
       onState(state, since) {
         document.body.dataset.conn = state;
