@@ -30,6 +30,10 @@ export function loadUiAssets(): UiAssets {
     ["/ui", { body: Buffer.from(html), type: "text/html; charset=utf-8" }],
     ["/ui/app.css", { body: Buffer.from(read("page/app.css")), type: "text/css; charset=utf-8" }],
     [
+      "/ui/panels.css",
+      { body: Buffer.from(read("page/panels.css")), type: "text/css; charset=utf-8" },
+    ],
+    [
       "/ui/app.js",
       { body: Buffer.from(read("assets/app.js")), type: "text/javascript; charset=utf-8" },
     ],

@@ -3,47 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempFiles } from "../cli/cli-harness.js";
 import { uniqueNames, useEtcd } from "../pusher/harness.js";
 import { launchBrowser, type TestBrowser } from "./browser.js";
+import { fillOf, poolColours, KNOWN_STATE as STATE } from "./known-state.js";
 import { Heartbeats, startUiPusher, type UiPusher } from "./ui-harness.js";
 
 const ctx = useEtcd();
 const SCREENSHOT = fileURLToPath(new URL("../../docs/ui.png", import.meta.url));
-
-/**
- * The known state: DE on fra-1, BR on `_default` (ams-1); JP, SG and AU name only sgp-1, so they
- * fall to the floor (par-1) when its heartbeat dies; HK names sgp-1 then ams-1, so it does not.
- */
-const STATE = {
-  pools: {
-    "fra-1": { origin: "https://fra-1.origin.example.com", region: "eu-central" },
-    "ams-1": { origin: "https://ams-1.origin.example.com", region: "eu-west" },
-    "par-1": { origin: "https://par-1.origin.example.com", region: "eu-west" },
-    "sgp-1": { origin: "https://sgp-1.origin.example.com", region: "ap-southeast" },
-  },
-  countries: {
-    _default: { primary: "ams-1", fallbacks: ["par-1"] },
-    DE: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
-    AT: { primary: "fra-1", fallbacks: ["ams-1"] },
-    PL: { primary: "fra-1", fallbacks: ["ams-1"] },
-    FR: { primary: "par-1", fallbacks: ["ams-1"] },
-    ES: { primary: "par-1", fallbacks: ["ams-1"] },
-    MT: { primary: "par-1", fallbacks: ["fra-1"] },
-    JP: { primary: "sgp-1", fallbacks: [] },
-    SG: { primary: "sgp-1", fallbacks: [] },
-    AU: { primary: "sgp-1", fallbacks: [] },
-    HK: { primary: "sgp-1", fallbacks: ["ams-1"] },
-  },
-};
-
-/** The legend's colours of a pool, as the page assigned them. */
-async function poolColours(b: TestBrowser, pool: string) {
-  const li = b.page.locator(`#legend li[data-pool="${pool}"]`);
-  return {
-    colour: (await li.getAttribute("data-colour")) ?? "missing",
-    muted: (await li.getAttribute("data-muted")) ?? "missing",
-  };
-}
-
-const fillOf = (b: TestBrowser, cc: string) => b.page.locator(`#c-${cc}`).getAttribute("fill");
 
 describe("the routing map at /ui, in Chromium", () => {
   const files = tempFiles();

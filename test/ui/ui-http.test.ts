@@ -72,6 +72,7 @@ describe("/ui over HTTP", () => {
       ["/ui", "text/html; charset=utf-8"],
       ["/ui/app.js", "text/javascript; charset=utf-8"],
       ["/ui/app.css", "text/css; charset=utf-8"],
+      ["/ui/panels.css", "text/css; charset=utf-8"],
       ["/ui/favicon.svg", "image/svg+xml"],
       ["/ui/data", "application/json"],
       ["/ui/nope", "application/json"],
