@@ -9,6 +9,7 @@ import { burst } from "./sections/burst.js";
 import { failover } from "./sections/failover.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
+import { uiRender } from "./sections/ui-render.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
     failover: await run("failover", (c) =>
       failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
     ),
+    ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),
     duration_s: 0,
   };
   results.duration_s = Math.round((Date.now() - started) / 1000);
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
     worker: results.worker,
     pusher_scale: results.pusher_scale,
     write_economy: results.write_economy,
+    ui: results.ui,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
+import type { UiHandler } from "./ui/ui-handler.js";
 
 /** A listening status server. */
 export interface StatusServer {
@@ -16,6 +17,8 @@ export async function startStatusServer(opts: {
   readonly port: number;
   readonly status: PusherStatus;
   readonly metrics: PusherMetrics;
+  /** The routing map under `/ui` (SPEC §8); without it `/ui` is 404. */
+  readonly ui?: UiHandler;
 }): Promise<StatusServer> {
   const { status, metrics } = opts;
   const server = createServer((req, res) => {
@@ -41,7 +44,7 @@ export async function startStatusServer(opts: {
         },
         () => json(500, { error: "metrics unavailable" }),
       );
-    } else {
+    } else if (!opts.ui?.serve(req, res, path)) {
       json(404, { error: "not found" });
     }
   });

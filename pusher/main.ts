@@ -109,6 +109,7 @@ async function main(): Promise<void> {
     import("./http-server.js"),
     import("./clock.js"),
   ]);
+  const { createUiHandler } = await import("./ui/ui-handler.js");
   const pusher = createPusher({
     etcd,
     kv,
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
       port: config.listen.port,
       status: pusher.status,
       metrics: pusher.metrics,
+      ui: createUiHandler({ status: pusher.status, routing: pusher.routing }),
     });
   } catch (e) {
     await kv.close().catch(() => {});

@@ -9,6 +9,7 @@ import type { PusherConfig } from "./config.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
+import { RoutingView } from "./ui/routing-view.js";
 import { WatchTrigger } from "./watch-trigger.js";
 import { WriteScheduler } from "./write-scheduler.js";
 
@@ -50,6 +51,8 @@ export interface PusherDeps {
 export interface Pusher {
   readonly status: PusherStatus;
   readonly metrics: PusherMetrics;
+  /** The last compiled map, for `/ui`. */
+  readonly routing: RoutingView;
   /** Campaigns, reads, watches and writes until stopped. */
   start(): void;
   /** Graceful stop: stop watching, flush (bounded), resign. Does not close etcd or KV. */
@@ -74,6 +77,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     tuning.unhealthyAfterMs ?? 30_000,
   );
   const metrics = createMetrics(status);
+  const routing = new RoutingView(config.floorPool);
   const leadership = new Leadership({
     client: etcd,
     key: config.electionKey,
@@ -130,6 +134,7 @@ export function createPusher(deps: PusherDeps): Pusher {
           logger.warn({ problems, revision: result.map.rev }, "routing problems");
       }
       if (status.role === "standby") status.problems = problems;
+      routing.update(result);
       scheduler.submit(result);
     },
   });
@@ -194,6 +199,7 @@ export function createPusher(deps: PusherDeps): Pusher {
   return {
     status,
     metrics,
+    routing,
     start() {
       scheduler.start();
       relist();

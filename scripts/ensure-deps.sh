@@ -16,6 +16,18 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund >&2
 fi
 
+# The /ui browser tests (test/ui/) drive Debian's Chromium through playwright-core.
+if ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    say "chromium not found: installing Debian's chromium (for the /ui browser tests)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq chromium >&2
+  else
+    say "chromium not found: the /ui browser tests need it (Debian/Ubuntu: sudo apt-get install chromium)."
+  fi
+fi
+
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
   exit 0
 fi
