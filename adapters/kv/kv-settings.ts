@@ -8,7 +8,7 @@ import { Secret } from "./secret.js";
 export const DEFAULT_LOCAL_PERSIST = ".wrangler/state";
 
 /**
- * Wrangler 4 passes `defaultPersistRoot: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
+ * Wrangler 4 passes `resourcePersistencePath: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
  * wrangler's dev and `kv --local` code), and Miniflare keys KV storage by namespace id, not
  * binding name, so a Miniflare on this root and `wrangler dev --persist-to <persistDir>` share data.
  */
