@@ -6,6 +6,7 @@ import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
 import { renderTable } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
+import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
         rounds: 3,
         seconds: 4,
         flaps: 6,
+        cliRuns: 11,
       }
     : {
         changes: 100,
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
         rounds: 5,
         seconds: 10,
         flaps: 12,
+        cliRuns: 31,
       };
 
   const results = {
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
     failover: await run("failover", (c) =>
       failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
     ),
+    cli: await run("cli", (c) => cli({ cleanup: c, log, runs: scale.cliRuns })),
     duration_s: 0,
   };
   results.duration_s = Math.round((Date.now() - started) / 1000);
@@ -134,6 +138,7 @@ async function main(): Promise<void> {
     worker: results.worker,
     pusher_scale: results.pusher_scale,
     write_economy: results.write_economy,
+    cli: results.cli,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type InstalledPackage, installPackage } from "../helpers/installed-package.js";
 import { type KvStandin, startKvStandin } from "../helpers/kv-standin.js";
 import { freePort } from "../helpers/ports.js";
 
@@ -13,8 +13,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 /** Packages a production install must not contain: the TypeScript loader and the local runtime. */
 const DEV_ONLY = ["tsx", "miniflare", "workerd", "wrangler", "esbuild", "node"];
 
-const work = mkdtempSync(join(tmpdir(), "edge-package-"));
-const prefix = join(work, "install");
+let installed: InstalledPackage | undefined;
 let etcd: EtcdServer | undefined;
 let kv: KvStandin | undefined;
 const children: ChildProcess[] = [];
@@ -38,12 +37,12 @@ function installedPackages(dir: string, found = new Set<string>()): Set<string> 
 }
 
 /** Runs an installed bin (through its node_modules/.bin link) to completion. */
-async function bin(name: string, args: string[], env: Record<string, string>) {
-  const path = realpathSync(join(prefix, "node_modules/.bin", name));
+async function bin(name: "edgectl" | "edge-pusher", args: string[], env: Record<string, string>) {
+  const path = installed!.bin(name);
   try {
     const { stdout, stderr } = await run(process.execPath, [path, ...args], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, ...env },
+      cwd: installed!.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: installed!.dir, ...env },
       timeout: 30_000,
     });
     return { code: 0, stdout, stderr };
@@ -54,53 +53,32 @@ async function bin(name: string, args: string[], env: Record<string, string>) {
 }
 
 beforeAll(async () => {
-  // `npm pack` runs `prepare` (npm run build) first, so the tarball holds a fresh dist/.
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], {
-    cwd: ROOT,
-    timeout: 120_000,
-  });
-  const [packed] = JSON.parse(stdout) as { filename: string }[];
-  if (!packed) throw new Error(`npm pack printed no file: ${stdout}`);
-  // Production dependencies only, from the registry, into a directory outside the checkout.
-  await run(
-    "npm",
-    [
-      "install",
-      "--omit=dev",
-      "--no-audit",
-      "--no-fund",
-      "--prefix",
-      prefix,
-      join(work, packed.filename),
-    ],
-    { cwd: work, timeout: 240_000 },
-  );
-  [etcd, kv] = await Promise.all([startEtcd(), startKvStandin()]);
+  [installed, etcd, kv] = await Promise.all([installPackage(), startEtcd(), startKvStandin()]);
 }, 300_000);
 
 afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");
   await Promise.all([etcd?.stop(), kv?.close()]);
-  rmSync(work, { recursive: true, force: true });
+  installed?.remove();
 });
 
 describe("the npm package, installed with production dependencies only", () => {
   it("holds the bundles and no tsx, miniflare, workerd or other development tool", () => {
-    const pkg = join(prefix, "node_modules/edge-router");
+    const pkg = join(installed!.prefix, "node_modules/edge-router");
     expect(existsSync(join(pkg, "dist/edge-pusher.js"))).toBe(true);
     expect(existsSync(join(pkg, "dist/edgectl.js"))).toBe(true);
     // Sources, tests and benchmarks stay in the repository.
     for (const dir of ["pusher", "edgectl", "core", "adapters", "worker", "test", "bench"]) {
       expect(existsSync(join(pkg, dir)), dir).toBe(false);
     }
-    const installed = installedPackages(join(prefix, "node_modules"));
-    expect(installed.has("etcd3")).toBe(true);
-    for (const name of DEV_ONLY) expect(installed.has(name), name).toBe(false);
-    expect([...installed].filter((n) => n.startsWith("@cloudflare/"))).toEqual([]);
+    const packages = installedPackages(join(installed!.prefix, "node_modules"));
+    expect(packages.has("etcd3")).toBe(true);
+    for (const name of DEV_ONLY) expect(packages.has(name), name).toBe(false);
+    expect([...packages].filter((n) => n.startsWith("@cloudflare/"))).toEqual([]);
   });
 
   it("edgectl validates and applies; edge-pusher pushes to the Cloudflare API; edgectl status agrees", async () => {
-    const desired = join(work, "routing.yaml");
+    const desired = join(installed!.dir, "routing.yaml");
     copyFileSync(join(ROOT, "examples/routing.yaml"), desired);
     const etcdEnv = { ETCD_ENDPOINTS: etcd!.endpoint };
 
@@ -121,20 +99,16 @@ describe("the npm package, installed with production dependencies only", () => {
       CF_API_TOKEN: kv!.token,
       KV_NAMESPACE_ID: kv!.namespaceId,
     };
-    const pusher = spawn(
-      process.execPath,
-      [realpathSync(join(prefix, "node_modules/.bin/edge-pusher"))],
-      {
-        cwd: work,
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          ...etcdEnv,
-          ...kvEnv,
-          PUSHER_LISTEN: `127.0.0.1:${port}`,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+    const pusher = spawn(process.execPath, [installed!.bin("edge-pusher")], {
+      cwd: installed!.dir,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        ...etcdEnv,
+        ...kvEnv,
+        PUSHER_LISTEN: `127.0.0.1:${port}`,
       },
-    );
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(pusher);
     let log = "";
     pusher.stdout?.on("data", (d: Buffer) => (log += d.toString()));
@@ -170,7 +144,7 @@ describe("the npm package, installed with production dependencies only", () => {
       ETCD_ENDPOINTS: etcd!.endpoint,
       KV_SINK: "local",
       KV_NAMESPACE_ID: "local-test",
-      KV_LOCAL_PERSIST: join(work, "state"),
+      KV_LOCAL_PERSIST: join(installed!.dir, "state"),
       PUSHER_LISTEN: `127.0.0.1:${await freePort()}`,
     });
     expect(r.code).not.toBe(0);
