@@ -23,7 +23,7 @@ if (onlyLocal.length || onlyProd.length) {
 console.log(`check:worker: [vars] and [env.production.vars] both name ${local.join(", ")}`);
 '
 
-if ! npx wrangler types --include-runtime=false --strict-vars=false --check >/dev/null 2>&1; then
+if ! npx wrangler types --include-runtime=false --strict-vars=false --env-file=/dev/null --check >/dev/null 2>&1; then
   echo "check:worker: worker-configuration.d.ts is stale: run \`npm run types:worker\` and commit it" >&2
   exit 1
 fi
