@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { startEtcd } from "../../test/helpers/etcd.js";
 import { installPackage } from "../../test/helpers/installed-package.js";
@@ -34,23 +34,29 @@ export interface CliOptions {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** Wall time of one run of `node ARGS`, in ms; throws when it exits non-zero. */
-function timed(args: readonly string[], env: NodeJS.ProcessEnv): number {
+/**
+ * Wall time of one run of `node ARGS`, in ms; throws when it exits non-zero. Asynchronous: the KV
+ * stand-in answers from this process, so blocking on the child would starve it.
+ */
+function timed(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  const ms = performance.now() - t0;
-  if (r.status !== 0) {
-    throw new Error(
-      `node ${args.join(" ")} exited ${r.status}: ${r.stderr.toString().slice(-500)}`,
-    );
-  }
-  return ms;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
+      const ms = performance.now() - t0;
+      if (err) {
+        const out = `${stdout}${stderr}`.slice(-800);
+        reject(new Error(`node ${args.join(" ")} failed (${err.code ?? err.signal}): ${out}`));
+      } else resolve(ms);
+    });
+  });
 }
 
 /** Median (and max) of `runs` timed runs, after one warm-up run (V8's code cache, page cache). */
-function medianOf(runs: number, args: readonly string[], env: NodeJS.ProcessEnv) {
-  timed(args, env);
-  const s = summarize(Array.from({ length: runs }, () => timed(args, env)));
+async function medianOf(runs: number, args: readonly string[], env: NodeJS.ProcessEnv) {
+  await timed(args, env);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await timed(args, env));
+  const s = summarize(times);
   return { p50: s.p50, max: s.max };
 }
 
@@ -68,8 +74,8 @@ export async function cli(o: CliOptions): Promise<CliResult> {
   const edgectl = pkg.bin("edgectl");
   const baseEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: pkg.dir };
 
-  const floor = medianOf(o.runs, ["-e", "0"], baseEnv);
-  const help = medianOf(o.runs, [edgectl, "--help"], baseEnv);
+  const floor = await medianOf(o.runs, ["-e", "0"], baseEnv);
+  const help = await medianOf(o.runs, [edgectl, "--help"], baseEnv);
   o.log(
     `  edgectl --help p50 ${help.p50.toFixed(0)} ms (node -e 0: ${floor.p50.toFixed(0)} ms), install ${(installKb / 1024).toFixed(1)} MiB`,
   );
@@ -90,7 +96,7 @@ export async function cli(o: CliOptions): Promise<CliResult> {
     KV_NAMESPACE_ID: kv.namespaceId,
     PUSHER_LISTEN: `127.0.0.1:${port}`,
   };
-  timed([edgectl, "apply", join(ROOT, "examples/routing.yaml"), "--yes"], env);
+  await timed([edgectl, "apply", join(ROOT, "examples/routing.yaml"), "--yes"], env);
   const pusher = spawn(process.execPath, [pkg.bin("edge-pusher")], {
     cwd: pkg.dir,
     env,
@@ -103,18 +109,20 @@ export async function cli(o: CliOptions): Promise<CliResult> {
   });
   const statusArgs = [edgectl, "status", "--pusher", `http://127.0.0.1:${port}`];
   // Timed only once the edge is in sync (exit 0): the pusher has pushed and reports it.
+  let lastError: unknown = null;
   const synced = await pollUntil(
     async () => {
       try {
-        return timed(statusArgs, env);
-      } catch {
+        return await timed(statusArgs, env);
+      } catch (e) {
+        lastError = e;
         return null;
       }
     },
     { timeoutMs: 30_000, intervalMs: 200 },
   );
-  if (synced === null) timed(statusArgs, env); // throws with status's own explanation
-  const status = medianOf(o.runs, statusArgs, env);
+  if (synced === null) throw lastError ?? new Error("edgectl status never reported in sync");
+  const status = await medianOf(o.runs, statusArgs, env);
   o.log(`  edgectl status p50 ${status.p50.toFixed(0)} ms (in sync, exit 0)`);
 
   return {
