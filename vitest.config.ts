@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**", "test/faults/**"],
+    // The tests run the real bins, which run dist/: build it first.
+    globalSetup: ["test/helpers/build-dist.ts"],
     pool: "forks",
     // Files run one at a time: each starts etcd, workerd or whole stacks, and their timing margins
     // assume a quiet machine. A container may report more CPUs than its quota; `--maxWorkers`

@@ -6,6 +6,7 @@ import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
 import { renderTable } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
+import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
         rounds: 3,
         seconds: 4,
         flaps: 6,
+        cliRuns: 11,
       }
     : {
         changes: 100,
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
         rounds: 5,
         seconds: 10,
         flaps: 12,
+        cliRuns: 31,
       };
 
   const results = {
@@ -118,6 +121,7 @@ async function main(): Promise<void> {
       failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
     ),
     ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),
+    cli: await run("cli", (c) => cli({ cleanup: c, log, runs: scale.cliRuns })),
     duration_s: 0,
   };
   results.duration_s = Math.round((Date.now() - started) / 1000);
@@ -137,6 +141,7 @@ async function main(): Promise<void> {
     pusher_scale: results.pusher_scale,
     write_economy: results.write_economy,
     ui: results.ui,
+    cli: results.cli,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so `npx edgectl` works on a fresh clone.
-import { register } from "tsx/esm/api";
+// Runs the bundle `npm run build` writes to dist/ (a source checkout builds it on `npm ci`,
+// `npm start` and `npm test`; after editing pusher/, edgectl/, adapters/ or core/, rebuild).
+import { launch } from "./launch.js";
 
-register();
-await import("../edgectl/main.ts");
+await launch("edgectl");

@@ -26,7 +26,7 @@ function plain(status: number, text: string): Response {
 }
 
 /** The request's execution context; Hono's getter throws where there is none (not in workerd). */
-function executionCtxOf(c: { executionCtx: ExecutionContext }): WaitUntil | undefined {
+function executionCtxOf(c: EdgeContext): WaitUntil | undefined {
   try {
     return c.executionCtx;
   } catch {

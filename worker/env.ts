@@ -1,13 +1,16 @@
 /**
- * The Worker's bindings (wrangler.toml `[vars]`, the `ROUTING` KV namespace and the
- * `DEBUG_TOKEN` secret). Vars arrive as strings; `settingsFromEnv` parses them defensively.
+ * The Worker's bindings: `Cloudflare.Env`, which `wrangler types` generates from wrangler.toml
+ * into worker-configuration.d.ts (`npm run types:worker`; `npm run check:worker` fails when it is
+ * stale), plus the optional `DEBUG_TOKEN` secret, which no config names. Vars arrive as strings;
+ * `settingsFromEnv` parses them defensively.
  */
-export interface Env {
-  readonly ROUTING: KVNamespace;
-  readonly ORIGIN_TEMPLATE?: string;
-  readonly FLOOR_POOL?: string;
-  readonly KV_CACHE_TTL?: string;
-  readonly ISOLATE_CACHE_SECONDS?: string;
-  readonly MAX_ATTEMPTS?: string;
+export interface Env extends Cloudflare.Env {
   readonly DEBUG_TOKEN?: string;
 }
+
+type Holds<T extends true> = T;
+
+/** Compiles only while `[env.production]` binds everything the top level (local dev) binds. */
+export type ProductionBindsEverything = Holds<
+  Cloudflare.ProductionEnv extends Cloudflare.Env ? true : false
+>;

@@ -8,7 +8,7 @@ import { Secret } from "./secret.js";
 export const DEFAULT_LOCAL_PERSIST = ".wrangler/state";
 
 /**
- * Wrangler 4 passes `defaultPersistRoot: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
+ * Wrangler 4 passes `resourcePersistencePath: <persist-to>/v3` to Miniflare (getDefaultPersistRoot in
  * wrangler's dev and `kv --local` code), and Miniflare keys KV storage by namespace id, not
  * binding name, so a Miniflare on this root and `wrangler dev --persist-to <persistDir>` share data.
  */
@@ -16,7 +16,7 @@ export function localPersistRoot(persistDir: string): string {
   return join(persistDir, "v3");
 }
 
-/** The KV binding name the Worker reads (SPEC §4). */
+/** The KV binding name the Worker reads (docs/reference.md, "The Worker"). */
 export const ROUTING_BINDING = "ROUTING";
 
 /** A local Miniflare namespace persisted where `wrangler dev --persist-to <persistDir>` looks. */
@@ -36,7 +36,7 @@ export interface CloudflareKvSettings {
   readonly apiBaseUrl?: string;
 }
 
-/** Where KV writes go: SPEC §5 `KV_SINK`. */
+/** Where KV writes go: `KV_SINK` (docs/reference.md, "The pusher"). */
 export type KvSettings = LocalKvSettings | CloudflareKvSettings;
 
 const NAMESPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -76,6 +76,13 @@ function namespaceIdFromWrangler(cwd: string): string {
   return id;
 }
 
+/** `localhost`, 127.0.0.0/8 or ::1: a host whose traffic never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host === "[::1]") return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 function required(env: Readonly<Record<string, string | undefined>>, name: string): string {
   const v = env[name]?.trim();
   if (!v) throw new ConfigError("missing-setting", name, "is required when KV_SINK=cloudflare");
@@ -84,7 +91,8 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 
 /**
  * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN` and
- * `CF_API_BASE_URL` (SPEC §5). Throws ConfigError naming the variable; never echoes the token.
+ * `CF_API_BASE_URL` (docs/reference.md, the pusher's variables; https unless loopback). Throws
+ * ConfigError naming the variable; never echoes the token.
  */
 export function kvSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -121,6 +129,14 @@ export function kvSettingsFromEnv(
         "invalid-setting",
         "CF_API_BASE_URL",
         `"${base}" is not an http(s) URL`,
+      );
+    }
+    // The API token travels in every request's Authorization header: plain http only on loopback.
+    if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+      throw new ConfigError(
+        "invalid-setting",
+        "CF_API_BASE_URL",
+        `"${base}" must be https (plain http is allowed only for a loopback host, such as a local stand-in)`,
       );
     }
     return {

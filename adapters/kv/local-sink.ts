@@ -1,5 +1,5 @@
-import { Miniflare } from "miniflare";
 import type { Logger } from "pino";
+import { ConfigError } from "../errors.js";
 import { localPersistRoot, ROUTING_BINDING } from "./kv-settings.js";
 import { type KvEntry, KvError, type KvSink, type PutOptions } from "./kv-sink.js";
 
@@ -9,6 +9,12 @@ export interface LocalSinkOptions {
   readonly namespaceId: string;
   readonly logger?: Logger;
 }
+
+/**
+ * The Miniflare the local sink runs, the one wrangler ships (package.json devDependencies; a
+ * test keeps the two equal). A production install has no miniflare: it uses `KV_SINK=cloudflare`.
+ */
+export const MINIFLARE_PACKAGE = "miniflare@5.20261117.0-beta";
 
 // The same no-op script `wrangler kv key put --local` runs its Miniflare with.
 const SCRIPT =
@@ -20,13 +26,38 @@ function wrap(op: string, e: unknown): KvError {
   return new KvError("server-error", `local KV ${op} failed: ${detail}`);
 }
 
-/** Starts a Miniflare KV namespace persisted where `wrangler dev` reads it. */
+type MiniflareModule = typeof import("miniflare");
+
+/** Loads miniflare only now: it (and its ~120 MB workerd) is a development dependency. */
+async function loadMiniflare(): Promise<MiniflareModule> {
+  try {
+    return await import("miniflare");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw e;
+    throw new ConfigError(
+      "missing-dependency",
+      "KV_SINK",
+      `"local" needs the miniflare package, which is not installed (a production install ` +
+        `leaves it out): install it beside edge-router with \`npm install ${MINIFLARE_PACKAGE}\`, ` +
+        `or use KV_SINK=cloudflare`,
+    );
+  }
+}
+
+/**
+ * Starts a Miniflare KV namespace persisted where `wrangler dev` reads it. Throws ConfigError
+ * `missing-dependency` when miniflare is not installed.
+ */
 export async function createLocalSink(opts: LocalSinkOptions): Promise<KvSink> {
-  const mf = new Miniflare({
-    script: SCRIPT,
-    defaultPersistRoot: localPersistRoot(opts.persistDir),
-    kvNamespaces: { [ROUTING_BINDING]: opts.namespaceId },
-  });
+  const { Miniflare, convertV4MiniflareOptions } = await loadMiniflare();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      script: SCRIPT,
+      resourcePersistencePath: localPersistRoot(opts.persistDir),
+      kvNamespaces: { [ROUTING_BINDING]: opts.namespaceId },
+    }),
+  );
   let closed = false;
   try {
     const ns = await mf.getKVNamespace(ROUTING_BINDING);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Cleanup } from "./cleanup.js";
@@ -18,7 +19,7 @@ export interface PushEvent {
   readonly bytes: number;
 }
 
-/** A running `node bin/edge-pusher.js`. */
+/** A running `node bin/edge-pusher.js`: the built bundle in dist/, as the package ships it. */
 export interface PusherProcess {
   readonly pid: number;
   readonly port: number;
@@ -68,8 +69,12 @@ interface PushLogLine {
 
 /** Starts the pusher as a child process configured by SPEC §5 variables; waits for `/healthz`. */
 export async function startPusherProcess(o: PusherProcessOptions): Promise<PusherProcess> {
-  // BENCH_PUSHER_ENTRY: another entry point (e.g. a prebuilt bundle) for memory experiments.
+  // bin/ runs dist/ (`npm run bench` builds it first: prebench). BENCH_PUSHER_ENTRY: another
+  // entry point for memory experiments.
   const entry = process.env.BENCH_PUSHER_ENTRY || `${ROOT}bin/edge-pusher.js`;
+  if (!process.env.BENCH_PUSHER_ENTRY && !existsSync(`${ROOT}dist/edge-pusher.js`)) {
+    throw new Error("dist/edge-pusher.js is missing: run `npm run build` (npm run bench does)");
+  }
   const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: {

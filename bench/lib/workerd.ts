@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { Miniflare, type RequestInitCfType } from "miniflare";
+import type { Miniflare, RequestInitCfType } from "miniflare";
 import { localPersistRoot } from "../../adapters/kv/index.js";
+import { newMiniflare } from "../../test/helpers/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
@@ -44,10 +45,10 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
     compatibilityDate(),
   ]);
   const before = new Set(childPids(process.pid));
-  const mf = new Miniflare({
+  const mf = newMiniflare({
     host: "127.0.0.1",
     port: 0,
-    defaultPersistRoot: localPersistRoot(o.persistDir),
+    resourcePersistencePath: localPersistRoot(o.persistDir),
     cf: false,
     workers: [
       {

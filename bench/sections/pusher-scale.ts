@@ -46,6 +46,8 @@ export interface PusherScaleResult extends SustainedResult {
   readonly local_sink: SustainedResult | null;
   /** The pusher's NODE_OPTIONS: the systemd unit's, unless BENCH_PUSHER_NODE_OPTIONS is set. */
   readonly node_options: string | null;
+  /** What ran: the built bundle (`bin/edge-pusher.js` → `dist/`), unless BENCH_PUSHER_ENTRY. */
+  readonly entry: string;
 }
 
 /** Sustained-load plan. */
@@ -132,6 +134,7 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
     ...production,
     local_sink: local,
     node_options: process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions,
+    entry: process.env.BENCH_PUSHER_ENTRY || "dist/edge-pusher.js (built)",
   };
 }
 

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -12,18 +12,37 @@ const ROOT = resolve(import.meta.dirname, "../..");
 let etcd: EtcdServer | undefined;
 const P = "/edge/routing/v1/";
 
+const PASSWORDS = ["root-pw", "pusher-pw", "ctl-pw", "fra-pw"];
+/** Scratch dir: an `etcdctl` shim that records every command line, and the credentials dir. */
+const scratch = mkdtempSync(join(tmpdir(), "etcd-auth-sh-"));
+const ARGV_LOG = join(scratch, "etcdctl-argv.log");
+const OUT_DIR = join(scratch, "credentials");
+let setup: { stdout: string; stderr: string } = { stdout: "", stderr: "" };
+
+/** Runs deploy/etcd-auth.sh with the recording etcdctl first on PATH. */
+function authScript(args: string[], env: Record<string, string>) {
+  return run("bash", [resolve(ROOT, "deploy/etcd-auth.sh"), ...args], {
+    env: { ...process.env, PATH: `${scratch}:${process.env.PATH}`, ...env },
+  });
+}
+
 beforeAll(async () => {
   etcd = await startEtcd();
-  await run("bash", [resolve(ROOT, "deploy/etcd-auth.sh")], {
-    env: {
-      ...process.env,
-      ETCDCTL_ENDPOINTS: etcd.endpoint,
-      POOLS: "fra-1 ams-1",
-      ROOT_PASSWORD: "root-pw",
-      PUSHER_PASSWORD: "pusher-pw",
-      EDGECTL_PASSWORD: "ctl-pw",
-      HEALTH_PASSWORD_fra_1: "fra-pw",
-    },
+  const real = (await run("bash", ["-c", "command -v etcdctl"])).stdout.trim();
+  writeFileSync(
+    join(scratch, "etcdctl"),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${ARGV_LOG}'\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(join(scratch, "etcdctl"), 0o755);
+  writeFileSync(ARGV_LOG, "");
+  // The test etcd speaks plain http on loopback: --insecure is the only way the script runs.
+  setup = await authScript(["--insecure", "--out-dir", OUT_DIR], {
+    ETCDCTL_ENDPOINTS: etcd.endpoint,
+    POOLS: "fra-1 ams-1",
+    ROOT_PASSWORD: "root-pw",
+    PUSHER_PASSWORD: "pusher-pw",
+    EDGECTL_PASSWORD: "ctl-pw",
+    HEALTH_PASSWORD_fra_1: "fra-pw",
   });
 }, 60_000);
 
@@ -38,6 +57,7 @@ afterAll(async () => {
     }
   }
   await etcd?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** `etcdctl --user U:P ARGS`; resolves to whether etcd accepted it. */
@@ -57,6 +77,38 @@ async function as(user: string, password: string, ...args: string[]): Promise<bo
 }
 
 describe("deploy/etcd-auth.sh", () => {
+  it("never puts a password on a command line or the terminal; a generated one lands in a 0600 file", async () => {
+    const generatedFile = join(OUT_DIR, "edge-health-ams-1.password");
+    const generated = readFileSync(generatedFile, "utf8").trim();
+    expect(generated).toMatch(/^[A-Za-z0-9]{16,}$/);
+    expect(statSync(generatedFile).mode & 0o777).toBe(0o600);
+    expect(statSync(OUT_DIR).mode & 0o777).toBe(0o700);
+    // Only the generated password gets a file: the supplied ones are the operator's already.
+    expect(() => statSync(join(OUT_DIR, "edge-health-fra-1.password"))).toThrow();
+
+    const argv = readFileSync(ARGV_LOG, "utf8");
+    expect(argv).toContain("user add edge-health-ams-1 --interactive=false");
+    for (const pw of [...PASSWORDS, generated]) {
+      expect(argv).not.toContain(pw);
+      expect(setup.stdout + setup.stderr).not.toContain(pw);
+    }
+    expect(setup.stdout).toContain(generatedFile);
+    // And the generated password is the one etcd holds.
+    expect(await as("edge-health-ams-1", generated, "put", `${P}health/ams-1`, "{}")).toBe(true);
+    expect(await as("root", "root-pw", "del", `${P}health/ams-1`)).toBe(true);
+  });
+
+  it("refuses a non-https endpoint without --insecure, before calling etcdctl", async () => {
+    const before = readFileSync(ARGV_LOG, "utf8");
+    const refused = await authScript([], { ETCDCTL_ENDPOINTS: etcd!.endpoint }).then(
+      () => null,
+      (e: { code?: number; stderr?: string }) => e,
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stderr).toContain(`endpoint "${etcd!.endpoint}" is not https://`);
+    expect(readFileSync(ARGV_LOG, "utf8")).toBe(before);
+  });
+
   it("enables auth with least-privilege roles; the real heartbeat works with its pool's role", async () => {
     // Auth is on: anonymous requests are refused.
     await expect(run("etcdctl", ["--endpoints", etcd!.endpoint, "get", P])).rejects.toThrow();

@@ -3,13 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
-import { Miniflare } from "miniflare";
 import { stringify } from "yaml";
 import { localPersistRoot } from "../../adapters/kv/index.js";
 import { type DemoOrigin, startDemoOrigin } from "../../scripts/stack/demo-origin-server.js";
 import { PrefixedOutput } from "../../scripts/stack/output.js";
 import { type Managed, Supervisor } from "../../scripts/stack/supervisor.js";
 import { type EtcdServer, startEtcd } from "./etcd.js";
+import { newMiniflare } from "./miniflare.js";
 import { freePort, freePorts } from "./ports.js";
 import { bundleWorker, compatibilityDate } from "./worker.js";
 
@@ -194,12 +194,12 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     );
 
     const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
-    const mf = new Miniflare({
+    const mf = newMiniflare({
       modules: true,
       script,
       compatibilityDate: date,
       // The same persistence root and namespace id as the pusher's local sink (and wrangler dev).
-      defaultPersistRoot: localPersistRoot(persistDir),
+      resourcePersistencePath: localPersistRoot(persistDir),
       kvNamespaces: { ROUTING: NAMESPACE_ID },
       bindings: {
         DEBUG_TOKEN,

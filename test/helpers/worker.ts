@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { Miniflare, type RequestInitCfType } from "miniflare";
+import type { Miniflare, RequestInitCfType } from "miniflare";
 import { parse } from "smol-toml";
+import { newMiniflare } from "./miniflare.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -101,7 +102,7 @@ export async function startWorker(
 ): Promise<TestWorker> {
   const withKv = opts.routingBinding ?? true;
   const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
-  const mf = new Miniflare({
+  const mf = newMiniflare({
     modules: true,
     script,
     compatibilityDate: date,

@@ -1,0 +1,61 @@
+/**
+ * `npm run build`: bundles the two Node entry points into `dist/` with esbuild, so the installed
+ * package starts without tsx. npm packages stay external (the package's `dependencies`, resolved
+ * from node_modules at run time: etcd3 loads its .proto files from disk), and the dynamic
+ * imports (each KV sink, etcd, the HTTP server) stay separate chunks loaded only when used.
+ *
+ *   tsx scripts/build.ts
+ *
+ * Each file is written beside its final name and renamed into place, so a process starting from
+ * `dist/` while a build runs reads whole files. Chunk names carry a content hash: rebuilding
+ * unchanged sources rewrites identical files, and chunks no bundle refers to any more are removed.
+ */
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { build } from "esbuild";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const DIST = join(ROOT, "dist");
+
+/** The Node versions `engines` allows start at 22.12. */
+const TARGET = "node22.12";
+
+const started = performance.now();
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: { "edge-pusher": "pusher/main.ts", edgectl: "edgectl/main.ts" },
+  outdir: DIST,
+  write: false,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: TARGET,
+  packages: "external",
+  chunkNames: "chunks/[name]-[hash]",
+  sourcemap: "linked",
+  sourcesContent: false,
+  legalComments: "none",
+  logLevel: "warning",
+});
+
+const written = new Set<string>();
+// Chunks first, entry points last: an entry never refers to a chunk that is not there yet.
+const files = [...result.outputFiles].sort(
+  (a, b) => Number(!a.path.includes("/chunks/")) - Number(!b.path.includes("/chunks/")),
+);
+for (const file of files) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  const scratch = `${file.path}.${process.pid}.tmp`;
+  writeFileSync(scratch, file.contents);
+  renameSync(scratch, file.path);
+  written.add(file.path);
+}
+for (const dir of [DIST, join(DIST, "chunks")]) {
+  for (const name of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, name.name);
+    if (name.isFile() && !written.has(path)) rmSync(path, { force: true });
+  }
+}
+const ms = Math.round(performance.now() - started);
+process.stderr.write(`build: ${written.size} files in ${relative(ROOT, DIST)}/ (${ms} ms)\n`);
