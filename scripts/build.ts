@@ -10,7 +10,7 @@
  * `dist/` while a build runs reads whole files. Chunk names carry a content hash: rebuilding
  * unchanged sources rewrites identical files, and chunks no bundle refers to any more are removed.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 
@@ -56,6 +56,14 @@ for (const dir of [DIST, join(DIST, "chunks")]) {
     const path = join(dir, name.name);
     if (name.isFile() && !written.has(path)) rmSync(path, { force: true });
   }
+}
+// The /ui page's static files, read at run time beside the bundle (pusher/ui/ui-assets.ts).
+for (const dir of ["page", "assets"]) {
+  rmSync(join(DIST, "ui", dir), { recursive: true, force: true });
+  cpSync(join(ROOT, "pusher/ui", dir), join(DIST, "ui", dir), {
+    recursive: true,
+    filter: (src) => !/\.(ts|json)$/.test(src) || src.endsWith("countries.json"),
+  });
 }
 const ms = Math.round(performance.now() - started);
 process.stderr.write(`build: ${written.size} files in ${relative(ROOT, DIST)}/ (${ms} ms)\n`);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** One file the pusher serves under `/ui`. */
@@ -10,7 +10,13 @@ export interface UiAsset {
 /** The page's files by URL path. */
 export type UiAssets = ReadonlyMap<string, UiAsset>;
 
-const here = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
+// From source this module sits beside page/ and assets/; bundled, it is in dist/ or dist/chunks/
+// and the build copies them to dist/ui/.
+const base =
+  ["./", "../ui/", "./ui/"]
+    .map((dir) => new URL(dir, import.meta.url))
+    .find((dir) => existsSync(new URL("page/index.html", dir))) ?? new URL("./", import.meta.url);
+const here = (rel: string) => fileURLToPath(new URL(rel, base));
 const read = (rel: string) => readFileSync(here(rel), "utf8");
 
 /**
