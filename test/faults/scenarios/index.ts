@@ -10,6 +10,7 @@ import { concurrentOperators } from "./s08-concurrent-operators.js";
 import { etcdAuth } from "./s09-etcd-auth.js";
 import { secretsGrep } from "./s10-secrets.js";
 import { clusterKills } from "./s11-cluster-kills.js";
+import { clusterPartition } from "./s12-cluster-partition.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -23,5 +24,6 @@ export const scenarios: readonly Scenario[] = [
   concurrentOperators,
   etcdAuth,
   clusterKills,
+  clusterPartition,
   secretsGrep,
 ];
