@@ -11,6 +11,7 @@ import { etcdAuth } from "./s09-etcd-auth.js";
 import { secretsGrep } from "./s10-secrets.js";
 import { clusterKills } from "./s11-cluster-kills.js";
 import { clusterPartition } from "./s12-cluster-partition.js";
+import { quorumLoss } from "./s13-quorum-loss.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -25,5 +26,6 @@ export const scenarios: readonly Scenario[] = [
   etcdAuth,
   clusterKills,
   clusterPartition,
+  quorumLoss,
   secretsGrep,
 ];
