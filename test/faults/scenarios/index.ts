@@ -12,6 +12,7 @@ import { secretsGrep } from "./s10-secrets.js";
 import { clusterKills } from "./s11-cluster-kills.js";
 import { clusterPartition } from "./s12-cluster-partition.js";
 import { quorumLoss } from "./s13-quorum-loss.js";
+import { snapshotRestore } from "./s14-snapshot-restore.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -27,5 +28,6 @@ export const scenarios: readonly Scenario[] = [
   clusterKills,
   clusterPartition,
   quorumLoss,
+  snapshotRestore,
   secretsGrep,
 ];
