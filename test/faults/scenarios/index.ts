@@ -13,6 +13,7 @@ import { clusterKills } from "./s11-cluster-kills.js";
 import { clusterPartition } from "./s12-cluster-partition.js";
 import { quorumLoss } from "./s13-quorum-loss.js";
 import { snapshotRestore } from "./s14-snapshot-restore.js";
+import { boostExpiry } from "./s15-boost-expiry.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -29,5 +30,6 @@ export const scenarios: readonly Scenario[] = [
   clusterPartition,
   quorumLoss,
   snapshotRestore,
+  boostExpiry,
   secretsGrep,
 ];
