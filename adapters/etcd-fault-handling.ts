@@ -1,4 +1,4 @@
-import { ConsecutiveBreaker, circuitBreaker, handleWhen } from "cockatiel";
+import { BrokenCircuitError, ConsecutiveBreaker, circuitBreaker, handleWhen } from "cockatiel";
 import { isRecoverableError } from "etcd3";
 
 /**
@@ -11,4 +11,14 @@ export function fastRecoveryBreaker() {
     halfOpenAfter: 500,
     breaker: new ConsecutiveBreaker(3),
   });
+}
+
+/**
+ * True when an error says "this member did not serve the call" rather than "etcd refused it":
+ * the member is down, unreachable, without a leader, timed out or behind an open circuit. Another
+ * member may serve the same call; permission, validation and lease errors are answers, not this.
+ */
+export function isMemberFailure(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  return e instanceof BrokenCircuitError || (e instanceof Error && isRecoverableError(e));
 }

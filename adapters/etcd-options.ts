@@ -12,24 +12,34 @@ export interface EtcdSettings {
   readonly keyFile?: string;
 }
 
-/** Reads `ETCD_*` variables from an environment object (only entry points pass `process.env`). */
+/** Settings given on a command line, which win over the environment. */
+export interface EtcdSettingsFlags {
+  /** `--endpoints`: comma-separated, like `ETCD_ENDPOINTS`. */
+  readonly endpoints?: string | undefined;
+}
+
+/**
+ * Reads `ETCD_*` variables from an environment object (only entry points pass `process.env`);
+ * `flags.endpoints` (edgectl's `--endpoints`) overrides `ETCD_ENDPOINTS`.
+ */
 export function etcdSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
+  flags: EtcdSettingsFlags = {},
 ): EtcdSettings {
   // Like etcdctl, a bare host:port is accepted; its scheme follows the TLS settings.
   const scheme = env.ETCD_CA_FILE || env.ETCD_CERT_FILE ? "https://" : "http://";
-  const endpoints = (env.ETCD_ENDPOINTS ?? "http://127.0.0.1:2379")
+  const setting = flags.endpoints !== undefined ? "--endpoints" : "ETCD_ENDPOINTS";
+  const endpoints = (flags.endpoints ?? env.ETCD_ENDPOINTS ?? "http://127.0.0.1:2379")
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)
     .map((s) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `${scheme}${s}`));
-  if (endpoints.length === 0)
-    throw new ConfigError("invalid-setting", "ETCD_ENDPOINTS", "is empty");
+  if (endpoints.length === 0) throw new ConfigError("invalid-setting", setting, "is empty");
   for (const e of endpoints) {
     if (!/^https?:\/\/[^/]+\/?$/.test(e)) {
       throw new ConfigError(
         "invalid-setting",
-        "ETCD_ENDPOINTS",
+        setting,
         `"${e}" is not host:port or http(s)://host:port`,
       );
     }

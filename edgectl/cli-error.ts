@@ -11,7 +11,9 @@ export type CliErrorCode =
   | "unknown-pool"
   | "conflict"
   | "locked"
-  | "unreachable";
+  | "unreachable"
+  | "etcd-unavailable"
+  | "outcome-unknown";
 
 const EXIT: Record<CliErrorCode, ExitCode> = {
   usage: ExitCode.failure,
@@ -24,6 +26,8 @@ const EXIT: Record<CliErrorCode, ExitCode> = {
   conflict: ExitCode.conflict,
   locked: ExitCode.locked,
   unreachable: ExitCode.failure,
+  "etcd-unavailable": ExitCode.unavailable,
+  "outcome-unknown": ExitCode.unknown,
 };
 
 /** An expected failure (bad input, refused, conflict): printed as its message, never a stack. */

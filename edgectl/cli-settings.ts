@@ -9,7 +9,10 @@ export interface CliSettings extends RoutingSettings {
   readonly lockTtlSeconds: number;
   /** Most operations etcd accepts in one transaction (`EDGECTL_MAX_TXN_OPS`, etcd's default 128). */
   readonly maxTxnOps: number;
-  /** Deadline of one etcd request in ms (`EDGECTL_ETCD_TIMEOUT_MS`, default 5000). */
+  /**
+   * Deadline of one etcd request to one member in ms (`EDGECTL_ETCD_TIMEOUT_MS`, default 5000);
+   * also how long a call keeps moving between members before etcd counts as unavailable.
+   */
   readonly etcdTimeoutMs: number;
 }
 
@@ -26,14 +29,22 @@ function positiveInt(
   return Number(raw.trim());
 }
 
-/** Reads the CLI settings; `prefix` (from `--prefix`) wins over `ROUTING_PREFIX`. */
+/** Command-line flags that win over the environment. */
+export interface CliFlags {
+  /** `--prefix`, over `ROUTING_PREFIX`. */
+  readonly prefix?: string | undefined;
+  /** `--endpoints`, over `ETCD_ENDPOINTS`. */
+  readonly endpoints?: string | undefined;
+}
+
+/** Reads the CLI settings; `--prefix` and `--endpoints` win over their variables. */
 export function cliSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
-  flags: { readonly prefix?: string | undefined } = {},
+  flags: CliFlags = {},
 ): CliSettings {
   return {
     ...routingSettingsFromEnv(env, flags.prefix),
-    etcd: etcdSettingsFromEnv(env),
+    etcd: etcdSettingsFromEnv(env, { endpoints: flags.endpoints }),
     lockTtlSeconds: positiveInt(env, "EDGECTL_LOCK_TTL", 30),
     maxTxnOps: positiveInt(env, "EDGECTL_MAX_TXN_OPS", 128),
     etcdTimeoutMs: positiveInt(env, "EDGECTL_ETCD_TIMEOUT_MS", 5000),

@@ -5,7 +5,7 @@ import { type CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
 /** What every command's action gets: the I/O, its settings, and where to record its exit code. */
 export interface CommandContext {
   readonly io: CliIo;
-  /** Settings from the environment and the command's (and program's) `--prefix`. */
+  /** Settings from the environment and the command's (and program's) `--prefix`/`--endpoints`. */
   settings(cmd: Command): CliSettings;
   /** Records the exit code of the command that ran. */
   exit(code: number): void;
@@ -20,8 +20,8 @@ export function createCommandContext(io: CliIo, exit: (code: number) => void): C
   return {
     io,
     settings(cmd) {
-      const flags = cmd.optsWithGlobals<{ prefix?: string }>();
-      return cliSettingsFromEnv(io.env, { prefix: flags.prefix });
+      const flags = cmd.optsWithGlobals<{ prefix?: string; endpoints?: string }>();
+      return cliSettingsFromEnv(io.env, { prefix: flags.prefix, endpoints: flags.endpoints });
     },
     exit,
     print: (...lines) => {
@@ -33,9 +33,15 @@ export function createCommandContext(io: CliIo, exit: (code: number) => void): C
   };
 }
 
-/** Adds the options every command accepts (`--prefix`, `--debug`). */
+/** Adds the options every command accepts (`--endpoints`, `--prefix`, `--debug`). */
 export function withCommonOptions(cmd: Command): Command {
   return cmd
+    .addOption(
+      new Option(
+        "--endpoints <urls>",
+        "comma-separated etcd members, every one used (env ETCD_ENDPOINTS)",
+      ),
+    )
     .addOption(new Option("--prefix <prefix>", "etcd routing prefix (env ROUTING_PREFIX)"))
     .addOption(new Option("--debug", "print stack traces of unexpected errors"));
 }

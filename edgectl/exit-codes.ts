@@ -7,6 +7,10 @@ export const ExitCode = {
   conflict: 2,
   /** `apply`: `lock/apply` is held by another holder. */
   locked: 3,
+  /** No etcd member answered; nothing was written. */
+  unavailable: 4,
+  /** The commit's outcome could not be established: it may have landed (run `plan`). */
+  unknown: 5,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Etcd3, EtcdLeaseInvalidError, type Lease } from "etcd3";
+import { EtcdLeaseInvalidError } from "etcd3";
 import type { HealthStatus } from "../core/index.js";
+import { ClusterLease } from "./cluster-lease.js";
+import type { EtcdMembers } from "./etcd-members.js";
 import { StatusHysteresis } from "./status-hysteresis.js";
 
 /** One state change of the heartbeat, logged as one line. */
@@ -21,7 +23,7 @@ export interface HeartbeatEvent {
 
 /** What the heartbeat needs; the clock is injectable for tests. */
 export interface HeartbeatDeps {
-  readonly client: Etcd3;
+  readonly members: EtcdMembers;
   readonly key: string;
   readonly pool: string;
   readonly ttlSeconds: number;
@@ -39,8 +41,10 @@ const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}
 /**
  * Keeps `health/POOL` alive on a lease until the signal aborts, then revokes the lease so the
  * pool drains at once. Renewal is one keepalive per tick on a lease that is never re-granted
- * while alive; when no renewal succeeded for longer than the TTL (etcd has expired it by then)
- * or etcd says the lease is gone, a new lease is granted and the key re-put.
+ * while alive; each keepalive goes to the member that answered last and moves to the next one
+ * when that fails, so a lost member or a leader change costs a retry, not the lease. When no
+ * renewal succeeded for longer than the TTL (etcd has expired it by then) or etcd says the
+ * lease is gone, a new lease is granted and the key re-put.
  */
 export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   const now = deps.now ?? Date.now;
@@ -50,7 +54,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   let hysteresis = new StatusHysteresis("healthy");
   if (deps.probe) hysteresis = new StatusHysteresis((await deps.probe()) ? "healthy" : "unhealthy");
 
-  const cur: { lease: Lease | null } = { lease: null };
+  const cur: { lease: ClusterLease | null } = { lease: null };
   let leaseId = "";
   let written: HealthStatus | null = null;
   let lastRenewal = 0;
@@ -67,40 +71,46 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
       ...(detail ? { detail } : {}),
     });
 
+  // one renewal round may use half the TTL, leaving the other half for the next round
+  const renewBudgetMs = Math.max(500, ttlMs / 2);
+  const put = (l: ClusterLease, status: HealthStatus) =>
+    deps.members.any(`write ${deps.key}`, (c, call) =>
+      c.put(deps.key).value(value(status)).lease(l.id).options(call).exec(),
+    );
+
   const register = async () => {
-    const l = deps.client.lease(deps.ttlSeconds, { autoKeepAlive: false });
-    l.on("lost", () => undefined);
+    let l: ClusterLease | null = null;
     try {
-      const id = await l.grant();
+      l = await ClusterLease.grant(deps.members, deps.ttlSeconds);
       const status = hysteresis.status;
-      await l.put(deps.key).value(value(status));
+      await put(l, status);
       cur.lease = l;
-      leaseId = id;
+      leaseId = l.id;
       written = status;
       lastRenewal = now();
       renewFailing = false;
       registerFailing = false;
       emit("registered");
     } catch (e) {
-      l.release();
+      // a lease whose key may not have been written must not linger
+      l?.revoke({ budgetMs: renewBudgetMs }).catch(() => undefined);
       if (!registerFailing) emit("register-failed", errorText(e));
       registerFailing = true;
     }
   };
 
-  const renew = async (l: Lease) => {
+  const renew = async (l: ClusterLease) => {
     try {
-      const res = await l.keepaliveOnce({ deadline: Date.now() + Math.max(500, ttlMs / 2) });
-      if (Number(res.TTL) <= 0) throw new EtcdLeaseInvalidError(res.ID);
+      // a keepalive waits at most a third of the TTL on one member before trying the next
+      await l.keepaliveOnce(Math.max(300, ttlMs / 3), { budgetMs: renewBudgetMs });
       lastRenewal = now();
       if (renewFailing) emit("renew-recovered");
       renewFailing = false;
     } catch (e) {
       const gone = e instanceof EtcdLeaseInvalidError;
       if (gone || now() - lastRenewal > ttlMs) {
-        l.release();
         // best effort: if etcd still has it (a leader change extends TTLs) it must not linger
-        deps.client.leaseClient.leaseRevoke({ ID: leaseId }).catch(() => undefined);
+        l.revoke({ budgetMs: renewBudgetMs }).catch(() => undefined);
         cur.lease = null;
         written = null;
         emit(
@@ -138,7 +148,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     else if (written !== hysteresis.status) {
       const status: HealthStatus = hysteresis.status;
       try {
-        await held.put(deps.key).value(value(status));
+        await put(held, status);
         written = status;
       } catch {
         // retried on the next tick; a lost lease shows up in renew()
@@ -146,6 +156,6 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     }
   }
   if (probing) await probing;
-  await cur.lease?.revoke({ deadline: Date.now() + 3000 }).catch(() => undefined);
+  await cur.lease?.revoke({ budgetMs: 3000 }).catch(() => undefined);
   emit("stopped", "lease revoked");
 }

@@ -14,6 +14,7 @@ import {
 import { ConfigError } from "../adapters/errors.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { EtcdUnavailableError } from "./etcd-unavailable-error.js";
 import { ExitCode } from "./exit-codes.js";
 import { buildProgram } from "./program.js";
 
@@ -57,6 +58,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       err(`edgectl: ${e.message}`);
       for (const d of e.details) err(`  ${d}`);
       return e.exitCode;
+    }
+    if (e instanceof EtcdUnavailableError) {
+      err(`edgectl: etcd unavailable, nothing written: ${e.message}`);
+      return ExitCode.unavailable;
     }
     if (e instanceof ConfigError) {
       err(`edgectl: configuration: ${e.message}`);

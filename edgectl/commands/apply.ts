@@ -1,12 +1,14 @@
 import { Command } from "commander";
-import { acquireApplyLock } from "../apply-lock.js";
-import { commitApply, epochAtRead } from "../apply-transaction.js";
+import { epochAtRead } from "../apply-transaction.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
+import { commitFailure } from "../commit-failure.js";
+import { commitUnderLock } from "../commit-under-lock.js";
 import { compileOptions } from "../compile-options.js";
 import { confirm } from "../confirm.js";
 import { edgeEffect, formatEdgeEffect } from "../edge-effect.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { loadDesiredState } from "../load-desired-state.js";
 import { diffIntent, formatDiff } from "../plan-diff.js";
@@ -14,7 +16,8 @@ import { assertNoNewProblems } from "../proposed-problems.js";
 
 /**
  * `edgectl apply FILE [--yes]`: validate, read at one revision, diff, confirm, take `lock/apply`,
- * then one CAS transaction on `epoch` and the lock. 0 applied, 1 invalid, 2 conflict, 3 locked.
+ * then one CAS transaction on `epoch` and the lock. 0 applied, 1 invalid, 2 conflict, 3 locked,
+ * 4 etcd unavailable (nothing written), 5 outcome unknown.
  */
 export function applyCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("apply"))
@@ -24,8 +27,8 @@ export function applyCommand(ctx: CommandContext): Command {
     .action(async (file: string, opts: { yes?: boolean }, cmd: Command) => {
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
-      await withEtcd(settings, async (client) => {
-        const read = await readPrefix(client, settings.prefix);
+      await withEtcdMembers(settings, async (members) => {
+        const read = await readPrefixFromAny(members, settings.prefix);
         const changes = diffIntent(read, desired, settings.prefix);
         if (changes.length === 0) {
           ctx.print(`No changes: ${settings.prefix} already holds ${file}. Nothing written.`);
@@ -56,38 +59,12 @@ export function applyCommand(ctx: CommandContext): Command {
             throw new CliError("not-confirmed", "not applied: not confirmed");
           }
         }
-        const attempt = await acquireApplyLock(client, settings.prefix, settings.lockTtlSeconds);
-        if (!attempt.ok) {
-          if ("unconfirmed" in attempt) {
-            throw new CliError(
-              "conflict",
-              "conflict: lock/apply could not be confirmed (timed out, or its lease expired while this process was paused); nothing written",
-            );
-          }
-          throw new CliError(
-            "locked",
-            `locked: lock/apply is held by ${attempt.heldBy}; nothing written`,
-          );
-        }
-        try {
-          const result = await commitApply(client, settings.prefix, attempt.lock, epoch, changes);
-          if (!result.ok) {
-            throw new CliError(
-              "conflict",
-              result.reason === "epoch-moved"
-                ? `conflict: epoch moved from ${epoch.value} to ${result.epochNow ?? "(deleted)"} since the read; nothing written (run plan again)`
-                : result.reason === "unknown"
-                  ? `conflict: the commit's outcome is unknown (the reply was lost and etcd's history no longer tells; epoch is now ${result.epochNow ?? "(deleted)"}); run plan to see what etcd holds`
-                  : "conflict: lock/apply is no longer ours (its lease expired); nothing written",
-            );
-          }
-          ctx.print(
-            `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
-          );
-          ctx.exit(ExitCode.ok);
-        } finally {
-          await attempt.lock.release().catch(() => undefined);
-        }
+        const result = await commitUnderLock(members, settings, epoch, changes, (l) => ctx.warn(l));
+        if (!result.ok) throw commitFailure(result, epoch.value);
+        ctx.print(
+          `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
+        );
+        ctx.exit(ExitCode.ok);
       });
     });
 }

@@ -1,9 +1,12 @@
 import { Command } from "commander";
 import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
+import { ClusterLease } from "../cluster-lease.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { parseCountryArgument } from "../country-argument.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
+import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
 import { ExitCode } from "../exit-codes.js";
 
 interface BoostOptions {
@@ -18,7 +21,10 @@ export function leaseHex(id: string): string {
   return BigInt(id).toString(16);
 }
 
-/** `edgectl boost CC --pool P [--fallbacks a,b] --ttl 6h [--reason TEXT]`. */
+/**
+ * `edgectl boost CC --pool P [--fallbacks a,b] --ttl 6h [--reason TEXT]`: writes `override/CC`
+ * with `expires_at` under a fresh lease of that TTL. 0 written, 1 invalid, 4 etcd unavailable.
+ */
 export function boostCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("boost"))
     .description("temporarily route a country to a pool: override/CC under a lease that expires")
@@ -56,9 +62,9 @@ export function boostCommand(ctx: CommandContext): Command {
       const rule = parsed.data;
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
-      await withEtcd(settings, async (client) => {
+      await withEtcdMembers(settings, async (members) => {
         const state = readSnapshot(
-          toSnapshot(await readPrefix(client, settings.prefix)),
+          toSnapshot(await readPrefixFromAny(members, settings.prefix)),
           settings.prefix,
         );
         const unknown = [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
@@ -68,26 +74,35 @@ export function boostCommand(ctx: CommandContext): Command {
             `unknown pool${unknown.length > 1 ? "s" : ""} ${unknown.map((p) => `"${p}"`).join(", ")}: no pool/ definition in ${settings.prefix}`,
           );
         }
+        const lease = await ClusterLease.grant(members, ttl);
+        // The lease's end as the boost's promise: etcd restarts lease TTLs on a leader change, so
+        // the compiler ends the boost at expires_at even while the lease lives on.
+        const expiresAt = new Date(lease.grantedAt + lease.ttlSeconds * 1000).toISOString();
         const value = JSON.stringify({
           primary: rule.primary,
           fallbacks: rule.fallbacks,
           ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+          expires_at: expiresAt,
         });
-        const lease = client.lease(ttl, { autoKeepAlive: false });
-        lease.on("lost", () => undefined);
-        const id = await lease.grant();
-        const expires = new Date(Date.now() + ttl * 1000);
         try {
-          await lease.put(key).value(value);
+          // a put under our own fresh lease may be sent again: the second one writes the same
+          await members.any(`write override/${cc}`, (c, call) =>
+            c.put(key).value(value).lease(lease.id).options(call).exec(),
+          );
         } catch (e) {
-          await lease.revoke().catch(() => undefined);
+          // the key goes with its lease, so a failed boost leaves nothing behind
+          await lease.revoke().catch((r: unknown) => {
+            if (!(r instanceof EtcdUnavailableError)) throw r;
+            throw new CliError(
+              "outcome-unknown",
+              `outcome unknown: override/${cc} may have been written under lease ${lease.hex}, which no member would revoke; it stops routing at ${expiresAt} (run explain ${cc}, or unboost ${cc} once etcd answers)`,
+            );
+          });
           throw e;
-        } finally {
-          lease.release();
         }
         ctx.print(
           `override/${cc} → ${[rule.primary, ...rule.fallbacks].join(" > ")} for ${opts.ttl}`,
-          `lease ${leaseHex(id)} (${id}), expires ${expires.toISOString()}`,
+          `lease ${lease.hex} (${lease.id}), expires ${expiresAt}`,
         );
       });
       ctx.exit(ExitCode.ok);

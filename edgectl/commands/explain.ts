@@ -3,7 +3,8 @@ import type { CompiledMap } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { compileOptions } from "../compile-options.js";
 import { parseCountryArgument } from "../country-argument.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { dependsOnLastGood, explainCountry, formatExplanation } from "../explain-country.js";
 import { readKvMaps } from "../kv-read.js";
@@ -18,7 +19,9 @@ export function explainCommand(ctx: CommandContext): Command {
     .action(async (raw: string, opts: { json?: boolean; kv: boolean }, cmd: Command) => {
       const cc = parseCountryArgument(raw);
       const settings = ctx.settings(cmd);
-      const read = await withEtcd(settings, (client) => readPrefix(client, settings.prefix));
+      const read = await withEtcdMembers(settings, (members) =>
+        readPrefixFromAny(members, settings.prefix),
+      );
       const snapshot = toSnapshot(read);
       const options = compileOptions(settings);
       let previous: CompiledMap | null = null;

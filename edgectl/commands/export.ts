@@ -2,7 +2,8 @@ import { Command } from "commander";
 import { stringify } from "yaml";
 import { desiredStateFromRouting, readSnapshot } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 
 /** `edgectl export`: the current intent as a desired-state file (apply of it is a no-op). */
@@ -11,8 +12,8 @@ export function exportCommand(ctx: CommandContext): Command {
     .description("print the current intent as a desired-state YAML file")
     .action(async (_opts: unknown, cmd: Command) => {
       const settings = ctx.settings(cmd);
-      await withEtcd(settings, async (client) => {
-        const read = await readPrefix(client, settings.prefix);
+      await withEtcdMembers(settings, async (members) => {
+        const read = await readPrefixFromAny(members, settings.prefix);
         const state = readSnapshot(toSnapshot(read), settings.prefix);
         const desired = desiredStateFromRouting(state);
         ctx.io.stdout.write(

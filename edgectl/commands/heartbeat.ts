@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { isPoolName, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { openEtcd } from "../etcd-client.js";
+import { EtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { runHeartbeat } from "../heartbeat-loop.js";
 import { httpProbe } from "../http-probe.js";
@@ -46,11 +46,11 @@ export function heartbeatCommand(ctx: CommandContext): Command {
         ? seconds("--check-timeout", opts.checkTimeout, 0.05)
         : Math.min(interval, 2);
       const settings = ctx.settings(cmd);
-      const client = openEtcd(settings);
+      const members = EtcdMembers.open(settings);
       const signal = ctx.io.signal ?? new AbortController().signal;
       try {
         await runHeartbeat({
-          client,
+          members,
           key: routingKeys(settings.prefix).health(pool),
           pool,
           ttlSeconds: ttl,
@@ -60,7 +60,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
           signal,
         });
       } finally {
-        client.close();
+        members.close();
       }
       ctx.exit(ExitCode.ok);
     });

@@ -2,7 +2,8 @@ import { Command } from "commander";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { compileOptions } from "../compile-options.js";
 import { edgeEffect, formatEdgeEffect } from "../edge-effect.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { loadDesiredState } from "../load-desired-state.js";
 import { diffIntent, formatDiff } from "../plan-diff.js";
@@ -16,8 +17,8 @@ export function planCommand(ctx: CommandContext): Command {
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
-      await withEtcd(settings, async (client) => {
-        const read = await readPrefix(client, settings.prefix);
+      await withEtcdMembers(settings, async (members) => {
+        const read = await readPrefixFromAny(members, settings.prefix);
         const changes = diffIntent(read, desired, settings.prefix);
         ctx.print(
           `Plan for ${settings.prefix} at revision ${read.revision}:`,

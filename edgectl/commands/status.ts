@@ -2,7 +2,8 @@ import { Command } from "commander";
 import { compile } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { compileOptions } from "../compile-options.js";
-import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
+import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { readKvMaps } from "../kv-read.js";
 import { evaluateSync, formatSync, type SyncInputs } from "../sync-status.js";
@@ -54,7 +55,9 @@ export function statusCommand(ctx: CommandContext): Command {
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
       const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
-      const read = await withEtcd(settings, (client) => readPrefix(client, settings.prefix));
+      const read = await withEtcdMembers(settings, (members) =>
+        readPrefixFromAny(members, settings.prefix),
+      );
       // KV after etcd: a change landing in between can only make KV look newer, never behind.
       const kv = await readKvMaps(ctx.io);
       const { routes, meta } = kv;

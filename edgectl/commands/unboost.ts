@@ -3,7 +3,7 @@ import { EtcdLeaseInvalidError } from "etcd3";
 import { routingKeys } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { parseCountryArgument } from "../country-argument.js";
-import { withEtcd } from "../etcd-client.js";
+import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 import { leaseHex } from "./boost.js";
 
@@ -16,28 +16,34 @@ export function unboostCommand(ctx: CommandContext): Command {
       const cc = parseCountryArgument(raw);
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
-      await withEtcd(settings, async (client) => {
-        const res = await client.get(key).exec();
+      await withEtcdMembers(settings, async (members) => {
+        const res = await members.any(`read override/${cc}`, (c, call) =>
+          c.get(key).options(call).exec(),
+        );
         const kv = res.kvs[0];
         if (!kv) {
           ctx.print(`override/${cc} does not exist: nothing to do`);
           return;
         }
         if (kv.lease !== "0") {
-          try {
-            await client.leaseClient.leaseRevoke({ ID: kv.lease });
-            ctx.print(`override/${cc} removed: lease ${leaseHex(kv.lease)} revoked`);
-            return;
-          } catch (e) {
-            if (!(e instanceof EtcdLeaseInvalidError)) throw e;
-            // the lease expired between the read and the revoke; delete whatever is left
-          }
+          // a revoke sent again, or of a lease that expired meanwhile, finds it gone: the same end
+          await members.any(`revoke lease ${leaseHex(kv.lease)}`, (c, call) =>
+            c.leaseClient.leaseRevoke({ ID: kv.lease }, call).catch((e: unknown) => {
+              if (!(e instanceof EtcdLeaseInvalidError)) throw e;
+            }),
+          );
+          ctx.print(`override/${cc} removed: lease ${leaseHex(kv.lease)} revoked`);
+          return;
         }
-        // only delete the version we read, so a boost written meanwhile survives
-        await client
-          .if(key, "Mod", "==", Number(kv.mod_revision))
-          .then(client.delete().key(key))
-          .commit();
+        // only delete the version we read, so a boost written meanwhile survives; sending it
+        // again is safe for the same reason
+        await members.any(`delete override/${cc}`, (c, call) =>
+          c
+            .if(key, "Mod", "==", Number(kv.mod_revision))
+            .then(c.delete().key(key))
+            .options(call)
+            .commit(),
+        );
         ctx.print(`override/${cc} removed (it had no lease)`);
       });
       ctx.exit(ExitCode.ok);

@@ -4,8 +4,11 @@ import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DesiredState, desiredStateToKeys } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply-lock.js";
-import { commitApply, epochAtRead, verifyCommit } from "../../edgectl/apply-transaction.js";
+import { commitApply, epochAtRead } from "../../edgectl/apply-transaction.js";
+import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
+import { settleCommit } from "../../edgectl/commit-settlement.js";
 import { readPrefix } from "../../edgectl/etcd-client.js";
+import { EtcdMembers } from "../../edgectl/etcd-members.js";
 import { diffIntent } from "../../edgectl/plan-diff.js";
 import { run } from "../../edgectl/run.js";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
@@ -13,13 +16,17 @@ import { exampleState, runBin, runCli, tempFiles, uniquePrefix, waitFor } from "
 
 let etcd: EtcdServer;
 let client: Etcd3;
+/** edgectl's own view of the same etcd, for driving the lock and commit steps one by one. */
+let members: EtcdMembers;
 const files = tempFiles();
 
 beforeAll(async () => {
   etcd = await startEtcd();
   client = new Etcd3({ hosts: etcd.endpoint });
+  members = EtcdMembers.open(cliSettingsFromEnv({ ETCD_ENDPOINTS: etcd.endpoint }));
 });
 afterAll(async () => {
+  members?.close();
   client?.close();
   await etcd?.stop();
   files.cleanup();
@@ -143,7 +150,7 @@ describe("edgectl apply", () => {
 
   it("exits 3 while another holder has lock/apply, and writes nothing", async () => {
     const prefix = uniquePrefix("locked");
-    const held = await acquireApplyLock(client, prefix, 10, "someone-else");
+    const held = await acquireApplyLock(members, prefix, 10, "someone-else");
     expect(held.ok).toBe(true);
     try {
       const r = await runCli(["apply", files.write(exampleState()), "--yes"], {
@@ -220,9 +227,9 @@ describe("edgectl apply", () => {
     // the old holder reads, takes the lock, then stops (no more keepalives: a paused process)
     const oldRead = await readPrefix(client, prefix);
     const oldChanges = diffIntent(oldRead, variant(7), prefix);
-    const old = await acquireApplyLock(client, prefix, 2, "old-holder");
+    const old = await acquireApplyLock(members, prefix, 2, "old-holder");
     if (!old.ok) throw new Error("old holder could not lock");
-    old.lock.lease.release();
+    old.lock.lease.stop();
     const blocked = await runCli(["apply", files.write(variant(8)), "--yes"], { env });
     expect(blocked.code).toBe(3);
     expect(
@@ -231,31 +238,50 @@ describe("edgectl apply", () => {
     const fresh = await runCli(["apply", files.write(variant(8)), "--yes"], { env });
     expect(fresh.code, fresh.stderr).toBe(0);
     // the old holder resumes and commits with what it had
-    const late = await commitApply(client, prefix, old.lock, epochAtRead(oldRead), oldChanges);
+    const late = await commitApply(
+      members,
+      prefix,
+      old.lock,
+      epochAtRead(oldRead),
+      oldChanges,
+      5000,
+    );
     expect(late).toMatchObject({ ok: false, reason: "lock-lost" });
     expect(await intent(prefix)).toEqual(expectedIntent(variant(8), prefix));
     expect((await dump(prefix)).epoch).toBe("2");
   });
 
-  it("an uncertain commit is settled from etcd's history, even after later applies", async () => {
+  it("a lost commit reply is settled: fenced off when it did not land, from history when it did", async () => {
     const prefix = uniquePrefix("uncertain");
     const env = envFor(prefix);
     expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
-    const lost = new Error("reply lost");
     const read = await readPrefix(client, prefix);
     const epoch = epochAtRead(read);
     const changes = diffIntent(read, variant(1), prefix);
-    const held = await acquireApplyLock(client, prefix, 30, "paused-holder");
+
+    // nothing committed yet: settlement revokes the lock, so the commit can never land later
+    const fenced = await acquireApplyLock(members, prefix, 30, "fenced-holder");
+    if (!fenced.ok) throw new Error("could not lock");
+    expect(await settleCommit(members, prefix, fenced.lock, epoch, changes, 5000)).toEqual({
+      ok: false,
+      reason: "not-landed",
+      epochNow: "1",
+    });
+    expect((await dump(prefix))["lock/apply"]).toBeUndefined();
+    // the same transaction arriving late (still in flight when settled) writes nothing
+    const lateArrival = await commitApply(members, prefix, fenced.lock, epoch, changes, 5000);
+    expect(lateArrival).toMatchObject({ ok: false, reason: "lock-lost" });
+    expect((await dump(prefix)).epoch).toBe("1");
+
+    const held = await acquireApplyLock(members, prefix, 30, "paused-holder");
     if (!held.ok) throw new Error("could not lock");
-    // nothing committed yet: the cause stands (the caller reports it)
-    await expect(verifyCommit(client, prefix, held.lock, epoch, changes, lost)).rejects.toBe(lost);
-    const landed = await commitApply(client, prefix, held.lock, epoch, changes);
+    const landed = await commitApply(members, prefix, held.lock, epoch, changes, 5000);
     expect(landed.ok).toBe(true);
     await held.lock.release();
     // its reply was "lost" and two more applies came after it
     for (const i of [2, 3])
       expect((await runCli(["apply", files.write(variant(i)), "--yes"], { env })).code).toBe(0);
-    const settled = await verifyCommit(client, prefix, held.lock, epoch, changes, lost);
+    const settled = await settleCommit(members, prefix, held.lock, epoch, changes, 5000);
     expect(settled).toEqual({
       ok: true,
       epoch: epoch.value + 1,
@@ -266,31 +292,55 @@ describe("edgectl apply", () => {
     const read2 = await readPrefix(client, prefix);
     const epoch2 = epochAtRead(read2);
     const mine = diffIntent(read2, variant(4), prefix);
-    const other = await acquireApplyLock(client, prefix, 30, "other-holder");
+    const other = await acquireApplyLock(members, prefix, 30, "other-holder");
     if (!other.ok) throw new Error("could not lock");
     const theirs = await commitApply(
-      client,
+      members,
       prefix,
       other.lock,
       epoch2,
       diffIntent(read2, variant(5), prefix),
+      5000,
     );
     expect(theirs.ok).toBe(true);
     await other.lock.release();
-    const notMine = await verifyCommit(
-      client,
+    const notMine = await settleCommit(
+      members,
       prefix,
-      { holder: "paused-holder-2", createRevision: other.lock.createRevision },
+      {
+        holder: "paused-holder-2",
+        createRevision: other.lock.createRevision,
+        lease: other.lock.lease,
+      },
       epoch2,
       mine,
-      lost,
+      5000,
     );
     expect(notMine).toMatchObject({ ok: false, reason: "epoch-moved" });
+
+    // a lock that lapsed by itself, with the epoch unchanged: a conflict, not "etcd unavailable"
+    const read3 = await readPrefix(client, prefix);
+    const lapsed = await acquireApplyLock(members, prefix, 2, "lapsed-holder");
+    if (!lapsed.ok) throw new Error("could not lock");
+    lapsed.lock.lease.stop();
+    expect(
+      await waitFor(async () => (await dump(prefix))["lock/apply"] === undefined, 15_000),
+    ).toBe(true);
+    expect(
+      await settleCommit(
+        members,
+        prefix,
+        lapsed.lock,
+        epochAtRead(read3),
+        diffIntent(read3, variant(6), prefix),
+        5000,
+      ),
+    ).toMatchObject({ ok: false, reason: "lock-lost" });
 
     // with the history compacted away, it says it does not know (never "nothing written")
     const { header } = await client.get(`${prefix}epoch`).exec();
     await client.kv.compact({ revision: header.revision, physical: true });
-    const unknown = await verifyCommit(client, prefix, held.lock, epoch, changes, lost);
+    const unknown = await settleCommit(members, prefix, held.lock, epoch, changes, 5000);
     expect(unknown).toMatchObject({ ok: false, reason: "unknown" });
   });
 

@@ -40,8 +40,9 @@ describe("edgectl boost / unboost", () => {
     expect(await ctx.client.getAll().prefix(`${prefix}override/`).keys()).toEqual([]);
   });
 
-  it("writes override/CC under a lease that expires by itself", async () => {
+  it("writes override/CC with expires_at under a lease of the same TTL that expires by itself", async () => {
     const { prefix, env } = await seeded("boost-ttl");
+    const before = Date.now();
     const r = await runCli(
       [
         "boost",
@@ -57,16 +58,28 @@ describe("edgectl boost / unboost", () => {
       ],
       { env },
     );
+    const after = Date.now();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/lease [0-9a-f]+ \(\d+\), expires \d{4}-/);
     const res = await ctx.client.get(`${prefix}override/DE`).exec();
     const kv = res.kvs[0];
-    expect(JSON.parse(kv?.value.toString() ?? "null")).toEqual({
+    const value = JSON.parse(kv?.value.toString() ?? "null") as { expires_at: string };
+    expect(value).toEqual({
       primary: "ams-1",
       fallbacks: ["par-1"],
       reason: "fra-1 is hot",
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
+    // expires_at is the lease's end: granted within the run, 4 s after the grant
+    const expiresAt = Date.parse(value.expires_at);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 4000);
+    expect(expiresAt).toBeLessThanOrEqual(after + 4000);
+    expect(r.stdout).toContain(`expires ${value.expires_at}`);
     expect(kv?.lease).not.toBe("0");
+    const lease = await ctx.client.leaseClient.leaseTimeToLive({ ID: kv?.lease ?? "0" });
+    expect(Number(lease.grantedTTL)).toBe(4);
+    // what etcd has left of the lease and what expires_at has left agree (within a second)
+    expect(Math.abs(expiresAt - Date.now() - Number(lease.TTL) * 1000)).toBeLessThan(1500);
     await ctx.client.put(`${prefix}health/ams-1`).value('{"status":"healthy"}');
     const explained = await runCli(["explain", "DE", "--json"], { env });
     const x = JSON.parse(explained.stdout) as Explanation;

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../adapters/errors.js";
 import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../core/index.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
+import { commitFailure } from "../../edgectl/commit-failure.js";
+import { settleBudgetMs } from "../../edgectl/commit-under-lock.js";
 import type { PrefixRead } from "../../edgectl/etcd-client.js";
+import { memberTimeouts } from "../../edgectl/etcd-members.js";
 import { diffIntent } from "../../edgectl/plan-diff.js";
 import { StatusHysteresis } from "../../edgectl/status-hysteresis.js";
 import { evaluateSync, type SyncInputs } from "../../edgectl/sync-status.js";
@@ -148,6 +151,13 @@ describe("cliSettingsFromEnv", () => {
       originTemplate: "https://{pool}.x",
     });
     expect(cliSettingsFromEnv(env, { prefix: "/b/" }).prefix).toBe("/b/");
+    const both = { ETCD_ENDPOINTS: "10.0.0.1:2379" };
+    expect(cliSettingsFromEnv(both).etcd.endpoints).toEqual(["http://10.0.0.1:2379"]);
+    expect(
+      cliSettingsFromEnv(both, { endpoints: "10.0.0.2:2379, https://10.0.0.3:2379" }).etcd
+        .endpoints,
+    ).toEqual(["http://10.0.0.2:2379", "https://10.0.0.3:2379"]);
+    expect(() => cliSettingsFromEnv(both, { endpoints: " , " })).toThrow("--endpoints: is empty");
     expect(cliSettingsFromEnv({})).toMatchObject({
       floorPool: DEFAULT_FLOOR_POOL,
       originTemplate: DEFAULT_ORIGIN_TEMPLATE,
@@ -165,5 +175,26 @@ describe("cliSettingsFromEnv", () => {
     const run = () => cliSettingsFromEnv({ [name]: value });
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(name);
+  });
+});
+
+describe("commit failures and timeouts", () => {
+  it("maps each unapplied commit to its exit code: 2 conflict, 4 proven not written, 5 unknown", () => {
+    const f = (reason: "epoch-moved" | "lock-lost" | "not-landed" | "unknown") =>
+      commitFailure({ ok: false, reason, epochNow: "7" }, 6);
+    expect(f("epoch-moved").exitCode).toBe(2);
+    expect(f("epoch-moved").message).toContain("epoch moved from 6 to 7");
+    expect(f("lock-lost").exitCode).toBe(2);
+    expect(f("not-landed").exitCode).toBe(4);
+    expect(f("not-landed").message).toContain("nothing was written");
+    expect(f("unknown").exitCode).toBe(5);
+    expect(f("unknown").message).toContain("run plan");
+  });
+
+  it("gives one member at most 2 s and the cluster twice the request deadline; settles for 3", () => {
+    expect(memberTimeouts(5000)).toEqual({ attemptMs: 2000, budgetMs: 10_000 });
+    expect(memberTimeouts(1000)).toEqual({ attemptMs: 1000, budgetMs: 2000 });
+    expect(settleBudgetMs(5000)).toBe(15_000);
+    expect(settleBudgetMs(500)).toBe(3000);
   });
 });

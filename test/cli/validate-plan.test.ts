@@ -128,12 +128,19 @@ describe("edgectl plan", () => {
     expect(invalid.stderr).toContain("countries._default: required rule is missing");
   });
 
-  it("reports an unreachable etcd in one line, exit 1", async () => {
+  it("reports an unreachable etcd in one line naming every endpoint, exit 4", async () => {
     const r = await runCli(["plan", ctx.files.write(exampleState())], {
-      env: { ETCD_ENDPOINTS: "http://127.0.0.1:1", EDGECTL_ETCD_TIMEOUT_MS: "1500" },
+      env: {
+        ETCD_ENDPOINTS: "http://127.0.0.1:1,127.0.0.1:9",
+        EDGECTL_ETCD_TIMEOUT_MS: "1500",
+      },
     });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^edgectl: etcd: /);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(
+      /^edgectl: etcd unavailable, nothing written: no etcd member answered/,
+    );
+    expect(r.stderr).toContain("http://127.0.0.1:1 → GRPCUnavailableError");
+    expect(r.stderr).toContain("http://127.0.0.1:9 → GRPCUnavailableError");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
