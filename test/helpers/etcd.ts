@@ -48,8 +48,14 @@ function etcdArgs(dataDir: string, endpoint: string, peerPort: number, extra: st
   ];
 }
 
-async function waitHealthy(endpoint: string, child: ChildProcess, logs: string[]): Promise<void> {
-  const deadline = Date.now() + 20_000;
+/** Waits until etcd at `endpoint` reports `{"health":"true"}`; throws with its log tail if it exits first. */
+export async function waitHealthy(
+  endpoint: string,
+  child: ChildProcess,
+  logs: string[],
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(`etcd exited with ${child.exitCode}:\n${logs.join("").slice(-2000)}`);
