@@ -1,5 +1,6 @@
 import type { ChainLink, CompiledMap, DegradedReason, Route } from "./compiled-map.js";
 import { DEFAULT_CC } from "./countries.js";
+import { withoutExpiredOverrides } from "./override-expiry.js";
 import { formatProblem, type Problem } from "./problem.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
@@ -109,7 +110,7 @@ function keptRoute(prev: Route, state: RoutingState, opts: CompileOptions): Rout
  * (or the floor). An invalid country rule keeps its previous route, or falls to `_default`.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
-  const state = readSnapshot(snapshot, opts.prefix);
+  const state = withoutExpiredOverrides(readSnapshot(snapshot, opts.prefix), opts.now);
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
 
