@@ -9,5 +9,6 @@ export interface Env {
   readonly KV_CACHE_TTL?: string;
   readonly ISOLATE_CACHE_SECONDS?: string;
   readonly MAX_ATTEMPTS?: string;
+  readonly ORIGIN_TIMEOUT_MS?: string;
   readonly DEBUG_TOKEN?: string;
 }
