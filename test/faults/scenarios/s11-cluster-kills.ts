@@ -9,6 +9,7 @@ import {
   describeSpread,
   kvLatency,
   routesTimeline,
+  waitAllInKv,
 } from "../support/kv-latency.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
 import { applyLoop, boostLoop, LIVE_POOLS } from "../support/operator-loops.js";
@@ -68,11 +69,11 @@ export const clusterKills: Scenario = {
       } else {
         await probe.change(`member ${victim} down`);
       }
-      await sleep(1_000 + Math.floor(r() * 2_000));
+      await sleep((ctx.quick ? 800 : 1_000) + Math.floor(r() * (ctx.quick ? 1_000 : 2_000)));
       await probe.change(`member ${victim} still down`);
       await cluster.restart(victim);
       await cluster.waitLeader();
-      await sleep(1_500);
+      await sleep(ctx.quick ? 1_000 : 1_500);
       if (!pusher.proc.alive()) pusherDown += 1;
       ctx.progress(
         `${k + 1}/${kills} kills (${victim === leader ? "leader" : "follower"} m${victim})`,
@@ -81,7 +82,17 @@ export const clusterKills: Scenario = {
     killing = false;
     const [{ attempts: applied, exitedAt }, boosted] = await Promise.all([applies, boosts]);
     await probe.change("after the kills");
-    await sleep(KV_LIMIT_MS);
+    const appliedChanges = applied.flatMap((a) =>
+      a.code === 0 && a.revision !== null
+        ? [{ label: a.marker, rev: a.revision, at: exitedAt.get(a.marker) ?? Date.now() }]
+        : [],
+    );
+    const changes: CommittedChange[] = [
+      ...appliedChanges,
+      ...boosted.flatMap((b) => (b.change ? [b.change] : [])),
+      ...probe.changes,
+    ];
+    await waitAllInKv(() => routesTimeline(kv.writes), changes, KV_LIMIT_MS + 500);
 
     // Applies: judged from etcd's history, not from what edgectl said.
     const client = await mc.any(async (c) => {
@@ -124,15 +135,6 @@ export const clusterKills: Scenario = {
 
     // Every change reached KV within 10 s of its commit.
     const timeline = routesTimeline(kv.writes);
-    const changes: CommittedChange[] = [
-      ...applied.flatMap((a) =>
-        a.code === 0 && a.revision !== null
-          ? [{ label: a.marker, rev: a.revision, at: exitedAt.get(a.marker) ?? Date.now() }]
-          : [],
-      ),
-      ...boosted.flatMap((b) => (b.change ? [b.change] : [])),
-      ...probe.changes,
-    ];
     const latencies: number[] = [];
     for (const c of changes) {
       const ms = kvLatency(timeline, c);

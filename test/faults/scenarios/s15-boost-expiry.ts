@@ -37,6 +37,7 @@ export const boostExpiry: Scenario = {
     if ((await waitConverged(() => kv.routes(), await expectedMapOf(mc, prefix), 30_000)) === null)
       throw new Error("the pusher never pushed the seed state");
 
+    ctx.progress("pusher on the seed state; boosting FR");
     const boosted = await edgectlBinary(
       ctx,
       ["boost", "FR", "--pool", "waw-1", "--ttl", `${BOOST_S}s`, "--reason", "s15"],

@@ -29,6 +29,23 @@ export function kvLatency(
   return w ? Math.max(0, w.at - since) : null;
 }
 
+/**
+ * Waits until every change is in KV (per `timeline()`) or `limitMs` has passed since the latest
+ * acknowledgement, whichever comes first.
+ */
+export async function waitAllInKv(
+  timeline: () => readonly { at: number; rev: number }[],
+  changes: readonly CommittedChange[],
+  limitMs: number,
+): Promise<void> {
+  const last = Math.max(0, ...changes.map((c) => c.at));
+  while (Date.now() - last <= limitMs) {
+    const t = timeline();
+    if (changes.every((c) => kvLatency(t, c) !== null)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Median and maximum of a list of milliseconds (null when empty). */
 export function spread(ms: readonly number[]): { median: number; max: number } | null {
   if (ms.length === 0) return null;
