@@ -69,6 +69,7 @@ export const snapshotRestore: Scenario = {
       const oldMap = kv.routes();
       const oldText = kv.standin.values.get("routes") ?? "";
 
+      const restoreBegan = Date.now();
       await cluster.restoreFromSnapshot(snap);
       const restoredAt = Date.now();
       const restored = await expectedMapOf(mc, prefix);
@@ -132,7 +133,7 @@ export const snapshotRestore: Scenario = {
         warm.resumeCopy();
       }
       figures.push(
-        `round ${round + 1}: rev ${oldMap?.rev}→${restored.rev} (history ${oldMap?.history ?? "?"}→${newMap?.history ?? "?"}), KV ${kvMs === null ? "NEVER" : secs(kvMs)}, Worker ${workerMs === null ? "NEVER" : secs(workerMs)}, next change KV ${nextKvMs === null ? "NEVER" : secs(nextKvMs)} / Worker ${nHit ? secs(nHit.at - nextAt) : "NEVER"}, stale old-history copy ${stale}`,
+        `round ${round + 1}: restore took ${secs(restoredAt - restoreBegan)}, then: rev ${oldMap?.rev}→${restored.rev} (history ${oldMap?.history ?? "?"}→${newMap?.history ?? "?"}), KV ${kvMs === null ? "NEVER" : secs(kvMs)}, Worker ${workerMs === null ? "NEVER" : secs(workerMs)}, next change KV ${nextKvMs === null ? "NEVER" : secs(nextKvMs)} / Worker ${nHit ? secs(nHit.at - nextAt) : "NEVER"}, stale old-history copy ${stale}`,
       );
       ctx.progress(figures[figures.length - 1] ?? "");
       if (round + 1 < rounds) await sleep(500);
