@@ -1,4 +1,4 @@
-import { acquireApplyLock } from "./apply-lock.js";
+import { acquireApplyLock, type LockAttempt } from "./apply-lock.js";
 import { type CommitResult, commitApply, type EpochAtRead } from "./apply-transaction.js";
 import { CliError } from "./cli-error.js";
 import type { CliSettings } from "./cli-settings.js";
@@ -17,8 +17,9 @@ export function settleBudgetMs(etcdTimeoutMs: number): number {
 }
 
 /**
- * Takes `lock/apply`, sends the one commit, and releases the lock through any live member
- * whatever happened (a failed apply never blocks the next one for the lock's TTL). When the
+ * Given the first attempt at `lock/apply`, sends the one commit and releases the lock through
+ * any live member whatever happened (a failed apply never blocks the next one for the lock's
+ * TTL). When the
  * commit's member failed and settlement proved the commit did not and cannot land
  * (`not-landed`: its lock was revoked first), a new lock and a new commit of the same read are
  * tried, up to {@link COMMIT_ATTEMPTS} in all: nothing is ever sent twice on the same lock.
@@ -28,12 +29,13 @@ export function settleBudgetMs(etcdTimeoutMs: number): number {
 export async function commitUnderLock(
   members: EtcdMembers,
   settings: CliSettings,
+  first: LockAttempt,
   epoch: EpochAtRead,
   changes: readonly KeyChange[],
   warn: (line: string) => void,
 ): Promise<CommitResult> {
+  let attempt = first;
   for (let n = 1; ; n++) {
-    const attempt = await acquireApplyLock(members, settings.prefix, settings.lockTtlSeconds);
     if (!attempt.ok) {
       if ("lapsed" in attempt) {
         throw new CliError(
@@ -63,5 +65,6 @@ export async function commitUnderLock(
     warn(
       `edgectl: the commit's etcd member failed before answering; it was fenced off and did not land (epoch still ${result.epochNow ?? "absent"}); committing again through ${members.current} (${n + 1}/${COMMIT_ATTEMPTS})`,
     );
+    attempt = await acquireApplyLock(members, settings.prefix, settings.lockTtlSeconds);
   }
 }

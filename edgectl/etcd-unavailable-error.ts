@@ -1,8 +1,9 @@
 /** Codes of {@link EtcdUnavailableError}. */
 export type EtcdUnavailableCode = "etcd-unavailable";
 
+// etcd3's error classes keep `name` "Error": the class says which failure it was
 const firstLine = (e: unknown) =>
-  (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split("\n")[0] ?? "";
+  (e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)).split("\n")[0] ?? "";
 
 /**
  * No member of the cluster served a call within its budget (every one down, unreachable, without

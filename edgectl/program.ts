@@ -11,6 +11,38 @@ import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 
+/** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
+export const PROGRAM_HELP = `
+Exit codes:
+  0  done (applied, valid, in sync)
+  1  invalid input or refused (each problem named by key); status: the edge is behind
+  2  apply: conflict, the epoch moved (or the lock lapsed) since the read; nothing written
+  3  apply: lock/apply is held by another holder; nothing written
+  4  etcd unavailable: no member answered; nothing written
+  5  apply: outcome unknown, the commit may have landed (run plan)
+
+Every command uses every endpoint: a call moves to the next member when one is down, without a
+leader or slow, so losing any minority of members changes nothing; the apply commit itself is
+sent once and, if its reply is lost, settled from etcd through any member that answers.
+
+Environment:
+  ETCD_ENDPOINTS            comma-separated members (default http://127.0.0.1:2379); --endpoints wins
+  ETCD_USERNAME, ETCD_PASSWORD, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE
+  ROUTING_PREFIX            etcd prefix (default /edge/routing/v1/); --prefix wins
+  FLOOR_POOL, ORIGIN_TEMPLATE   as the pusher compiles them
+  EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)
+  EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default 5000); a call tries other members
+                            for twice this before exit 4
+  EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)
+  KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+
+Examples:
+  edgectl --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 status
+  edgectl plan routing.yaml && edgectl apply routing.yaml --yes
+  edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
+  edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
+`;
+
 /** Builds a fresh `edgectl` program; `exit` receives the exit code of the command that ran. */
 export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
   const ctx = createCommandContext(io, exit);
@@ -23,6 +55,7 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
+    .addHelpText("after", PROGRAM_HELP)
     .showHelpAfterError("(run with --help for usage)")
     .allowExcessArguments(false);
   for (const make of [

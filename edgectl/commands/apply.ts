@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { acquireApplyLock } from "../apply-lock.js";
 import { epochAtRead } from "../apply-transaction.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
@@ -27,8 +28,10 @@ export function applyCommand(ctx: CommandContext): Command {
     .action(async (file: string, opts: { yes?: boolean }, cmd: Command) => {
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
-      await withEtcdMembers(settings, async (members) => {
-        const read = await readPrefixFromAny(members, settings.prefix);
+      // `client` is edgectl's etcd client over every member (the fault suite's CAS mutant patches
+      // the lock line below by its text)
+      await withEtcdMembers(settings, async (client) => {
+        const read = await readPrefixFromAny(client, settings.prefix);
         const changes = diffIntent(read, desired, settings.prefix);
         if (changes.length === 0) {
           ctx.print(`No changes: ${settings.prefix} already holds ${file}. Nothing written.`);
@@ -59,7 +62,10 @@ export function applyCommand(ctx: CommandContext): Command {
             throw new CliError("not-confirmed", "not applied: not confirmed");
           }
         }
-        const result = await commitUnderLock(members, settings, epoch, changes, (l) => ctx.warn(l));
+        const attempt = await acquireApplyLock(client, settings.prefix, settings.lockTtlSeconds);
+        const result = await commitUnderLock(client, settings, attempt, epoch, changes, (l) =>
+          ctx.warn(l),
+        );
         if (!result.ok) throw commitFailure(result, epoch.value);
         ctx.print(
           `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,

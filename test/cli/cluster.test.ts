@@ -169,6 +169,32 @@ describe("edgectl on a 3-member etcd cluster", () => {
     expect(await client.get(`${prefix}lock/apply`).string()).toBeNull();
   }, 120_000);
 
+  it("with the first listed member cut off from its peers, applies and a boost still succeed", async () => {
+    const prefix = uniquePrefix("cl-cut-first");
+    const env = { ETCD_ENDPOINTS: cluster.endpoints.join(","), ROUTING_PREFIX: prefix };
+    const client = new Etcd3({ hosts: cluster.endpoints.slice(1) });
+    opened.push(client);
+    const startRev = await revisionNow(client, prefix);
+    cluster.partition(0);
+    try {
+      // it answers TCP but has no leader: its reads time out and its writes go nowhere
+      await cluster.waitLeader({ not: 0 });
+      const attempts: ApplyAttempt[] = [];
+      for (let k = 0; k < 3; k++) attempts.push(await applyAttempt(env, k, "cut"));
+      expect(
+        attempts.map((a) => a.code),
+        describeRuns(attempts),
+      ).toEqual([0, 0, 0]);
+      const verdict = await judgeApplies(client, prefix, startRev, attempts, `${prefix}pool/fra-1`);
+      expect(verdict.violations).toEqual([]);
+      const boost = await runCli(["boost", "NL", "--pool", "ams-1", "--ttl", "1m"], { env });
+      expect(boost.code, boost.stderr).toBe(0);
+      expect(await client.get(`${prefix}override/NL`).string()).not.toBeNull();
+    } finally {
+      cluster.heal(0);
+    }
+  }, 120_000);
+
   it("every member down: apply, boost, status and export exit 4 and nothing is written", async () => {
     const prefix = uniquePrefix("cl-down");
     const env = {

@@ -72,7 +72,19 @@ describe("edgectl validate", () => {
       const help = await runCli([cmd, "--help"], { env: {} });
       expect(help.code, cmd).toBe(0);
       expect(help.stdout, cmd).toContain(`Usage: edgectl ${cmd}`);
+      expect(help.stdout, cmd).toContain("--endpoints <urls>");
     }
+    const top = await runCli(["--help"], { env: {} });
+    expect(top.code).toBe(0);
+    for (const line of [
+      "2  apply: conflict",
+      "3  apply: lock/apply is held",
+      "4  etcd unavailable: no member answered; nothing written",
+      "5  apply: outcome unknown, the commit may have landed (run plan)",
+      "ETCD_ENDPOINTS",
+      "--endpoints wins",
+    ])
+      expect(top.stdout).toContain(line);
   });
 
   it("works through the real bin as a child process (0 valid, 1 invalid)", async () => {
