@@ -9,6 +9,7 @@ import { workerHostile } from "./s07-worker-hostile.js";
 import { concurrentOperators } from "./s08-concurrent-operators.js";
 import { etcdAuth } from "./s09-etcd-auth.js";
 import { secretsGrep } from "./s10-secrets.js";
+import { kvSlowReads } from "./s16-kv-slow-reads.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -21,5 +22,6 @@ export const scenarios: readonly Scenario[] = [
   workerHostile,
   concurrentOperators,
   etcdAuth,
+  kvSlowReads,
   secretsGrep,
 ];
