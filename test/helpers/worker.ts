@@ -23,6 +23,10 @@ export interface EdgeResponse {
   json<T = unknown>(): T;
 }
 
+/** The public host of the Worker under test (and of its control, when there is one). */
+const EDGE_HOST = "edge.test";
+const CONTROL_HOST = "control.test";
+
 /** Options for one request to the Worker. */
 export interface DispatchOptions {
   /** `request.cf.country`; `null` sends no country; unset uses Miniflare's placeholder (US). */
@@ -53,6 +57,8 @@ export interface TestWorker {
   settle(): Promise<void>;
   /** How the `ROUTING` binding answers reads (delays, hangs). */
   readonly kv: KvReadControl;
+  /** Present when started with `{ control: true }`. */
+  readonly control: ControlWorker | null;
   /** Stops workerd. */
   dispose(): Promise<void>;
 }
@@ -116,6 +122,18 @@ export type WorkerVars = Partial<
 export interface StartOptions {
   /** `false` starts it without the `ROUTING` binding (a broken deploy); default `true`. */
   readonly routingBinding?: boolean;
+  /**
+   * Also start a control: the same Worker in the same workerd, with its own ungated KV and an
+   * hour of isolate cache, reached with `control`. Whatever slows the control too (the machine,
+   * workerd, the origins, the client) is not the edge waiting on its KV.
+   */
+  readonly control?: boolean;
+}
+
+/** The control Worker of `StartOptions.control`. */
+export interface ControlWorker {
+  dispatch(path: string, opts?: DispatchOptions): Promise<EdgeResponse>;
+  putMap(text: string): Promise<void>;
 }
 
 /**
@@ -127,6 +145,7 @@ export async function startWorker(
   opts: StartOptions = {},
 ): Promise<TestWorker> {
   const withKv = opts.routingBinding ?? true;
+  const withControl = opts.control ?? false;
   const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
   const wrapper = createKvWrapper();
   const bindings = { ISOLATE_CACHE_SECONDS: "0", ...vars };
@@ -139,9 +158,23 @@ export async function startWorker(
         compatibilityDate: date,
         bindings,
         ...(withKv ? { wrappedBindings: { ROUTING: KV_WRAPPER_WORKER } } : {}),
+        ...(withControl ? { routes: [`${EDGE_HOST}/*`] } : {}),
       },
       // Only as a wrapped binding: on its own, workerd would take it for a broken Worker.
       ...(withKv ? [wrapper.worker] : []),
+      ...(withControl
+        ? [
+            {
+              name: "control",
+              modules: true,
+              script,
+              compatibilityDate: date,
+              bindings: { ...bindings, ISOLATE_CACHE_SECONDS: "3600" },
+              kvNamespaces: { ROUTING: "control-routing" },
+              routes: [`${CONTROL_HOST}/*`],
+            },
+          ]
+        : []),
     ],
     // A fixed placeholder `request.cf` instead of downloading one.
     cf: false,
@@ -154,10 +187,14 @@ export async function startWorker(
   };
   const settlesByDefault = bindings.ISOLATE_CACHE_SECONDS === "0";
 
-  const dispatch = async (path: string, opts: DispatchOptions = {}): Promise<EdgeResponse> => {
+  const dispatchTo = async (
+    host: string,
+    path: string,
+    opts: DispatchOptions = {},
+  ): Promise<EdgeResponse> => {
     const cf = opts.country === undefined ? undefined : cfWithCountry(opts.country);
     const started = performance.now();
-    const res = await mf.dispatchFetch(`http://edge.test${path}`, {
+    const res = await mf.dispatchFetch(`http://${host}${path}`, {
       method: opts.method ?? "GET",
       headers: opts.headers ?? {},
       ...(opts.body === undefined ? {} : { body: opts.body }),
@@ -181,6 +218,17 @@ export async function startWorker(
     };
   };
 
+  const dispatch = (path: string, opts?: DispatchOptions) => dispatchTo(EDGE_HOST, path, opts);
+  const controlKv = withControl ? await mf.getKVNamespace("ROUTING", "control") : null;
+  const control: ControlWorker | null = controlKv
+    ? {
+        dispatch: (path, o) => dispatchTo(CONTROL_HOST, path, o),
+        async putMap(text) {
+          await controlKv.put("routes", text);
+        },
+      }
+    : null;
+
   const settle = async () => {
     const target = wrapper.control.started + 2;
     const deadline = Date.now() + 15_000;
@@ -194,6 +242,7 @@ export async function startWorker(
   return {
     mf,
     kv: wrapper.control,
+    control,
     dispatch,
     settle,
     async putMap(text, o = {}) {

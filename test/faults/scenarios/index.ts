@@ -14,6 +14,7 @@ import { clusterPartition } from "./s12-cluster-partition.js";
 import { quorumLoss } from "./s13-quorum-loss.js";
 import { snapshotRestore } from "./s14-snapshot-restore.js";
 import { boostExpiry } from "./s15-boost-expiry.js";
+import { kvSlowReads } from "./s16-kv-slow-reads.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -31,5 +32,6 @@ export const scenarios: readonly Scenario[] = [
   quorumLoss,
   snapshotRestore,
   boostExpiry,
+  kvSlowReads,
   secretsGrep,
 ];
