@@ -2,6 +2,7 @@ import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./
 import { DEFAULT_CC } from "./countries.js";
 import { lastValidRule, routeShowsRule, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
+import { withoutExpiredOverrides } from "./override-expiry.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
@@ -102,7 +103,7 @@ function usableRule(
  * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
-  const state = readSnapshot(snapshot, opts.prefix);
+  const state = withoutExpiredOverrides(readSnapshot(snapshot, opts.prefix), opts.now);
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
   const kept: Record<string, KeptRule> = {};

@@ -8,7 +8,8 @@ import {
 } from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
-import { readPrefixSnapshot } from "./snapshot-reader.js";
+import type { HistoryChange, HistoryTracker } from "./history.js";
+import { type PrefixVersion, readPrefix } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */
@@ -20,13 +21,19 @@ export interface CompileLoopOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly status: PusherStatus;
+  /** Which etcd history reads belong to; compiles are stamped with it. */
+  readonly history: HistoryTracker;
   readonly onCompiled: (result: CompileResult) => void;
+  /** A confirmed new etcd history (restored or replaced), before its first compile. */
+  readonly onNewHistory?: (change: HistoryChange, revision: number) => void;
 }
 
 /**
  * Reads the whole prefix at one revision and compiles it. Triggers that arrive while a read is in
  * flight are coalesced into one more read, so a burst of watch events costs a few reads, not one
- * per event. A failed read is retried with backoff until it succeeds.
+ * per event. A failed read is retried with backoff until it succeeds. A read that does not fit the
+ * current etcd history (a lower revision, another cluster id) is checked with a second, fresh read;
+ * if that one agrees, the pusher follows the new history instead of freezing on the old one.
  */
 export class CompileLoop {
   /** The last compiled map: countries whose rule turns invalid route by the last valid rule it keeps. */
@@ -36,6 +43,7 @@ export class CompileLoop {
   private stopped = false;
   private readonly abort = new AbortController();
   private lastRevision = 0;
+  private lastVersion: PrefixVersion | null = null;
   /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
@@ -46,6 +54,11 @@ export class CompileLoop {
     if (!map) return;
     this.previous = map;
     this.generation += 1;
+  }
+
+  /** The version of the prefix the newest compile read (`null` before the first). */
+  get compiledVersion(): PrefixVersion | null {
+    return this.lastVersion;
   }
 
   /** Asks for a compile of the current etcd state. */
@@ -102,22 +115,39 @@ export class CompileLoop {
 
   private async once(): Promise<void> {
     const generation = this.generation;
-    const snapshot = await readPrefixSnapshot(this.o.client, this.o.prefix);
+    const { client, prefix, history } = this.o;
+    let read = await readPrefix(client, prefix);
     this.o.status.etcdOk();
+    let change: HistoryChange | null = null;
+    if (history.suspect(read)) {
+      // One read that goes back proves little on its own; a second, fresh one decides.
+      read = await readPrefix(client, prefix);
+      change = history.record(read, true);
+    } else {
+      history.record(read, false);
+    }
+    if (change) {
+      this.o.logger.error(
+        { change, history: history.history, revision: read.revision },
+        "etcd started a new history (restored from a snapshot or replaced): following it",
+      );
+      this.o.onNewHistory?.(change, read.revision);
+    }
     if (generation !== this.generation) {
       this.dirty = true;
       return;
     }
-    if (snapshot.revision < this.lastRevision) return;
-    this.lastRevision = snapshot.revision;
-    this.o.status.observeRevision(snapshot.revision);
-    const result = compile(snapshot, {
-      prefix: this.o.prefix,
+    this.lastRevision = read.revision;
+    this.lastVersion = read;
+    this.o.status.observeRevision(read.revision);
+    const result = compile(read, {
+      prefix,
       floorPool: this.o.floorPool,
       originTemplate: this.o.originTemplate,
       now: new Date(this.o.clock.now()),
       previous: this.previous,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
+      history: history.history,
     });
     this.previous = result.map;
     this.o.onCompiled(result);

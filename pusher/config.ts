@@ -56,7 +56,11 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "origin of undefined pools",
   },
   { name: "FLOOR_POOL", default: DEFAULT_FLOOR_POOL, meaning: "pool used when nothing is healthy" },
-  { name: "PUSHER_LISTEN", default: "127.0.0.1:9464", meaning: "/metrics, /healthz, /status" },
+  {
+    name: "PUSHER_LISTEN",
+    default: "127.0.0.1:9464",
+    meaning: "/metrics, /livez, /readyz (= /healthz), /status",
+  },
   { name: "HEARTBEAT_SECONDS", default: "60", meaning: "meta rewrite interval" },
   { name: "RESYNC_SECONDS", default: "600", meaning: "full re-read and reconcile with KV" },
   { name: "PUSHER_ELECTION_KEY", default: "/edge/pusher/v1/leader", meaning: "election key" },

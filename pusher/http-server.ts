@@ -11,7 +11,12 @@ export interface StatusServer {
   close(): Promise<void>;
 }
 
-/** Serves `/healthz`, `/status` and `/metrics` on `host:port` (port 0 picks a free one). */
+/**
+ * Serves `/livez`, `/readyz` (and `/healthz`, the same), `/status` and `/metrics` on `host:port`
+ * (port 0 picks a free one). `/livez` answers from the event loop alone, so it is 200 whenever the
+ * process can answer at all: an etcd or KV outage never fails it (restart probes must not restart
+ * a pusher that is only waiting for etcd).
+ */
 export async function startStatusServer(opts: {
   readonly host: string;
   readonly port: number;
@@ -31,7 +36,9 @@ export async function startStatusServer(opts: {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    if (path === "/healthz") {
+    if (path === "/livez") {
+      json(200, { ok: true, uptime_s: Math.round(process.uptime()) });
+    } else if (path === "/readyz" || path === "/healthz") {
       const h = status.health();
       json(h.ok ? 200 : 503, { ok: h.ok, role: status.role, reasons: h.reasons });
     } else if (path === "/status") {

@@ -1,5 +1,13 @@
 import { type CompiledMap, type CompileResult, sameMap } from "../core/index.js";
 
+/** True when map `a` comes after map `b`: maps order by `(history, rev)`. */
+export function isAfter(
+  a: Pick<CompiledMap, "history" | "rev">,
+  b: Pick<CompiledMap, "history" | "rev">,
+): boolean {
+  return a.history > b.history || (a.history === b.history && a.rev > b.rev);
+}
+
 /**
  * The pusher's view of KV: the newest compile it wants there against what KV holds as far as it
  * knows (read on activation, then what it wrote). Answers what still has to be written.
@@ -29,11 +37,11 @@ export class KvView {
     if (!d || this.awaitingCompile) return null;
     const w = this.written;
     if (!w) return d;
-    // The revision in KV never goes backwards (another leader may have written a newer one).
-    if (d.rev < w.rev) return null;
+    // KV never goes backwards in (history, rev): another leader may have written a newer map.
+    if (isAfter(w, d)) return null;
     // sameMap compares rev and epoch too: only maps equal in both need the full comparison,
     // which this runs at most once per pair (hasPending and every tick ask again).
-    if (d.rev !== w.rev || d.epoch !== w.epoch) return d;
+    if (d.history !== w.history || d.rev !== w.rev || d.epoch !== w.epoch) return d;
     if (this.sameAs?.desired !== d || this.sameAs.written !== w) {
       this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
     }
@@ -59,7 +67,7 @@ export class KvView {
   private signature(map: CompiledMap): string {
     let sig = this.signatures.get(map);
     if (sig === undefined) {
-      sig = JSON.stringify([map.rev, map.epoch, map.problems, this.pusherId]);
+      sig = JSON.stringify([map.history, map.rev, map.epoch, map.problems, this.pusherId]);
       this.signatures.set(map, sig);
     }
     return sig;

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { Etcd3, Lease } from "etcd3";
+import { type Etcd3, EtcdLeaseInvalidError, type Lease } from "etcd3";
 import type { Logger } from "pino";
 import { type Clock, sleep } from "./clock.js";
 
@@ -35,6 +35,14 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
   private leader = false;
   private stopped = false;
   private lease: Lease | null = null;
+  private leaseId: string | null = null;
+  /**
+   * Leases of earlier campaigns that etcd3 gave up on (no renewal for 2×TTL, e.g. while etcd had
+   * no quorum). etcd does not expire a lease without a leader and extends every lease when a new
+   * leader takes over, so such a lease, and the candidate key on it, may outlive the outage by a
+   * whole TTL and hold this pusher's next campaign behind its own old key. Revoked first.
+   */
+  private stale: string[] = [];
   private lastKeepalive = Number.NEGATIVE_INFINITY;
   private fired: number[] = [];
   private campaignAbort = new AbortController();
@@ -111,13 +119,30 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
       const lease = this.lease;
       this.lease = null;
       lease?.release();
+      if (this.leaseId) this.stale.push(this.leaseId);
+      this.leaseId = null;
       await sleep(500);
+    }
+  }
+
+  /** Revokes the leases of earlier campaigns; throws (to retry) while etcd cannot answer. */
+  private async revokeStale(): Promise<void> {
+    while (this.stale.length > 0) {
+      const id = this.stale[0] as string;
+      try {
+        await this.o.client.leaseClient.leaseRevoke({ ID: id });
+      } catch (e) {
+        if (!(e instanceof EtcdLeaseInvalidError)) throw e;
+      }
+      this.stale.shift();
     }
   }
 
   /** One campaign on a fresh lease; returns when the lease is lost or the pusher stops. */
   private async campaign(signal: AbortSignal): Promise<void> {
     const { client, ttlSeconds, clock } = this.o;
+    await this.revokeStale();
+    if (signal.aborted) return;
     const grantStartedAt = clock.now();
     const lease = client.lease(ttlSeconds);
     this.lease = lease;
@@ -141,6 +166,7 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
     });
     const leaseId = await Promise.race([lease.grant(), lost.then(() => null)]);
     if (leaseId === null || signal.aborted) return;
+    this.leaseId = leaseId;
     this.lastKeepalive = grantStartedAt;
     const key = `${this.o.key}/${BigInt(leaseId).toString(16)}`;
     const txn = await client

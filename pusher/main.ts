@@ -10,7 +10,7 @@ import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 /**
  * How long startup waits for etcd before starting anyway. Exiting instead would make a service
  * manager's restart loop give up during a long etcd outage; running, the pusher retries and its
- * `/healthz` says it cannot reach etcd.
+ * `/readyz` says it cannot reach etcd (`/livez` stays 200).
  */
 const CONNECT_PATIENCE_MS = 5_000;
 /** How long shutdown waits for the pending KV write. */
@@ -53,7 +53,9 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(describe(e));
   }
-  const { waitEtcdReachable, createEtcdClient } = await import("./etcd-client.js");
+  const { waitEtcdReachable, createEtcdClient, createWatchClient } = await import(
+    "./etcd-client.js"
+  );
   let etcd: ReturnType<typeof createEtcdClient>;
   try {
     etcd = createEtcdClient(config.etcd);
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
   if (!early) {
     logger.warn(
       { etcd: config.etcd.endpoints },
-      "etcd not reachable yet; starting anyway and retrying (/healthz turns 503 after 30 s)",
+      "etcd not reachable yet; starting anyway and retrying (/readyz turns 503 after 30 s)",
     );
     reachable.then(() => {
       if (!probing.signal.aborted) logger.info("etcd reachable");
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   const { createUiHandler } = await import("./ui/ui-handler.js");
   const pusher = createPusher({
     etcd,
+    openWatchClient: () => createWatchClient(config.etcd),
     kv,
     logger,
     clock: systemClock,

@@ -8,6 +8,7 @@ export interface PusherMetrics {
   readonly pushErrors: Counter;
   readonly driftRepairs: Counter;
   readonly historyResets: Counter;
+  readonly watchReplacements: Counter;
   readonly writeDuration: Histogram;
 }
 
@@ -45,6 +46,11 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
     "problems reported by the last compile",
     () => status.problems.length,
   );
+  gauge(
+    "edge_pusher_history",
+    "etcd history compiled in (raised by a restore)",
+    () => status.history,
+  );
   gauge("edge_pusher_is_leader", "1 when this pusher is the elected writer", () =>
     status.role === "leader" ? 1 : 0,
   );
@@ -67,7 +73,12 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
     }),
     historyResets: new Counter({
       name: "edge_pusher_kv_history_resets_total",
-      help: "times KV held a revision newer than etcd's current one (etcd replaced or restored) and was rewritten",
+      help: "times the pusher followed a new etcd history (etcd restored or replaced: revision went back, cluster id changed, or KV held a revision above etcd's) and rewrote KV",
+      registers: [registry],
+    }),
+    watchReplacements: new Counter({
+      name: "edge_pusher_watch_replacements_total",
+      help: "watches found silent while the prefix moved (a member cut off from its peers), replaced on a new connection",
       registers: [registry],
     }),
     writeDuration: new Histogram({

@@ -2,14 +2,18 @@ import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { formatProblem } from "../core/index.js";
+import { nextOverrideExpiry } from "../core/override-expiry.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import type { PusherConfig } from "./config.js";
+import { ExpiryTimer } from "./expiry-timer.js";
+import { type HistoryChange, HistoryTracker } from "./history.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
 import { RoutingView } from "./ui/routing-view.js";
+import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
 import { WriteScheduler } from "./write-scheduler.js";
 
@@ -31,8 +35,12 @@ export interface PusherTuning {
   /** Minimum spacing of writes to one KV key (Workers KV: 1 s). */
   readonly minWriteIntervalMs?: number;
   readonly kvBackoff?: BackoffPolicy;
-  /** `/healthz` fails when etcd is unreachable or KV failing for longer than this. */
+  /** `/readyz` fails when etcd is unreachable or KV failing for longer than this (30 s). */
   readonly unhealthyAfterMs?: number;
+  /** How often the watch guard reads the prefix's version (1 s). */
+  readonly probeIntervalMs?: number;
+  /** How long the watch may owe a change before it is replaced (2 s). */
+  readonly watchSilenceMs?: number;
   /** Strings never to show in `/status` (e.g. the API token). */
   readonly secrets?: readonly string[];
 }
@@ -40,6 +48,11 @@ export interface PusherTuning {
 /** Dependencies of the pusher, passed explicitly. */
 export interface PusherDeps {
   readonly etcd: Etcd3;
+  /**
+   * Opens the client the watch and its probe use; a silent watch is moved by closing it and
+   * opening another. Without it the watch shares `etcd` and is only re-created on it.
+   */
+  readonly openWatchClient?: () => Etcd3;
   readonly kv: KvSink;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -107,15 +120,28 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.setPrevious(map);
       compileLoop.trigger();
     },
-    onKvAhead: (kvRevision) => {
+    onKvAhead: (kvMap) => {
       // A fresh read shows etcd's current revision: every map this etcd history produced is at
       // or below it, so a KV revision above it came from another history.
       void compileLoop.compileNow().then((revision) => {
-        if (!stopped && revision > 0 && revision < kvRevision)
-          scheduler.acceptHistoryReset(kvRevision, revision);
+        if (stopped || revision <= 0) return;
+        const compiled = { history: history.history, rev: revision };
+        const change = history.followKv(kvMap, compiled, revision);
+        if (!change) return;
+        followed(change, revision);
+        compileLoop.trigger();
       });
     },
   });
+  const history = new HistoryTracker();
+  /** Reports a move to a new etcd history; the next compile carries it into KV. */
+  const followed = (change: HistoryChange, revision: number) => {
+    status.newHistory(history.history, revision);
+    const message = `etcd started a new history (${change.kind}): following it as history ${history.history} from revision ${revision}`;
+    logger.error({ change, history: history.history, revision }, message);
+    scheduler.historyChanged(message);
+  };
+  const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
   compileLoop = new CompileLoop({
     client: etcd,
@@ -125,6 +151,8 @@ export function createPusher(deps: PusherDeps): Pusher {
     clock,
     logger,
     status,
+    history,
+    onNewHistory: followed,
     onCompiled: (result) => {
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
@@ -135,6 +163,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       }
       if (status.role === "standby") status.problems = problems;
       routing.update(result);
+      expiry.arm(nextOverrideExpiry(result.state, new Date(clock.now())));
       scheduler.submit(result);
     },
   });
@@ -142,7 +171,10 @@ export function createPusher(deps: PusherDeps): Pusher {
   let stopped = false;
   let relisting: Promise<void> | null = null;
   let relistAgain = false;
-  const watch = new WatchTrigger(etcd, config.prefix, {
+  const connection = deps.openWatchClient
+    ? { connect: deps.openWatchClient, owned: true }
+    : { connect: () => etcd, owned: false };
+  const watch = new WatchTrigger(connection, config.prefix, {
     onChange: (revision) => {
       status.observeRevision(revision);
       compileLoop.trigger();
@@ -150,6 +182,24 @@ export function createPusher(deps: PusherDeps): Pusher {
     onLost: (reason, error) => {
       if (reason === "disconnected") status.etcdFailed(error);
       logger.warn({ reason, err: error }, "watch lost; re-reading the prefix");
+      relist();
+    },
+  });
+
+  const guard = new WatchGuard({
+    prefix: config.prefix,
+    intervalMs: tuning.probeIntervalMs ?? 1_000,
+    silenceMs: tuning.watchSilenceMs ?? 2_000,
+    clock,
+    logger,
+    status,
+    client: () => watch.client,
+    compiled: () => compileLoop.compiledVersion,
+    watched: () => watch.coveredRevision,
+    onMoved: () => compileLoop.trigger(),
+    onSilent: () => {
+      metrics.watchReplacements.inc();
+      watch.reconnect();
       relist();
     },
   });
@@ -203,6 +253,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     start() {
       scheduler.start();
       relist();
+      guard.start();
       leadership.start();
       resyncTimer = setInterval(resync, config.resyncSeconds * 1000);
       resyncTimer.unref();
@@ -212,6 +263,8 @@ export function createPusher(deps: PusherDeps): Pusher {
       stopped = true;
       if (resyncTimer) clearInterval(resyncTimer);
       if (lateWriteTimer) clearTimeout(lateWriteTimer);
+      guard.stop();
+      expiry.clear();
       watch.stop();
       const flushMs = opts.flushTimeoutMs ?? 5_000;
       // A change committed just before SIGTERM may not be compiled yet (its watch event is in
@@ -225,12 +278,15 @@ export function createPusher(deps: PusherDeps): Pusher {
       await scheduler.stop();
       await leadership.resign();
       await relisting?.catch(() => {});
+      watch.close();
     },
     async abandon() {
       stopped = true;
       if (resyncTimer) clearInterval(resyncTimer);
       if (lateWriteTimer) clearTimeout(lateWriteTimer);
-      watch.stop();
+      guard.stop();
+      expiry.clear();
+      watch.close();
       compileLoop.stop();
       scheduler.deactivate();
       await scheduler.stop();

@@ -10,6 +10,8 @@ export interface StatusDocument {
   readonly pusher: string;
   /** Whether the leader's lease was renewed recently enough to write. */
   readonly lease_ok: boolean;
+  /** The etcd history compiled in (`CompiledMap.history`): raised by each restore or replacement. */
+  readonly history: number;
   readonly etcd_revision: number | null;
   readonly pushed_revision: number | null;
   readonly lag_revisions: number | null;
@@ -23,19 +25,22 @@ export interface StatusDocument {
   readonly last_error: { readonly at: string; readonly message: string } | null;
 }
 
-/** Health verdict for `/healthz`. */
+/** Readiness verdict for `/readyz` (and `/healthz`). */
 export interface HealthVerdict {
   readonly ok: boolean;
   readonly reasons: readonly string[];
 }
 
 /**
- * The pusher's observable state, shared by the loop, `/status`, `/healthz` and `/metrics`.
+ * The pusher's observable state, shared by the loop, `/status`, `/readyz` and `/metrics`.
  * Every message stored here is scrubbed of the configured secrets.
  */
 export class PusherStatus {
   role: PusherRole = "standby";
   leaseOk = false;
+  /** The etcd history of `etcdRevision`; `pushedHistory` is that of `pushedRevision`. */
+  history = 0;
+  pushedHistory = 0;
   /** Newest revision known to hold a routing change (read header or watch event). */
   etcdRevision: number | null = null;
   pushedRevision: number | null = null;
@@ -52,7 +57,7 @@ export class PusherStatus {
     readonly pusherId: string,
     private readonly clock: Clock,
     private readonly secrets: readonly string[] = [],
-    /** How long etcd may be unreachable, KV failing or the leader behind before `/healthz` fails. */
+    /** How long etcd may be unreachable, KV failing or the leader behind before `/readyz` fails. */
     readonly unhealthyAfterMs = 30_000,
   ) {}
 
@@ -71,9 +76,23 @@ export class PusherStatus {
     this.updateBehind();
   }
 
-  /** Records a successful push of the map at `revision`. */
-  pushed(revision: number, epoch: number, countries: number, problems: readonly string[]): void {
+  /** A new etcd history starts at `revision`: the old one's revisions no longer compare. */
+  newHistory(history: number, revision: number): void {
+    this.history = history;
+    this.etcdRevision = revision;
+    this.updateBehind();
+  }
+
+  /** Records a successful push of the map at `revision` (in `history`). */
+  pushed(
+    revision: number,
+    epoch: number,
+    countries: number,
+    problems: readonly string[],
+    history = this.history,
+  ): void {
     this.pushedRevision = revision;
+    this.pushedHistory = history;
     this.epoch = epoch;
     this.countries = countries;
     this.problems = problems;
@@ -116,6 +135,7 @@ export class PusherStatus {
 
   lagRevisions(): number | null {
     if (this.etcdRevision === null || this.pushedRevision === null) return null;
+    if (this.pushedHistory !== this.history) return null;
     return Math.max(0, this.etcdRevision - this.pushedRevision);
   }
 
@@ -140,6 +160,7 @@ export class PusherStatus {
       role: this.role,
       pusher: this.pusherId,
       lease_ok: this.role === "leader" && this.leaseOk,
+      history: this.history,
       etcd_revision: this.etcdRevision,
       pushed_revision: this.pushedRevision,
       lag_revisions: this.lagRevisions(),
@@ -166,7 +187,9 @@ export class PusherStatus {
   private updateBehind(): void {
     const behind =
       this.etcdRevision !== null &&
-      (this.pushedRevision === null || this.pushedRevision < this.etcdRevision);
+      (this.pushedRevision === null ||
+        this.pushedHistory < this.history ||
+        (this.pushedHistory === this.history && this.pushedRevision < this.etcdRevision));
     if (!behind) this.behindSince = null;
     else this.behindSince ??= this.clock.now();
   }

@@ -4,7 +4,7 @@ import { type CompiledMap, type CompileResult, parseMap, sameRouting } from "../
 import { type BackoffPolicy, backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
-import { KvView } from "./kv-view.js";
+import { isAfter, KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 
@@ -29,11 +29,11 @@ export interface WriteSchedulerOptions {
   /** Receives the `routes` map found in KV on activation (the last known good). */
   readonly onLoaded: (map: CompiledMap | null) => void;
   /**
-   * Told once per KV map whose revision is above the newest compile: usually another leader's
-   * newer write, but possibly a map from another etcd history. The caller checks against a fresh
-   * read and calls `acceptHistoryReset` if etcd itself is behind KV.
+   * Told once per KV map ordered after the newest compile: usually another leader's newer write,
+   * but possibly a map from an older etcd history, or from a history another pusher already
+   * moved to. The caller checks against a fresh read and moves its history if need be.
    */
-  readonly onKvAhead?: (kvRevision: number) => void;
+  readonly onKvAhead?: (kvMap: CompiledMap) => void;
 }
 
 /**
@@ -91,19 +91,10 @@ export class WriteScheduler {
     this.wake();
   }
 
-  /**
-   * etcd's current revision is below the one in KV: KV was written from another etcd history (a
-   * replaced or restored cluster). Keeping "never backwards" would freeze KV forever, so forget
-   * what KV holds and write the current compile, loudly.
-   */
-  acceptHistoryReset(kvRevision: number, etcdRevision: number): void {
-    const w = this.view.written;
-    if (!w || w.rev !== kvRevision) return;
+  /** Counts and reports a move to a new etcd history; KV is rewritten by the next compile. */
+  historyChanged(message: string): void {
     this.o.metrics.historyResets.inc();
-    const message = `KV holds revision ${kvRevision} but etcd is at ${etcdRevision}: etcd was replaced or restored; rewriting KV from etcd (a warm Worker isolate takes the lower revision once it was compiled over 2 min after the map it holds)`;
-    this.o.logger.error({ kv_revision: kvRevision, etcd_revision: etcdRevision }, message);
-    this.o.status.recordError("kv", new Error(message));
-    this.view.written = null;
+    this.o.status.recordError("etcd", new Error(message));
     this.view.forgetMeta();
     this.wake();
   }
@@ -175,11 +166,11 @@ export class WriteScheduler {
     if (
       !routes &&
       kvAhead &&
-      this.view.desired.map.rev < kvAhead.rev &&
+      isAfter(kvAhead, this.view.desired.map) &&
       this.aheadSeen !== kvAhead
     ) {
       this.aheadSeen = kvAhead;
-      this.o.onKvAhead?.(kvAhead.rev);
+      this.o.onKvAhead?.(kvAhead);
     }
     const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
     const metaDue = metaSource !== null && (this.view.metaChanged() || now >= heartbeatDue);
@@ -202,7 +193,7 @@ export class WriteScheduler {
       this.needLoad = false;
       this.attempts = 0;
       this.o.status.kvOk();
-      if (map) this.o.status.observeRevision(map.rev);
+      if (map && map.history === this.o.status.history) this.o.status.observeRevision(map.rev);
       this.o.onLoaded(map);
       return 0;
     } catch (e) {
@@ -222,8 +213,9 @@ export class WriteScheduler {
     this.reconcileRequested = false;
     this.o.status.kvOk();
     const inKv = text === null ? null : parseMap(text);
-    // Same routing is fine, unless KV went back in revision (a late write of a former leader).
-    if (inKv && sameRouting(inKv, desired) && inKv.rev >= (this.view.written?.rev ?? 0)) return 0;
+    // Same routing is fine, unless KV went back (a late write of a former leader, a stale copy).
+    const written = this.view.written;
+    if (inKv && sameRouting(inKv, desired) && !(written && isAfter(written, inKv))) return 0;
     this.o.metrics.driftRepairs.inc();
     this.o.logger.warn(
       { kv_revision: inKv?.rev ?? null, revision: desired.rev },
@@ -231,10 +223,10 @@ export class WriteScheduler {
     );
     this.view.written = inKv;
     this.view.forgetMeta();
-    if (inKv && inKv.rev > desired.rev) {
+    if (inKv && isAfter(inKv, desired)) {
       this.o.status.recordError(
         "kv",
-        new Error(`KV holds revision ${inKv.rev}, newer than etcd's`),
+        new Error(`KV holds history ${inKv.history} revision ${inKv.rev}, after etcd's`),
       );
     }
     return 0;
@@ -263,10 +255,11 @@ export class WriteScheduler {
     this.view.metaWritten(metaSource);
     this.metaWrittenAt = started;
     const m = metaSource;
-    this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems);
+    this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems, m.history);
     this.o.logger.info(
       {
         revision: m.rev,
+        history: m.history,
         epoch: m.epoch,
         countries: Object.keys(m.countries).length,
         bytes: entries.reduce((n, e) => n + Buffer.byteLength(e.value), 0),

@@ -4,7 +4,9 @@ import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import type { Env } from "./env.js";
+import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
+import { originHostsOf } from "./origin-hosts.js";
 import { proxyToOrigins } from "./proxy.js";
 import { degradedHeader, edgeResponse } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
@@ -84,8 +86,13 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
       country: decision.country,
       rev: decision.rev ?? 0,
       maxAttempts: settings.maxAttempts,
+      originTimeoutMs: settings.originTimeoutMs,
     });
-    return edgeResponse(decision, outcome, debug);
+    return edgeResponse(decision, outcome, {
+      debug,
+      originHosts: originHostsOf(snap.map, decision.route),
+      publicOrigin: publicOriginOf(request.url),
+    });
   });
 
   // Nothing in routing data may turn into a 500: whatever slipped through is a bad gateway.

@@ -1,5 +1,7 @@
 import type { ChainLink, Route } from "../core/index.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
+import { setForwardingHeaders } from "./forwarding-headers.js";
+import { attemptOrigin } from "./origin-attempt.js";
 
 /** What the edge tells the origin about its decision. */
 export interface ProxyContext {
@@ -7,11 +9,16 @@ export interface ProxyContext {
   /** Sent as `X-Edge-Revision`; `0` when there is no map. */
   readonly rev: number;
   readonly maxAttempts: number;
+  /** Per attempt: milliseconds until the origin's response headers. */
+  readonly originTimeoutMs: number;
 }
 
 /** The result of proxying: the response to return and who produced it. */
 export interface ProxyOutcome {
-  /** The origin's response, or the edge's own 502 when no origin answered at all. */
+  /**
+   * The origin's response, or the edge's own answer when no origin answered at all: 504 when
+   * every attempt timed out, else 502.
+   */
   readonly response: Response;
   /** The pool whose response it is (the last one tried when none answered). */
   readonly link: ChainLink;
@@ -19,7 +26,8 @@ export interface ProxyOutcome {
   readonly tried: readonly string[];
 }
 
-const RETRYABLE_STATUS = new Set([502, 503, 504]);
+/** Gateway errors, and Cloudflare's own origin errors (520–526), move a GET/HEAD on. */
+const RETRYABLE_STATUS = new Set([502, 503, 504, 520, 521, 522, 523, 524, 525, 526]);
 
 /** The pools to try in order: the route's pool, then the rest of its chain. */
 function attemptOrder(route: Route, maxAttempts: number): ChainLink[] {
@@ -58,42 +66,28 @@ function pathAndQuery(url: string): string {
 function originHeaders(request: Request, ctx: ProxyContext): Headers {
   const headers = new Headers(request.headers);
   stripEdgeHeaders(headers);
+  setForwardingHeaders(headers, request);
   headers.set(EDGE_HEADERS.country, ctx.country);
   headers.set(EDGE_HEADERS.revision, String(ctx.rev));
   headers.set(EDGE_HEADERS.hop, "1");
   return headers;
 }
 
-async function attempt(
-  base: string | null,
-  path: string,
-  request: Request,
-  headers: Headers,
-): Promise<Response | null> {
-  if (base === null) return null;
-  try {
-    return await fetch(base + path, {
-      method: request.method,
-      headers,
-      body: request.body,
-      redirect: "manual",
-    });
-  } catch {
-    return null;
-  }
-}
-
-function badGateway(): Response {
-  return new Response("Bad Gateway: no origin answered\n", {
-    status: 502,
+function edgeError(allTimedOut: boolean): Response {
+  const [status, text] = allTimedOut
+    ? [504, "Gateway Timeout: no origin answered in time"]
+    : [502, "Bad Gateway: no origin answered"];
+  return new Response(`${text}\n`, {
+    status,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
   });
 }
 
 /**
  * Proxies `request` to the route's origin, keeping method, path, query, headers and body.
- * GET/HEAD move on to the next pool of the chain after a network error or a 502/503/504,
- * up to `maxAttempts` origins; anything else is sent once (its body cannot be replayed).
+ * GET/HEAD move on to the next pool of the chain after a network error, no response headers
+ * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins; anything
+ * else is sent once (its body cannot be replayed).
  */
 export async function proxyToOrigins(
   request: Request,
@@ -107,18 +101,27 @@ export async function proxyToOrigins(
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
+  let timeouts = 0;
 
   for (const next of links) {
     link = next;
     tried.push(link.pool);
     headers.set(EDGE_HEADERS.pool, link.pool);
-    const response = await attempt(originBase(link.origin), path, request, headers);
-    if (response) {
-      if (last) last.response.body?.cancel().catch(() => undefined);
-      last = { response, link };
-      if (!RETRYABLE_STATUS.has(response.status)) break;
-    }
+    const base = originBase(link.origin);
+    if (base === null) continue;
+    const init: RequestInit = {
+      method: request.method,
+      headers,
+      body: request.body,
+      redirect: "manual",
+    };
+    const result = await attemptOrigin(base + path, init, ctx.originTimeoutMs);
+    if (result.kind === "timeout") timeouts += 1;
+    if (result.kind !== "response") continue;
+    if (last) last.response.body?.cancel().catch(() => undefined);
+    last = { response: result.response, link };
+    if (!RETRYABLE_STATUS.has(result.response.status)) break;
   }
   if (last) return { response: last.response, link: last.link, tried };
-  return { response: badGateway(), link, tried };
+  return { response: edgeError(timeouts === tried.length), link, tried };
 }

@@ -1,21 +1,39 @@
 import type { DegradedReason } from "../core/index.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
+import { hideOriginsInHeaders, type PublicOrigin } from "./hide-origins.js";
 import type { ProxyOutcome } from "./proxy.js";
+
+/** Headers that let a shared cache (or Cloudflare's) keep a response despite `no-store`. */
+const SHARED_CACHE_HEADERS = [
+  "cdn-cache-control",
+  "cloudflare-cdn-cache-control",
+  "surrogate-control",
+];
+
+/** What the response must not reveal, and to whom it may. */
+export interface ResponseView {
+  readonly debug: boolean;
+  /** Host names of every origin of the map (and of the decided route). */
+  readonly originHosts: ReadonlySet<string>;
+  readonly publicOrigin: PublicOrigin;
+}
 
 /**
  * The client's response: the origin's status, headers and body, minus any `X-Edge-*` the
- * origin sent (it could leak an origin), plus the edge's own headers. `X-Edge-Origin` only
- * with debug access.
+ * origin sent (it could leak an origin), with origin URLs and cookie domains in its headers
+ * turned to the public host, plus the edge's own headers. `X-Edge-Origin` only with debug
+ * access, and then never cacheable by anyone but the client.
  */
 export function edgeResponse(
   decision: RoutingDecision,
   outcome: ProxyOutcome,
-  debug: boolean,
+  view: ResponseView,
 ): Response {
   const response = new Response(outcome.response.body, outcome.response);
   const h = response.headers;
   stripEdgeHeaders(h);
+  hideOriginsInHeaders(h, view.originHosts, view.publicOrigin);
   h.set(EDGE_HEADERS.pool, outcome.link.pool);
   h.set(EDGE_HEADERS.country, decision.country);
   h.set(EDGE_HEADERS.revision, String(decision.rev ?? 0));
@@ -24,7 +42,11 @@ export function edgeResponse(
   const degraded = degradedHeader(decision.degraded, failedOver);
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (failedOver) h.set(EDGE_HEADERS.failover, outcome.tried.join(">"));
-  if (debug) h.set(EDGE_HEADERS.origin, outcome.link.origin);
+  if (view.debug) {
+    h.set(EDGE_HEADERS.origin, outcome.link.origin);
+    h.set("Cache-Control", "private, no-store");
+    for (const name of SHARED_CACHE_HEADERS) h.delete(name);
+  }
   return response;
 }
 

@@ -15,6 +15,8 @@ export interface WorkerSettings {
   readonly isolateCacheMs: number;
   /** Origins tried in total for a GET/HEAD (at least 1). */
   readonly maxAttempts: number;
+  /** Milliseconds one origin attempt may take to send its response headers. */
+  readonly originTimeoutMs: number;
   /** `null` when unset or empty: debug features off. */
   readonly debugToken: string | null;
 }
@@ -26,11 +28,15 @@ export interface SettingsVars {
   readonly KV_CACHE_TTL?: string | undefined;
   readonly ISOLATE_CACHE_SECONDS?: string | undefined;
   readonly MAX_ATTEMPTS?: string | undefined;
+  readonly ORIGIN_TIMEOUT_MS?: string | undefined;
   readonly DEBUG_TOKEN?: string | undefined;
 }
 
 /** KV rejects a `cacheTtl` below 30 seconds. */
 export const KV_MIN_CACHE_TTL = 30;
+
+/** `ORIGIN_TIMEOUT_MS` bounds: below 100 ms no real origin answers; Cloudflare gives up at 100 s. */
+export const ORIGIN_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 4000 } as const;
 
 function intVar(raw: unknown, fallback: number, min: number, max: number): number {
   if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return fallback;
@@ -54,6 +60,12 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
     kvCacheTtl: intVar(vars.KV_CACHE_TTL, 60, KV_MIN_CACHE_TTL, 365 * 86_400),
     isolateCacheMs: intVar(vars.ISOLATE_CACHE_SECONDS, 5, 0, 86_400) * 1000,
     maxAttempts: intVar(vars.MAX_ATTEMPTS, 2, 1, 17),
+    originTimeoutMs: intVar(
+      vars.ORIGIN_TIMEOUT_MS,
+      ORIGIN_TIMEOUT_RANGE_MS.fallback,
+      ORIGIN_TIMEOUT_RANGE_MS.min,
+      ORIGIN_TIMEOUT_RANGE_MS.max,
+    ),
     debugToken: token.length > 0 ? token : null,
   };
 }

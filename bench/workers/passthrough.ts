@@ -14,7 +14,12 @@ export default {
   async fetch(request: Request, env: PassEnv): Promise<Response> {
     const link = { pool: "fixed", origin: env.ORIGIN };
     const route: Route = { ...link, chain: [link], source: "fixed", degraded: null };
-    const outcome = await proxyToOrigins(request, route, { country: "XX", rev: 0, maxAttempts: 1 });
+    const outcome = await proxyToOrigins(request, route, {
+      country: "XX",
+      rev: 0,
+      maxAttempts: 1,
+      originTimeoutMs: 4000,
+    });
     return outcome.response;
   },
 };

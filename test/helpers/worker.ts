@@ -1,8 +1,16 @@
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Miniflare, RequestInitCfType } from "miniflare";
 import { parse } from "smol-toml";
+import {
+  createKvWrapper,
+  KV_INNER_BINDING,
+  KV_WRAPPER_ENTRYPOINT,
+  KV_WRAPPER_WORKER,
+  type KvReadControl,
+} from "./kv-control.js";
 import { newMiniflare } from "./miniflare.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -12,8 +20,14 @@ export interface EdgeResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly body: string;
+  /** Milliseconds from sending the request to having read the whole body. */
+  readonly elapsedMs: number;
   json<T = unknown>(): T;
 }
+
+/** The public host of the Worker under test (and of its control, when there is one). */
+const EDGE_HOST = "edge.test";
+const CONTROL_HOST = "control.test";
 
 /** Options for one request to the Worker. */
 export interface DispatchOptions {
@@ -28,9 +42,25 @@ export interface DispatchOptions {
 export interface TestWorker {
   readonly mf: Miniflare;
   dispatch(path: string, opts?: DispatchOptions): Promise<EdgeResponse>;
-  /** Writes the `routes` key (text as given, valid or not). */
-  putMap(text: string): Promise<void>;
-  deleteMap(): Promise<void>;
+  /**
+   * Writes the `routes` key (text as given, valid or not). With `ISOLATE_CACHE_SECONDS=0` (the
+   * helper's default) it then waits until the isolate has read it (`settle`), so the next
+   * request is answered with whatever the Worker made of it; `{ settle: false }` skips that.
+   */
+  putMap(text: string, opts?: { readonly settle?: boolean }): Promise<void>;
+  /** Deletes `routes`, then settles like `putMap`. */
+  deleteMap(opts?: { readonly settle?: boolean }): Promise<void>;
+  /**
+   * Waits until the isolate has finished a read of `routes` that started after this call. The
+   * map is refreshed in the background (stale-while-revalidate), so a request started after
+   * a write may still be answered with the map held before it. Two reads must start after the
+   * call: single-flight starts the second only once the first has been applied.
+   */
+  settle(): Promise<void>;
+  /** How the `ROUTING` binding answers reads (delays, hangs). */
+  readonly kv: KvReadControl;
+  /** Present when started with `{ control: true }`. */
+  readonly control: ControlWorker | null;
   /** Stops workerd. */
   dispose(): Promise<void>;
 }
@@ -84,6 +114,7 @@ export type WorkerVars = Partial<
     | "KV_CACHE_TTL"
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
+    | "ORIGIN_TIMEOUT_MS"
     | "DEBUG_TOKEN",
     string
   >
@@ -93,63 +124,145 @@ export type WorkerVars = Partial<
 export interface StartOptions {
   /** `false` starts it without the `ROUTING` binding (a broken deploy); default `true`. */
   readonly routingBinding?: boolean;
+  /**
+   * Also start a control: the same Worker in the same workerd, with its own ungated KV and an
+   * hour of isolate cache, reached with `control`. Whatever slows the control too (the machine,
+   * workerd, the origins, the client) is not the edge waiting on its KV.
+   */
+  readonly control?: boolean;
 }
 
-/** Starts the bundled Worker in Miniflare with an in-memory `ROUTING` namespace. */
+/** The control Worker of `StartOptions.control`. */
+export interface ControlWorker {
+  dispatch(path: string, opts?: DispatchOptions): Promise<EdgeResponse>;
+  putMap(text: string): Promise<void>;
+}
+
+/**
+ * Starts the bundled Worker in Miniflare. `ROUTING` is Miniflare's in-memory KV namespace
+ * behind a gate the test controls (`kv`: delays and hangs; see kv-control.ts).
+ */
 export async function startWorker(
   vars: WorkerVars = {},
   opts: StartOptions = {},
 ): Promise<TestWorker> {
   const withKv = opts.routingBinding ?? true;
+  const withControl = opts.control ?? false;
   const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
+  const wrapper = createKvWrapper();
+  const bindings = { ISOLATE_CACHE_SECONDS: "0", ...vars };
   const mf = newMiniflare({
-    modules: true,
-    script,
-    compatibilityDate: date,
-    kvNamespaces: withKv ? ["ROUTING"] : [],
-    bindings: { ISOLATE_CACHE_SECONDS: "0", ...vars },
+    workers: [
+      {
+        name: "edge",
+        modules: true,
+        script,
+        compatibilityDate: date,
+        bindings,
+        ...(withKv
+          ? {
+              serviceBindings: {
+                ROUTING: { name: KV_WRAPPER_WORKER, entrypoint: KV_WRAPPER_ENTRYPOINT },
+              },
+            }
+          : {}),
+        ...(withControl ? { routes: [`${EDGE_HOST}/*`] } : {}),
+      },
+      ...(withKv ? [{ ...wrapper.worker, compatibilityDate: date }] : []),
+      ...(withControl
+        ? [
+            {
+              name: "control",
+              modules: true,
+              script,
+              compatibilityDate: date,
+              bindings: { ...bindings, ISOLATE_CACHE_SECONDS: "3600" },
+              kvNamespaces: { ROUTING: "control-routing" },
+              routes: [`${CONTROL_HOST}/*`],
+            },
+          ]
+        : []),
+    ],
     // A fixed placeholder `request.cf` instead of downloading one.
     cf: false,
   });
   await mf.ready;
-  const kv = withKv ? await mf.getKVNamespace("ROUTING") : null;
+  const kv = withKv ? await mf.getKVNamespace(KV_INNER_BINDING, KV_WRAPPER_WORKER) : null;
   const routing = () => {
     if (!kv) throw new Error("started without the ROUTING binding");
     return kv;
   };
+  const settlesByDefault = bindings.ISOLATE_CACHE_SECONDS === "0";
+
+  const dispatchTo = async (
+    host: string,
+    path: string,
+    opts: DispatchOptions = {},
+  ): Promise<EdgeResponse> => {
+    const cf = opts.country === undefined ? undefined : cfWithCountry(opts.country);
+    const started = performance.now();
+    const res = await mf.dispatchFetch(`http://${host}${path}`, {
+      method: opts.method ?? "GET",
+      headers: opts.headers ?? {},
+      ...(opts.body === undefined ? {} : { body: opts.body }),
+      ...(cf ? { cf } : {}),
+      redirect: "manual",
+    });
+    const body = await res.text();
+    const elapsedMs = performance.now() - started;
+    const headers = new Headers();
+    res.headers.forEach((v, k) => {
+      headers.append(k, v);
+    });
+    return {
+      status: res.status,
+      headers,
+      body,
+      elapsedMs,
+      json<T>() {
+        return JSON.parse(body) as T;
+      },
+    };
+  };
+
+  const dispatch = (path: string, opts?: DispatchOptions) => dispatchTo(EDGE_HOST, path, opts);
+  const controlKv = withControl ? await mf.getKVNamespace("ROUTING", "control") : null;
+  const control: ControlWorker | null = controlKv
+    ? {
+        dispatch: (path, o) => dispatchTo(CONTROL_HOST, path, o),
+        async putMap(text) {
+          await controlKv.put("routes", text);
+        },
+      }
+    : null;
+
+  const settle = async () => {
+    const target = wrapper.control.started + 2;
+    const deadline = Date.now() + 15_000;
+    while (wrapper.control.started < target) {
+      if (Date.now() > deadline) throw new Error("the Worker did not re-read routes");
+      await dispatch("/__edge/health");
+      if (wrapper.control.started < target) await sleep(1);
+    }
+  };
 
   return {
     mf,
-    async dispatch(path, opts = {}) {
-      const cf = opts.country === undefined ? undefined : cfWithCountry(opts.country);
-      const res = await mf.dispatchFetch(`http://edge.test${path}`, {
-        method: opts.method ?? "GET",
-        headers: opts.headers ?? {},
-        ...(opts.body === undefined ? {} : { body: opts.body }),
-        ...(cf ? { cf } : {}),
-        redirect: "manual",
-      });
-      const body = await res.text();
-      const headers = new Headers();
-      res.headers.forEach((v, k) => {
-        headers.append(k, v);
-      });
-      return {
-        status: res.status,
-        headers,
-        body,
-        json<T>() {
-          return JSON.parse(body) as T;
-        },
-      };
-    },
-    async putMap(text) {
+    kv: wrapper.control,
+    control,
+    dispatch,
+    settle,
+    async putMap(text, o = {}) {
       await routing().put("routes", text);
+      if (o.settle ?? settlesByDefault) await settle();
     },
-    async deleteMap() {
+    async deleteMap(o = {}) {
       await routing().delete("routes");
+      if (o.settle ?? settlesByDefault) await settle();
     },
     async dispose() {
+      // Hung reads would otherwise wait on a gate nobody opens.
+      wrapper.control.release();
       await mf.dispose();
     },
   };

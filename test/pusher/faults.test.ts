@@ -113,7 +113,7 @@ describe("pusher under etcd faults", () => {
     const watchClient = createEtcdClient({ endpoints: [ctx.etcd.endpoint] });
     ctx.cleanups.push(() => watchClient.close());
     const lost: string[] = [];
-    const trigger = new WatchTrigger(watchClient, prefix, {
+    const trigger = new WatchTrigger({ connect: () => watchClient, owned: false }, prefix, {
       onChange: () => {},
       onLost: (reason) => lost.push(reason),
     });

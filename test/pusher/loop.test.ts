@@ -274,10 +274,9 @@ describe("pusher loop (memory KV, real etcd)", () => {
     const routes = await converged(p.kv, prefix);
     expect(routes.rev).toBeLessThan(foreign.rev);
     expect(routes.default.pool).toBe("ams-1");
+    expect(routes.history).toBe(foreign.history + 1);
     expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
-    expect(p.pusher.status.document().last_error?.message).toContain(
-      "etcd was replaced or restored",
-    );
+    expect(p.pusher.status.document().last_error?.message).toContain("etcd started a new history");
 
     // A newer map from this same history (another leader's) is not a reset: etcd has reached it.
     const outside = `/elsewhere${prefix}`;
@@ -288,6 +287,16 @@ describe("pusher loop (memory KV, real etcd)", () => {
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
     expect((await kvRoutes(p.kv))?.rev).toBeGreaterThanOrEqual(bumped);
+
+    // A stale copy of the old history's map (KV is eventually consistent) is no new history.
+    p.kv.data.set("routes", JSON.stringify(foreign));
+    p.pusher.resync();
+    const repaired = await waitFor("stale copy rewritten", async () => {
+      const m = await kvRoutes(p.kv);
+      return m && m.history === routes.history && m.default.pool === "ams-1" ? m : null;
+    });
+    expect(repaired.rev).toBeGreaterThanOrEqual(bumped);
+    expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
     await client.delete().key(outside);
   });
 

@@ -97,6 +97,25 @@ describe("map states: no map, last known good, older revisions", () => {
     expect((await worker.dispatch("/__edge/health")).json()).toEqual({ ok: true, rev: 12 });
   });
 
+  it("takes a new etcd history's map whatever its rev, and drops back to no older history", async () => {
+    const withHistory = (spec: MapSpec, rev: number, history: number) =>
+      JSON.stringify({ ...JSON.parse(doc(spec, rev)), history });
+    await worker.putMap(withHistory(AMS, 2, 1));
+    const res = await worker.dispatch("/", { country: "DE" });
+    expect(res.headers.get("x-edge-pool")).toBe("ams-1");
+    expect(res.headers.get("x-edge-revision")).toBe("2");
+    expect(res.headers.get("x-edge-degraded")).toBeNull();
+    // The held map before it had no history field (history 0): its rev 12 is now behind.
+    await worker.putMap(doc(FRA, 12));
+    const old = await worker.dispatch("/", { country: "DE" });
+    expect(old.headers.get("x-edge-revision")).toBe("2");
+    expect(old.headers.get("x-edge-degraded")).toBe("stale-map");
+    await worker.putMap(withHistory(FRA, 13, 1));
+    expect((await worker.dispatch("/", { country: "DE" })).headers.get("x-edge-pool")).toBe(
+      "fra-1",
+    );
+  });
+
   it("keeps the last good map when the key disappears", async () => {
     await worker.deleteMap();
     const res = await worker.dispatch("/", { country: "DE" });

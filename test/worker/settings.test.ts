@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { constantTimeEqual } from "../../worker/debug-access.js";
 import { floorRoute } from "../../worker/floor-route.js";
@@ -11,6 +13,7 @@ describe("worker settings", () => {
       kvCacheTtl: 60,
       isolateCacheMs: 5000,
       maxAttempts: 2,
+      originTimeoutMs: 4000,
       debugToken: null,
     });
   });
@@ -22,6 +25,7 @@ describe("worker settings", () => {
       KV_CACHE_TTL: "300",
       ISOLATE_CACHE_SECONDS: "0",
       MAX_ATTEMPTS: "3",
+      ORIGIN_TIMEOUT_MS: "2500",
       DEBUG_TOKEN: "s3cret",
     });
     expect(s).toEqual({
@@ -30,6 +34,7 @@ describe("worker settings", () => {
       kvCacheTtl: 300,
       isolateCacheMs: 0,
       maxAttempts: 3,
+      originTimeoutMs: 2500,
       debugToken: "s3cret",
     });
   });
@@ -40,13 +45,21 @@ describe("worker settings", () => {
     expect(s.maxAttempts).toBe(1);
   });
 
-  it.each(["", "abc", "-1", "1.5", "1e3", "NaN", "Infinity", " "])(
+  it("clamps ORIGIN_TIMEOUT_MS to 100 ms – 100 s", () => {
+    expect(parseSettings({ ORIGIN_TIMEOUT_MS: "0" }).originTimeoutMs).toBe(100);
+    expect(parseSettings({ ORIGIN_TIMEOUT_MS: "99" }).originTimeoutMs).toBe(100);
+    expect(parseSettings({ ORIGIN_TIMEOUT_MS: "100000" }).originTimeoutMs).toBe(100_000);
+    expect(parseSettings({ ORIGIN_TIMEOUT_MS: "999999999" }).originTimeoutMs).toBe(100_000);
+  });
+
+  it.each(["", "abc", "-1", "1.5", "1e3", "NaN", "Infinity", " ", "4s", "0x10"])(
     "falls back to defaults for garbage %j",
     (raw) => {
       const s = parseSettings({
         KV_CACHE_TTL: raw,
         ISOLATE_CACHE_SECONDS: raw,
         MAX_ATTEMPTS: raw,
+        ORIGIN_TIMEOUT_MS: raw,
         ORIGIN_TEMPLATE: raw,
       });
       expect(s).toEqual(parseSettings({}));
@@ -79,6 +92,33 @@ describe("worker settings", () => {
       degraded: null,
     });
   });
+});
+
+describe("wrangler configurations", () => {
+  const VARS = [
+    "ORIGIN_TEMPLATE",
+    "FLOOR_POOL",
+    "KV_CACHE_TTL",
+    "ISOLATE_CACHE_SECONDS",
+    "MAX_ATTEMPTS",
+    "ORIGIN_TIMEOUT_MS",
+  ];
+  it.each(["wrangler.toml", "deploy/wrangler.production.toml"])(
+    "%s sets every var, each to a value the Worker takes as written",
+    (file) => {
+      const toml = parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
+      const vars = toml.vars as Record<string, string>;
+      expect(Object.keys(vars).sort()).toEqual([...VARS].sort());
+      const s = parseSettings(vars);
+      expect(s.originTimeoutMs).toBe(Number(vars.ORIGIN_TIMEOUT_MS));
+      expect(s.originTimeoutMs).toBe(4000);
+      expect(s.maxAttempts).toBe(Number(vars.MAX_ATTEMPTS));
+      expect(s.isolateCacheMs).toBe(Number(vars.ISOLATE_CACHE_SECONDS) * 1000);
+      expect(s.kvCacheTtl).toBe(Number(vars.KV_CACHE_TTL));
+      expect(s.floorPool).toBe(vars.FLOOR_POOL);
+      expect(s.originTemplate).toBe(vars.ORIGIN_TEMPLATE);
+    },
+  );
 });
 
 describe("constantTimeEqual", () => {

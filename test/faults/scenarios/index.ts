@@ -9,6 +9,12 @@ import { workerHostile } from "./s07-worker-hostile.js";
 import { concurrentOperators } from "./s08-concurrent-operators.js";
 import { etcdAuth } from "./s09-etcd-auth.js";
 import { secretsGrep } from "./s10-secrets.js";
+import { clusterKills } from "./s11-cluster-kills.js";
+import { clusterPartition } from "./s12-cluster-partition.js";
+import { quorumLoss } from "./s13-quorum-loss.js";
+import { snapshotRestore } from "./s14-snapshot-restore.js";
+import { boostExpiry } from "./s15-boost-expiry.js";
+import { kvSlowReads } from "./s16-kv-slow-reads.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -21,5 +27,11 @@ export const scenarios: readonly Scenario[] = [
   workerHostile,
   concurrentOperators,
   etcdAuth,
+  clusterKills,
+  clusterPartition,
+  quorumLoss,
+  snapshotRestore,
+  boostExpiry,
+  kvSlowReads,
   secretsGrep,
 ];

@@ -1,12 +1,47 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
-import { startOrigins } from "../../helpers/origins.js";
+import {
+  FORWARDING,
+  selfReferencing,
+  startBlackhole,
+  startOrigins,
+} from "../../helpers/origins.js";
 import { startWorker } from "../../helpers/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+
+/**
+ * Revisions of the first etcd history start here, and those of the second (after a simulated
+ * restore) at 1, so a served `X-Edge-Revision` tells which history it came from.
+ */
+const FIRST_HISTORY_REV = 10_000;
+
+/** A map's place in the (history, rev) order, from its revision alone (see above). */
+function position(rev: number): number {
+  return rev >= FIRST_HISTORY_REV ? rev - FIRST_HISTORY_REV : FIRST_HISTORY_REV + rev;
+}
+
+/** The IP Cloudflare reports for the visitor (always sent: Miniflare would put 127.0.0.1). */
+const VISITOR_IP = "203.0.113.77";
+const SPOOFED_FORWARDING: Record<string, string> = {
+  "X-Forwarded-For": "6.6.6.6",
+  "X-Forwarded-Host": "evil.example.com",
+  "X-Forwarded-Proto": "gopher",
+  "X-Forwarded-Port": "31337",
+  Forwarded: "for=6.6.6.6;host=evil.example.com",
+  "X-Real-IP": "6.6.6.6",
+  "True-Client-IP": "6.6.6.6",
+};
+/** What the origin must have seen of each forwarding header (`-`: nothing). */
+const WANT_FORWARDING: Record<string, string> = {
+  "x-forwarded-for": VISITOR_IP,
+  "x-forwarded-host": "edge.test",
+  "x-forwarded-proto": "http",
+};
 
 /** What a visitor's country must be: `cf.country` when it is a code, else XX; never a header. */
 function expectedCountry(cf: string | null): string {
@@ -80,11 +115,12 @@ function wrongToken(r: Rand, token: string): string {
   ]);
 }
 
-/** A compiled map whose pools point at the test origins. */
+/** A compiled map whose pools point at the test origins (`hole-1` never answers). */
 function mapAt(
   rev: number,
   origins: Record<string, string>,
   variant: number,
+  history: number,
   compiledAt = new Date(),
 ): CompiledMap {
   const entries = [
@@ -94,6 +130,7 @@ function mapAt(
     ["country/DE", { primary: variant % 2 ? "fra-1" : "ams-1", fallbacks: ["par-1"] }] as const,
     ["country/FR", { primary: "ams-1", fallbacks: ["fra-1"] }] as const,
     ["country/US", { primary: "fra-1", fallbacks: [] }] as const,
+    ["country/GB", { primary: "hole-1", fallbacks: ["ams-1"] }] as const,
     ["epoch", String(rev)] as const,
   ];
   return compile(
@@ -109,6 +146,7 @@ function mapAt(
       floorPool: "par-1",
       originTemplate: "https://{pool}.origin.example.com",
       now: compiledAt,
+      history,
     },
   ).map;
 }
@@ -117,7 +155,7 @@ export const workerHostile: Scenario = {
   id: 7,
   title: "Worker under hostile input",
   invariant:
-    "0 responses 500; 0 origin URLs leaked without the token; 0 spoofed countries honoured; a warm isolate never serves an older rev than it already served",
+    "0 responses 500; 0 origin URLs leaked without the token; no origin host in any header of a tokenless response; 0 spoofed countries or forwarding headers honoured; debug answers never cacheable; a silent origin fails over and leaves no connection open; a warm isolate never serves an older (history, rev) than it already served",
   budgetMs: (q) => (q ? 120_000 : 300_000),
   async run(ctx) {
     const total = ctx.quick ? 2_000 : 10_000;
@@ -126,29 +164,44 @@ export const workerHostile: Scenario = {
     ctx.transcript.secret("DEBUG_TOKEN", debugToken);
     const origins = await startOrigins(["fra-1", "ams-1", "par-1"]);
     ctx.defer(() => origins.close());
+    const hole = await startBlackhole();
+    ctx.defer(() => hole.close());
     for (const o of origins.all) {
-      // A fixed body: the origin itself must not be what leaks its address.
-      o.respond((req) => ({
-        status: 200,
-        headers: {
-          "x-seen-country": req.headers["x-edge-country"] ?? "-",
-          "x-seen-hop": req.headers["x-edge-hop"] ?? "-",
-        },
-        body: `served by ${o.name}`,
-      }));
+      // Origins that redirect to themselves, set cookies for their host and reflect the
+      // forwarding headers they got. The body stays fixed: bodies are the origin's own.
+      const hostile = selfReferencing(o);
+      o.respond((req) => {
+        const answer = hostile(req);
+        return {
+          status: answer?.status ?? 200,
+          headers: {
+            ...answer?.headers,
+            "x-seen-country": req.headers["x-edge-country"] ?? "-",
+            "x-seen-hop": req.headers["x-edge-hop"] ?? "-",
+          },
+          body: `served by ${o.name}`,
+        };
+      });
     }
-    const originUrls = Object.fromEntries(origins.all.map((o) => [o.name, o.url]));
-    const secretsOfOrigins = origins.all.flatMap((o) => [o.url, `127.0.0.1:${o.port}`]);
+    const originUrls: Record<string, string> = {
+      ...Object.fromEntries(origins.all.map((o) => [o.name, o.url])),
+      "hole-1": hole.url,
+    };
+    const secretsOfOrigins = [...origins.all, hole].flatMap((o) => [o.url, `127.0.0.1:${o.port}`]);
+    const originTimeoutMs = 300;
     const worker = await startWorker({
       DEBUG_TOKEN: debugToken,
       ORIGIN_TEMPLATE: originUrls["par-1"] ?? "",
       FLOOR_POOL: "par-1",
       MAX_ATTEMPTS: "2",
+      ORIGIN_TIMEOUT_MS: String(originTimeoutMs),
     });
     ctx.defer(() => worker.dispose());
 
     const inv = new Invariants();
-    let rev = 100;
+    let rev = FIRST_HISTORY_REV;
+    let history = 0;
+    let holeAnswers = 0;
     let newestPut = 0;
     let maxServed = 0;
     const statuses = new Map<number, number>();
@@ -176,26 +229,28 @@ export const workerHostile: Scenario = {
         "garbage",
         "huge",
       ]);
-      const current = mapAt(rev, originUrls, rev);
+      const current = mapAt(rev, originUrls, rev, history);
       switch (kind) {
         case "newer":
           rev += 1 + Math.floor(r() * 5);
           newestPut = rev;
-          await worker.putMap(serializeMap(mapAt(rev, originUrls, rev)));
+          await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
           mustServe = rev;
           return;
-        case "older":
+        case "older": {
+          // A stale copy KV may still serve: a lower revision of this history, or any revision
+          // of an older one, with any compiled_at (clocks decide nothing).
+          const oldHistory = history > 0 && r() < 0.5;
+          const staleRev = oldHistory
+            ? FIRST_HISTORY_REV + Math.floor(r() * 100_000)
+            : Math.max(history > 0 ? 1 : FIRST_HISTORY_REV, rev - 1 - Math.floor(r() * 50));
+          const when = new Date(Date.now() + Math.floor((r() - 0.5) * 1_200_000));
           return worker.putMap(
-            // A stale copy KV may still serve: a lower revision, compiled earlier.
             serializeMap(
-              mapAt(
-                Math.max(1, rev - 1 - Math.floor(r() * 50)),
-                originUrls,
-                rev + 1,
-                new Date(Date.now() - 60_000 - Math.floor(r() * 600_000)),
-              ),
+              mapAt(staleRev, originUrls, rev + 1, oldHistory ? history - 1 : history, when),
             ),
           );
+        }
         case "truncated": {
           const text = serializeMap(current);
           return worker.putMap(text.slice(0, Math.floor(r() * text.length)));
@@ -245,7 +300,10 @@ export const workerHostile: Scenario = {
         if (r() < 0.1) headers[h] = pick(r, ["evil", "http://evil.example.com", "999999", "DE"]);
       }
       if (r() < 0.05) headers["X-Junk"] = "j".repeat(1 + Math.floor(r() * 30_000));
-      if (r() < 0.05) headers["X-Forwarded-Host"] = "evil.example.com";
+      headers["CF-Connecting-IP"] = VISITOR_IP;
+      for (const [name, value] of Object.entries(SPOOFED_FORWARDING)) {
+        if (r() < 0.3) headers[name] = value;
+      }
       const path = hostilePath(r, debugToken);
       const floorRev = maxServed;
       let res: Awaited<ReturnType<typeof worker.dispatch>>;
@@ -282,6 +340,13 @@ export const workerHostile: Scenario = {
           "origin leaked without the token",
           () => `${leaked} in ${method} ${path.slice(0, 60)}`,
         );
+        const hostHeader = [...res.headers].find(([, v]) => v.includes("127.0.0.1"));
+        inv.check(
+          hostHeader === undefined,
+          "origin host in a header of a tokenless response",
+          () =>
+            `${hostHeader?.[0]}: ${hostHeader?.[1].slice(0, 80)} (${method} ${path.slice(0, 40)})`,
+        );
         const country = res.headers.get("x-edge-country");
         if (country !== null) {
           const want = expectedCountry(cf);
@@ -299,7 +364,15 @@ export const workerHostile: Scenario = {
             );
           }
         }
-      } else if (debugCountry !== null && res.headers.has("x-edge-country") && !hop) {
+      } else if (res.headers.has("x-edge-origin")) {
+        inv.check(
+          res.headers.get("cache-control") === "private, no-store",
+          "debug answer cacheable",
+          () =>
+            `Cache-Control: ${res.headers.get("cache-control")} on ${method} ${path.slice(0, 40)}`,
+        );
+      }
+      if (validToken && debugCountry !== null && res.headers.has("x-edge-country") && !hop) {
         controls += 1;
         if (res.headers.get("x-edge-country") === expectedCountry(debugCountry))
           honouredControls += 1;
@@ -315,6 +388,28 @@ export const workerHostile: Scenario = {
           () => `${method} ${path.slice(0, 40)} → ${res.status}`,
         );
       }
+      if (res.headers.has("x-seen-hop")) {
+        for (const name of FORWARDING) {
+          const got = res.headers.get(`x-seen-${name}`);
+          const want = WANT_FORWARDING[name] ?? "-";
+          inv.check(
+            got === want,
+            "forwarding header at the origin not the edge's",
+            () => `${name}: ${got} (want ${want})`,
+          );
+        }
+      }
+      const country = res.headers.get("x-edge-country");
+      const pool = res.headers.get("x-edge-pool");
+      if (pool === "hole-1" || (res.headers.get("x-edge-failover") ?? "").startsWith("hole-1>")) {
+        holeAnswers += 1;
+        const retryable = method === "GET" || method === "HEAD";
+        inv.check(
+          retryable ? pool === "ams-1" && res.status !== 504 : res.status === 504,
+          "silent origin not failed over (GET/HEAD) or not a 504 (others)",
+          () => `${method} ${country} → ${res.status} from ${pool}`,
+        );
+      }
       const seenHop = res.headers.get("x-seen-hop");
       if (seenHop !== null) {
         inv.check(
@@ -327,11 +422,11 @@ export const workerHostile: Scenario = {
       if (revHeader !== null) {
         const served = Number(revHeader);
         inv.check(
-          served >= floorRev,
+          floorRev === 0 || position(served) >= position(floorRev),
           "warm isolate went back in time",
           () => `served rev ${served} after rev ${floorRev}`,
         );
-        if (served > maxServed) maxServed = served;
+        if (maxServed === 0 || position(served) > position(maxServed)) maxServed = served;
         if (mustServe !== null) {
           freshChecked += 1;
           const want = mustServe;
@@ -349,12 +444,20 @@ export const workerHostile: Scenario = {
     for (let i = 0; i < 20; i++) await one();
     rev += 1;
     newestPut = rev;
-    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev)));
+    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
     mustServe = rev;
     const concurrency = 16;
     let done = 20;
     while (done < total) {
-      if (r() < 0.3) await mutateMap();
+      if (history === 0 && done >= total / 2) {
+        // etcd restored from a snapshot: a new history whose revisions start again at 1.
+        history = 1;
+        rev = 1;
+        newestPut = rev;
+        mapChanges += 1;
+        await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
+        mustServe = rev;
+      } else if (r() < 0.3) await mutateMap();
       const n = Math.min(concurrency * 4, total - done);
       let next = 0;
       await Promise.all(
@@ -377,19 +480,30 @@ export const workerHostile: Scenario = {
     // once), so finish with one and require the isolate to take it.
     rev += 1;
     newestPut = rev;
-    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev)));
+    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
     const last = await worker.dispatch("/video/last.ts", { method: "GET", country: "DE" });
     const lastRev = Number(last.headers.get("x-edge-revision"));
-    if (lastRev > maxServed) maxServed = lastRev;
+    if (position(lastRev) > position(maxServed)) maxServed = lastRev;
     inv.check(
       lastRev === newestPut,
       "newest map not served at the end",
       () => `served rev ${lastRev}, newest put ${newestPut}`,
     );
     inv.check(
-      maxServed <= newestPut,
+      position(maxServed) <= position(newestPut),
       "revisions served",
       () => `max ${maxServed}, newest put ${newestPut}`,
+    );
+    inv.check(holeAnswers > 0, "no request met the silent origin (the check would be blind)", () =>
+      String(holeAnswers),
+    );
+    // Every attempt at the silent origin was aborted at its timeout: nothing stays open.
+    const openUntil = Date.now() + 5_000;
+    while (hole.open > 0 && Date.now() < openUntil) await sleep(50);
+    inv.check(
+      hole.open === 0,
+      "connections left open to a silent origin",
+      () => `${hole.open} of ${hole.accepted}`,
     );
     const s500 = statuses.get(500) ?? 0;
     const byStatus = [...statuses]
@@ -398,11 +512,11 @@ export const workerHostile: Scenario = {
       .join(" ");
     return {
       runs: done,
-      figure: `${done} requests, ${mapChanges} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
+      figure: `${done} requests, ${mapChanges} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, origin hosts in headers: ${inv.count("origin host in a header of a tokenless response")}, forwarding spoofs: ${inv.count("forwarding header at the origin not the edge's")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
       failures: inv.failures(),
       notes: [
         ...badGateways.map((b) => `502 answer: ${b}`),
-        `worker statuses ${byStatus}; stale-map answers ${staleSeen}; max rev served ${maxServed} of ${newestPut} put; debug-token controls honoured ${honouredControls}/${controls}; answers checked fresh after a newer put ${freshChecked}; refused by the HTTP client ${clientRefused}`,
+        `worker statuses ${byStatus}; silent-origin answers ${holeAnswers} (${hole.accepted} connections, ORIGIN_TIMEOUT_MS=${originTimeoutMs}); stale-map answers ${staleSeen}; max rev served ${maxServed} of ${newestPut} put; debug-token controls honoured ${honouredControls}/${controls}; answers checked fresh after a newer put ${freshChecked}; refused by the HTTP client ${clientRefused}`,
       ],
     };
   },

@@ -9,6 +9,7 @@ import type { EtcdServer } from "../../helpers/etcd.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { edgectlBinary, STACK_FRAME } from "../support/edgectl.js";
 import { expectedMap, names, scenarioEtcd, waitConverged } from "../support/etcd-world.js";
+import { fromKeyWatchProbe, fromKeyWatchVulnerable } from "../support/from-key-watch.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
 import { runOwned, sleep, spawnOwned } from "../support/processes.js";
 import { ROOT, startPusherProcess } from "../support/pusher-process.js";
@@ -78,7 +79,7 @@ export const etcdAuth: Scenario = {
   id: 9,
   title: "etcd auth",
   invariant:
-    "pusher works read-only and is denied writes; a pool's heartbeat writes only its own key; anonymous access refused; wrong passwords give one clear line, no stack trace",
+    "pusher works read-only and is denied writes; a pool's heartbeat writes only its own key; anonymous access refused; wrong passwords give one clear line, no stack trace; a from-key watch past a single-key grant (GHSA-xg4h-6gfc-h4m8) is reported",
   budgetMs: () => 180_000,
   async run(ctx) {
     const inv = new Invariants();
@@ -347,6 +348,34 @@ export const etcdAuth: Scenario = {
     } else {
       notes.push(`etcd ${version}: nested-transaction write by the read-only user: ${nested}`);
     }
+    // A from-key watch by a user who may read one exact key (GHSA-xg4h-6gfc-h4m8).
+    const otherKey = `${electionPrefix.replace(/pusher\/$/, "")}zz-not-granted`;
+    const otherRev = Number(
+      (await root.put(otherKey).value("not for pools").exec()).header.revision,
+    );
+    const fromKey = await fromKeyWatchProbe(fraHb, `${prefix}health/fra-1`, otherKey, otherRev);
+    // The same watch as root must see the key, or the probe proves nothing.
+    const control = await fromKeyWatchProbe(root, `${prefix}health/fra-1`, otherKey, otherRev);
+    inv.check(
+      control === "allowed",
+      "from-key watch probe sees nothing even as root",
+      () => control,
+    );
+    if (fromKey === "allowed") {
+      if (fromKeyWatchVulnerable(version)) {
+        notes.push(
+          `etcd ${version}: a from-key watch let hb-fra-1 (read on health/fra-1 only) see ${otherKey.slice(otherKey.lastIndexOf("/") + 1)} beyond its grant (GHSA-xg4h-6gfc-h4m8, SPEC §7); per-pool grants hold only on etcd 3.5.33+, 3.6.14+ or 3.7.1+`,
+        );
+      } else {
+        inv.check(
+          false,
+          "from-key watch bypassed RBAC on an etcd release said to be fixed",
+          () => version,
+        );
+      }
+    } else {
+      notes.push(`etcd ${version}: from-key watch beyond a single-key grant: ${fromKey}`);
+    }
 
     // Anonymous access and wrong passwords.
     const anon = new Etcd3({ hosts: etcd.endpoint });
@@ -404,7 +433,7 @@ export const etcdAuth: Scenario = {
     }
     return {
       runs: probes.length + 9,
-      figure: `pusher pushed read-only in ${took === null ? "never" : `${(took / 1000).toFixed(1)} s`}; writes by pusher creds refused ${probes.length - inv.count("pusher credentials were allowed a write")}/${probes.length}; cross-pool write ${cross}; anonymous ${anonRead}; wrong password → exit ${badCtl.code}/${badPusher.code}; nested txn on ${version}: ${nested}`,
+      figure: `pusher pushed read-only in ${took === null ? "never" : `${(took / 1000).toFixed(1)} s`}; writes by pusher creds refused ${probes.length - inv.count("pusher credentials were allowed a write")}/${probes.length}; cross-pool write ${cross}; anonymous ${anonRead}; wrong password → exit ${badCtl.code}/${badPusher.code}; nested txn on ${version}: ${nested}; from-key watch: ${fromKey}`,
       failures: inv.failures(),
       notes,
     };

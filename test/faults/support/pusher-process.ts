@@ -25,6 +25,8 @@ export interface PusherProcess {
   status(): Promise<PusherStatusDoc | null>;
   /** `/healthz` status code, or 0 when it does not answer. */
   healthz(): Promise<number>;
+  /** The status code of `path` (`/livez`, `/readyz`…), or 0 when it does not answer. */
+  code(path: string): Promise<number>;
   metrics(): Promise<string | null>;
   /** Waits until `/status` answers. */
   ready(timeoutMs?: number): Promise<void>;
@@ -94,6 +96,9 @@ export async function startPusherProcess(
     },
     async healthz() {
       return (await get("/healthz"))?.code ?? 0;
+    },
+    async code(path) {
+      return (await get(path))?.code ?? 0;
     },
     async metrics() {
       return (await get("/metrics"))?.body ?? null;

@@ -1,0 +1,61 @@
+import { parseMap } from "../../../core/index.js";
+import type { RecordedWrite } from "./kv-recorder.js";
+
+/** A change the scenario committed: etcd's revision for it and when it was acknowledged. */
+export interface CommittedChange {
+  readonly label: string;
+  readonly rev: number;
+  /** `Date.now()` when the commit was acknowledged (the commit happened no later). */
+  readonly at: number;
+}
+
+/** `routes` writes with their parsed revisions, in order. */
+export function routesTimeline(writes: readonly RecordedWrite[]): { at: number; rev: number }[] {
+  return writes
+    .filter((w) => w.key === "routes")
+    .map((w) => ({ at: w.at, rev: parseMap(w.value)?.rev ?? -1 }));
+}
+
+/**
+ * Milliseconds from `since` (default: the change's acknowledgement) to the first `routes` write
+ * compiled at the change's revision or later, i.e. the first KV map that includes it; null if none.
+ */
+export function kvLatency(
+  timeline: readonly { at: number; rev: number }[],
+  change: CommittedChange,
+  since = change.at,
+): number | null {
+  const w = timeline.find((t) => t.rev >= change.rev);
+  return w ? Math.max(0, w.at - since) : null;
+}
+
+/**
+ * Waits until every change is in KV (per `timeline()`) or `limitMs` has passed since the latest
+ * acknowledgement, whichever comes first.
+ */
+export async function waitAllInKv(
+  timeline: () => readonly { at: number; rev: number }[],
+  changes: readonly CommittedChange[],
+  limitMs: number,
+): Promise<void> {
+  const last = Math.max(0, ...changes.map((c) => c.at));
+  while (Date.now() - last <= limitMs) {
+    const t = timeline();
+    if (changes.every((c) => kvLatency(t, c) !== null)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Median and maximum of a list of milliseconds (null when empty). */
+export function spread(ms: readonly number[]): { median: number; max: number } | null {
+  if (ms.length === 0) return null;
+  const s = [...ms].sort((a, b) => a - b);
+  return { median: s[Math.floor((s.length - 1) / 2)] ?? 0, max: s[s.length - 1] ?? 0 };
+}
+
+/** `median 1.2 s, max 3.4 s (n=7)`. */
+export function describeSpread(ms: readonly number[]): string {
+  const s = spread(ms);
+  if (!s) return "no samples";
+  return `median ${(s.median / 1000).toFixed(1)} s, max ${(s.max / 1000).toFixed(1)} s (n=${ms.length})`;
+}

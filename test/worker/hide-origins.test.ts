@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import {
+  dropOriginCookieDomain,
+  hideOriginsInHeaders,
+  publicOriginOf,
+  rewriteOriginUrls,
+} from "../../worker/hide-origins.js";
+import { originHostsOf } from "../../worker/origin-hosts.js";
+import { buildMap } from "../cases/routing-cases.js";
+
+const HOSTS = new Set(["fra-1.origin.example.com", "ams-1.origin.example.com", "10.0.0.7"]);
+const PUB = publicOriginOf("https://video.example.com/watch?v=1");
+const rewrite = (v: string) => rewriteOriginUrls(v, (h) => HOSTS.has(h), PUB);
+
+describe("rewriteOriginUrls", () => {
+  it.each([
+    ["https://fra-1.origin.example.com/login", "https://video.example.com/login"],
+    ["http://FRA-1.Origin.Example.com.:8443/a?b=1#c", "https://video.example.com/a?b=1#c"],
+    ["//ams-1.origin.example.com/x", "//video.example.com/x"],
+    ["https://user:pw@fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["http://10.0.0.7:9000", "https://video.example.com"],
+    ["0; url=https://ams-1.origin.example.com/r", "0; url=https://video.example.com/r"],
+    [
+      "<https://fra-1.origin.example.com/a.css>; rel=preload, <https://cdn.example.net/b>; rel=next",
+      "<https://video.example.com/a.css>; rel=preload, <https://cdn.example.net/b>; rel=next",
+    ],
+    ["/next?u=https://fra-1.origin.example.com/", "/next?u=https://video.example.com/"],
+  ])("%s → %s", (input, want) => {
+    expect(rewrite(input)).toBe(want);
+  });
+
+  it.each([
+    "https://cdn.example.net/next",
+    "https://fra-1.origin.example.com.evil.net/x",
+    "https://evil.net/fra-1.origin.example.com",
+    "/relative/path",
+    "file:///etc/hosts",
+    "https://[::1]:8443/",
+  ])("leaves %s alone", (input) => {
+    expect(rewrite(input)).toBe(input);
+  });
+});
+
+describe("dropOriginCookieDomain", () => {
+  it.each([
+    ["a=1; Domain=fra-1.origin.example.com; Path=/", "a=1; Path=/"],
+    ["a=1; domain=.FRA-1.origin.example.com", "a=1"],
+    ["a=1; Domain=origin.example.com", "a=1"],
+    ["a=1; Domain=example.com; Path=/", "a=1; Domain=example.com; Path=/"],
+    ["a=1; Domain=video.example.com", "a=1; Domain=video.example.com"],
+    ["a=1; Domain=10.0.0.7", "a=1"],
+    ["a=1; Path=/; Secure", "a=1; Path=/; Secure"],
+    ["domain=fra-1.origin.example.com; Path=/", "domain=fra-1.origin.example.com; Path=/"],
+  ])("%s → %s", (cookie, want) => {
+    expect(dropOriginCookieDomain(cookie, HOSTS, "video.example.com")).toBe(want);
+  });
+});
+
+describe("hideOriginsInHeaders", () => {
+  it("rewrites the URL headers and every Set-Cookie line, nothing else", () => {
+    const h = new Headers();
+    h.set("Location", "https://fra-1.origin.example.com/x");
+    h.set("X-Served-By", "fra-1.origin.example.com");
+    h.append("Set-Cookie", "a=1; Domain=fra-1.origin.example.com");
+    h.append("Set-Cookie", "b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT");
+    hideOriginsInHeaders(h, HOSTS, PUB);
+    expect(h.get("location")).toBe("https://video.example.com/x");
+    expect(h.getSetCookie()).toEqual(["a=1", "b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT"]);
+    // A header the edge cannot know to carry a host stays as the origin sent it (documented).
+    expect(h.get("x-served-by")).toBe("fra-1.origin.example.com");
+  });
+});
+
+describe("originHostsOf", () => {
+  it("covers every route and chain of the map plus the decided route", () => {
+    const map = buildMap(
+      {
+        default: { chain: ["ams-1", "par-1"], source: "country/_default" },
+        countries: { DE: { chain: ["fra-1"], source: "country/DE" } },
+      },
+      { rev: 1, originOf: (p) => `https://${p.toUpperCase()}.origin.example.com:8443` },
+    );
+    const floor = {
+      pool: "floor-1",
+      origin: "https://floor-1.example.net",
+      chain: [{ pool: "floor-1", origin: "https://floor-1.example.net" }],
+      source: "floor",
+      degraded: null,
+    };
+    expect([...originHostsOf(map, map.default)].sort()).toEqual([
+      "ams-1.origin.example.com",
+      "fra-1.origin.example.com",
+      "par-1.origin.example.com",
+    ]);
+    expect(originHostsOf(map, floor).has("floor-1.example.net")).toBe(true);
+    expect([...originHostsOf(null, floor)]).toEqual(["floor-1.example.net"]);
+  });
+});

@@ -1,0 +1,187 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serializeMap } from "../../core/index.js";
+import { buildMap, type MapSpec } from "../cases/routing-cases.js";
+import {
+  type Blackhole,
+  type Origins,
+  type ReceivedRequest,
+  startBlackhole,
+  startOrigins,
+} from "../helpers/origins.js";
+import { startWorker, type TestWorker } from "../helpers/worker.js";
+
+const TIMEOUT_MS = 600;
+
+/** An origin that sends its headers at once and its body slowly, over `bodyMs`. */
+async function startSlowBody(bodyMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.write("first,");
+    setTimeout(() => res.end("last"), bodyMs);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS})`, () => {
+  let origins: Origins;
+  let hole: Blackhole;
+  let hole2: Blackhole;
+  let slow: { url: string; close(): Promise<void> };
+  let worker: TestWorker;
+  const rev = 1;
+  const urls = (): Record<string, string> => ({
+    ...Object.fromEntries(origins.all.map((o) => [o.name, o.url])),
+    "hole-1": hole.url,
+    "hole-2": hole2.url,
+    "slow-1": slow.url,
+  });
+  const SPEC: MapSpec = {
+    default: { chain: ["hole-1", "ams-1"], source: "country/_default" },
+    countries: {
+      NL: { chain: ["hole-1", "hole-2"], source: "country/NL" },
+      BE: { chain: ["hole-1", "dead-1"], source: "country/BE" },
+      FR: { chain: ["fra-1", "ams-1"], source: "country/FR" },
+      SE: { chain: ["slow-1", "ams-1"], source: "country/SE" },
+    },
+  };
+
+  beforeAll(async () => {
+    [origins, hole, hole2, slow] = await Promise.all([
+      startOrigins(["fra-1", "ams-1", "dead-1"]),
+      startBlackhole(),
+      startBlackhole(),
+      startSlowBody(TIMEOUT_MS * 2),
+    ]);
+    await origins.get("dead-1").kill();
+    worker = await startWorker({ ORIGIN_TIMEOUT_MS: String(TIMEOUT_MS), MAX_ATTEMPTS: "2" });
+    const all = urls();
+    await worker.putMap(serializeMap(buildMap(SPEC, { rev, originOf: (p) => all[p] ?? "" })));
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await Promise.all([origins?.close(), hole?.close(), hole2?.close(), slow?.close()]);
+  });
+  beforeEach(() => {
+    for (const o of origins.all) o.reset();
+  });
+
+  it("moves a GET on from an origin that accepts and never answers", async () => {
+    const res = await worker.dispatch("/seg-1.ts?q=1", { country: "DE" });
+    expect(res.status).toBe(200);
+    expect(res.json<ReceivedRequest>()).toMatchObject({ origin: "ams-1", url: "/seg-1.ts?q=1" });
+    expect(res.headers.get("x-edge-pool")).toBe("ams-1");
+    expect(res.headers.get("x-edge-failover")).toBe("hole-1>ams-1");
+    expect(res.headers.get("x-edge-degraded")).toBe("origin-failover");
+    // It waited for the timeout, and not for the platform to give up.
+    expect(res.elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(res.elapsedMs).toBeLessThan(TIMEOUT_MS + 5_000);
+  });
+
+  it("fails HEAD over the same way", async () => {
+    const res = await worker.dispatch("/", { country: "DE", method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-edge-pool")).toBe("ams-1");
+    expect(origins.get("ams-1").requests[0]?.method).toBe("HEAD");
+  });
+
+  it("answers 504 when every attempt timed out, with the failover and its reason", async () => {
+    const res = await worker.dispatch("/", { country: "NL" });
+    expect(res.status).toBe(504);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    expect(res.headers.get("x-edge-failover")).toBe("hole-1>hole-2");
+    expect(res.headers.get("x-edge-degraded")).toBe("origin-failover");
+    expect(res.headers.get("x-edge-pool")).toBe("hole-2");
+    expect(res.body).not.toContain("127.0.0.1");
+  });
+
+  it("answers 502 when one attempt timed out and the other found nothing listening", async () => {
+    const res = await worker.dispatch("/", { country: "BE" });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("x-edge-failover")).toBe("hole-1>dead-1");
+  });
+
+  it("never retries a POST: one timed-out attempt is a 504", async () => {
+    const before = hole.accepted;
+    const res = await worker.dispatch("/api", { country: "DE", method: "POST", body: "x" });
+    expect(res.status).toBe(504);
+    expect(res.headers.get("x-edge-failover")).toBeNull();
+    expect(origins.get("ams-1").hits).toBe(0);
+    expect(hole.accepted).toBe(before + 1);
+  });
+
+  it("closes the connections of attempts that timed out", async () => {
+    await worker.dispatch("/", { country: "NL" });
+    expect(hole.accepted).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while ((hole.open > 0 || hole2.open > 0) && Date.now() < deadline) await sleep(50);
+    expect({ open: hole.open + hole2.open }).toEqual({ open: 0 });
+  });
+
+  it("stops the clock at the response headers: a body slower than the timeout arrives whole", async () => {
+    const res = await worker.dispatch("/", { country: "SE" });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe("first,last");
+    expect(res.headers.get("x-edge-pool")).toBe("slow-1");
+    expect(res.headers.get("x-edge-failover")).toBeNull();
+  });
+
+  it("keeps an origin whose headers come in time, however close", async () => {
+    origins.get("fra-1").respond(() => ({ status: 200, body: "late but fine", delayMs: 200 }));
+    const res = await worker.dispatch("/", { country: "FR" });
+    expect(res.body).toBe("late but fine");
+    expect(res.headers.get("x-edge-failover")).toBeNull();
+  });
+
+  it.each([520, 521, 522, 523, 524, 525, 526])("moves on from a Cloudflare %i", async (status) => {
+    origins.get("fra-1").failWith(status);
+    const res = await worker.dispatch("/", { country: "FR" });
+    expect(res.status).toBe(200);
+    expect(res.json<ReceivedRequest>().origin).toBe("ams-1");
+    expect(res.headers.get("x-edge-failover")).toBe("fra-1>ams-1");
+    expect(res.headers.get("x-edge-degraded")).toBe("origin-failover");
+  });
+
+  it.each([519, 527, 530])("does not retry a %i", async (status) => {
+    origins.get("fra-1").failWith(status);
+    const res = await worker.dispatch("/", { country: "FR" });
+    expect(res.status).toBe(status);
+    expect(res.headers.get("x-edge-failover")).toBeNull();
+    expect(origins.get("ams-1").hits).toBe(0);
+  });
+});
+
+describe("ORIGIN_TIMEOUT_MS=4000 by default, MAX_ATTEMPTS=1", () => {
+  let hole: Blackhole;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    hole = await startBlackhole();
+    worker = await startWorker({ MAX_ATTEMPTS: "1" });
+    const spec: MapSpec = { default: { chain: ["hole-1"], source: "country/_default" } };
+    await worker.putMap(serializeMap(buildMap(spec, { rev: 1, originOf: () => hole.url })));
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await hole?.close();
+  });
+
+  it("gives a lone silent origin 4 s, then answers 504", async () => {
+    const res = await worker.dispatch("/", { country: "DE" });
+    expect(res.status).toBe(504);
+    expect(res.headers.get("x-edge-failover")).toBeNull();
+    expect(res.elapsedMs).toBeGreaterThanOrEqual(3_990);
+    expect(res.elapsedMs).toBeLessThan(15_000);
+  });
+});
