@@ -175,6 +175,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.trigger();
     },
     onLost: (reason, error) => {
+      metrics.watchRestarts.inc({ reason });
       if (reason === "disconnected") status.etcdFailed(error);
       logger.warn({ reason, err: error }, "watch lost; re-reading the prefix");
       relist();
@@ -193,7 +194,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     watched: () => watch.coveredRevision,
     onMoved: () => compileLoop.trigger(),
     onSilent: () => {
-      metrics.watchReplacements.inc();
+      metrics.watchRestarts.inc({ reason: "silent" });
       watch.reconnect();
       relist();
     },
