@@ -133,6 +133,11 @@ export function createPusher(deps: PusherDeps): Pusher {
   /** Reports a move to a new etcd history; the next compile carries it into KV. */
   const followed = (change: HistoryChange, revision: number) => {
     status.newHistory(history.history, revision);
+    if (change.kind === "kv-history-adopted") {
+      // Another pusher followed the new history first: nothing new happened to etcd.
+      logger.info({ history: history.history }, "taking the etcd history of the map in KV");
+      return;
+    }
     const message = `etcd started a new history (${change.kind}): following it as history ${history.history} from revision ${revision}`;
     logger.error({ change, history: history.history, revision }, message);
     scheduler.historyChanged(message);
