@@ -8,7 +8,8 @@ import { type Clock, sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import type { PusherConfig } from "./config.js";
 import { ExpiryTimer } from "./expiry-timer.js";
-import { type HistoryChange, HistoryTracker } from "./history.js";
+import { HistoryTracker } from "./history.js";
+import { HistoryFollower } from "./history-follower.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
@@ -116,32 +117,17 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.setPrevious(map);
       compileLoop.trigger();
     },
-    onKvAhead: (kvMap) => {
-      // A fresh read shows etcd's current revision: every map this etcd history produced is at
-      // or below it, so a KV revision above it came from another history.
-      void compileLoop.compileNow().then((revision) => {
-        if (stopped || revision <= 0) return;
-        const compiled = { history: history.history, rev: revision };
-        const change = history.followKv(kvMap, compiled, revision);
-        if (!change) return;
-        followed(change, revision);
-        compileLoop.trigger();
-      });
-    },
+    onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
   });
   const history = new HistoryTracker();
-  /** Reports a move to a new etcd history; the next compile carries it into KV. */
-  const followed = (change: HistoryChange, revision: number) => {
-    status.newHistory(history.history, revision);
-    if (change.kind === "kv-history-adopted") {
-      // Another pusher followed the new history first: nothing new happened to etcd.
-      logger.info({ history: history.history }, "taking the etcd history of the map in KV");
-      return;
-    }
-    const message = `etcd started a new history (${change.kind}): following it as history ${history.history} from revision ${revision}`;
-    logger.error({ change, history: history.history, revision }, message);
-    scheduler.historyChanged(message);
-  };
+  const follower = new HistoryFollower({
+    history,
+    status,
+    logger,
+    report: (message) => scheduler.historyChanged(message),
+    compileNow: () => compileLoop.compileNow(),
+    recompile: () => compileLoop.trigger(),
+  });
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
   compileLoop = new CompileLoop({
@@ -153,7 +139,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     logger,
     status,
     history,
-    onNewHistory: followed,
+    onNewHistory: (change, revision) => follower.followed(change, revision),
     onCompiled: (result) => {
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
