@@ -16,6 +16,8 @@ export interface TcpProxy {
   readonly endpoint: string;
   /** Bytes sent to the client since the last `accept()` (or the start). */
   readonly downstreamBytes: number;
+  /** Client connections open now. */
+  readonly openConnections: number;
   /** Resolves true once `bytes` have flowed to the client since `accept()`, false on timeout. */
   waitForBytes(bytes: number, timeoutMs: number): Promise<boolean>;
   /** Destroys every open connection (both sides). */
@@ -54,6 +56,7 @@ export async function startTcpProxy(
 ): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const heads = new Map<Socket, string>();
+  const clients = new Set<Socket>();
   let refusing = false;
   let filter: HeadFilter | undefined;
   let down = 0;
@@ -65,7 +68,9 @@ export async function startTcpProxy(
     const upstream = createConnection({ host: "127.0.0.1", port: targetPort });
     sockets.add(client);
     sockets.add(upstream);
+    clients.add(client);
     const drop = () => {
+      clients.delete(client);
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -110,12 +115,16 @@ export async function startTcpProxy(
     for (const s of sockets) s.resetAndDestroy();
     sockets.clear();
     heads.clear();
+    clients.clear();
   };
   return {
     port,
     endpoint: `http://127.0.0.1:${port}`,
     get downstreamBytes() {
       return down;
+    },
+    get openConnections() {
+      return clients.size;
     },
     async waitForBytes(bytes, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
