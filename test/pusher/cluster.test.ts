@@ -226,6 +226,9 @@ describe("pusher on a 3-member etcd cluster", () => {
       "edge_pusher_kv_history_resets_total",
     );
     expect(resets).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
+    expect(
+      await standby.pusher.metrics.registry.getSingleMetricAsString("edge_pusher_history"),
+    ).toMatch(/edge_pusher_history 1\b/);
     // The standby takes over in the same history, never writing the old one's.
     await leader.crash();
     await waitFor("standby leads", () => standby.pusher.status.role === "leader", 30_000);

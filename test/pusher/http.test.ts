@@ -70,6 +70,7 @@ describe("pusher HTTP endpoints", () => {
       `edge_pusher_etcd_revision ${routes.rev}`,
       "edge_pusher_lag_seconds 0",
       "edge_pusher_is_leader 1",
+      "edge_pusher_history 0",
       `edge_pusher_problems ${routes.problems.length}`,
       "edge_pusher_drift_repairs_total 0",
       "edge_pusher_push_errors_total 0",
