@@ -126,13 +126,7 @@ export class CompileLoop {
     } else {
       history.record(read, false);
     }
-    if (change) {
-      this.o.logger.error(
-        { change, history: history.history, revision: read.revision },
-        "etcd started a new history (restored from a snapshot or replaced): following it",
-      );
-      this.o.onNewHistory?.(change, read.revision);
-    }
+    if (change) this.o.onNewHistory?.(change, read.revision);
     if (generation !== this.generation) {
       this.dirty = true;
       return;

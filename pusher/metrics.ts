@@ -8,7 +8,8 @@ export interface PusherMetrics {
   readonly pushErrors: Counter;
   readonly driftRepairs: Counter;
   readonly historyResets: Counter;
-  readonly watchReplacements: Counter;
+  /** Watches given up and started again, by reason: `disconnected`, `cancelled`, `silent`. */
+  readonly watchRestarts: Counter<"reason">;
   readonly writeDuration: Histogram;
 }
 
@@ -76,9 +77,10 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
       help: "times the pusher followed a new etcd history (etcd restored or replaced: revision went back, cluster id changed, or KV held a revision above etcd's) and rewrote KV",
       registers: [registry],
     }),
-    watchReplacements: new Counter({
-      name: "edge_pusher_watch_replacements_total",
-      help: "watches found silent while the prefix moved (a member cut off from its peers), replaced on a new connection",
+    watchRestarts: new Counter({
+      name: "edge_pusher_watch_restarts_total",
+      help: "watches re-listed and started again: disconnected, cancelled by etcd, or silent while the prefix moved (replaced on a new connection)",
+      labelNames: ["reason"],
       registers: [registry],
     }),
     writeDuration: new Histogram({

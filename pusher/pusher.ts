@@ -8,7 +8,8 @@ import { type Clock, sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import type { PusherConfig } from "./config.js";
 import { ExpiryTimer } from "./expiry-timer.js";
-import { type HistoryChange, HistoryTracker } from "./history.js";
+import { HistoryTracker } from "./history.js";
+import { HistoryFollower } from "./history-follower.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
@@ -120,27 +121,17 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.setPrevious(map);
       compileLoop.trigger();
     },
-    onKvAhead: (kvMap) => {
-      // A fresh read shows etcd's current revision: every map this etcd history produced is at
-      // or below it, so a KV revision above it came from another history.
-      void compileLoop.compileNow().then((revision) => {
-        if (stopped || revision <= 0) return;
-        const compiled = { history: history.history, rev: revision };
-        const change = history.followKv(kvMap, compiled, revision);
-        if (!change) return;
-        followed(change, revision);
-        compileLoop.trigger();
-      });
-    },
+    onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
   });
   const history = new HistoryTracker();
-  /** Reports a move to a new etcd history; the next compile carries it into KV. */
-  const followed = (change: HistoryChange, revision: number) => {
-    status.newHistory(history.history, revision);
-    const message = `etcd started a new history (${change.kind}): following it as history ${history.history} from revision ${revision}`;
-    logger.error({ change, history: history.history, revision }, message);
-    scheduler.historyChanged(message);
-  };
+  const follower = new HistoryFollower({
+    history,
+    status,
+    logger,
+    report: (message) => scheduler.historyChanged(message),
+    compileNow: () => compileLoop.compileNow(),
+    recompile: () => compileLoop.trigger(),
+  });
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
   compileLoop = new CompileLoop({
@@ -152,7 +143,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     logger,
     status,
     history,
-    onNewHistory: followed,
+    onNewHistory: (change, revision) => follower.followed(change, revision),
     onCompiled: (result) => {
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
@@ -180,6 +171,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.trigger();
     },
     onLost: (reason, error) => {
+      metrics.watchRestarts.inc({ reason });
       if (reason === "disconnected") status.etcdFailed(error);
       logger.warn({ reason, err: error }, "watch lost; re-reading the prefix");
       relist();
@@ -198,7 +190,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     watched: () => watch.coveredRevision,
     onMoved: () => compileLoop.trigger(),
     onSilent: () => {
-      metrics.watchReplacements.inc();
+      metrics.watchRestarts.inc({ reason: "silent" });
       watch.reconnect();
       relist();
     },

@@ -30,7 +30,7 @@ async function serve(o: Omit<StartPusherOptions, "endpoint"> & { endpoint?: stri
 const SECRET = "cf-token-ABCDEF123456";
 
 describe("pusher HTTP endpoints", () => {
-  it("serves /healthz, /status and /metrics for a caught-up leader", async () => {
+  it("serves /livez, /readyz (= /healthz), /status and /metrics for a caught-up leader", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
     await ctx.client.put(`${prefix}country/FR`).value("not json");
@@ -38,9 +38,14 @@ describe("pusher HTTP endpoints", () => {
     const routes = await waitFor("push", () => kvRoutes(p.kv));
     await waitFor("status caught up", () => p.pusher.status.pushedRevision === routes.rev);
 
-    const health = await get("/healthz");
-    expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ ok: true, role: "leader" });
+    for (const path of ["/readyz", "/healthz"]) {
+      const ready = await get(path);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ ok: true, role: "leader" });
+    }
+    const live = await get("/livez");
+    expect(live.status).toBe(200);
+    expect(await live.json()).toMatchObject({ ok: true });
 
     const status = (await (await get("/status")).json()) as StatusDocument;
     expect(status).toMatchObject({
@@ -65,6 +70,7 @@ describe("pusher HTTP endpoints", () => {
       `edge_pusher_etcd_revision ${routes.rev}`,
       "edge_pusher_lag_seconds 0",
       "edge_pusher_is_leader 1",
+      "edge_pusher_history 0",
       `edge_pusher_problems ${routes.problems.length}`,
       "edge_pusher_drift_repairs_total 0",
       "edge_pusher_push_errors_total 0",
@@ -104,7 +110,7 @@ describe("pusher HTTP endpoints", () => {
     expect(await kvRoutes(kv)).not.toBeNull();
   });
 
-  it("turns /healthz 503 when etcd is unreachable for too long", async () => {
+  it("turns /readyz 503 when etcd is unreachable for too long, /livez staying 200", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
     const px = await ctx.proxy();
@@ -123,6 +129,9 @@ describe("pusher HTTP endpoints", () => {
       return r.status === 503 ? ((await r.json()) as { reasons: string[] }) : null;
     });
     expect(body.reasons).toContain("etcd unreachable");
+    expect((await get("/readyz")).status).toBe(503);
+    // An etcd outage never fails liveness: restarting would not bring etcd back.
+    expect((await get("/livez")).status).toBe(200);
     px.accept();
     await waitFor("200 again", async () => (await get("/healthz")).status === 200, 20_000);
   });

@@ -300,6 +300,27 @@ describe("pusher loop (memory KV, real etcd)", () => {
     await client.delete().key(outside);
   });
 
+  it("takes the history of a map in KV that another pusher wrote for this etcd, counting no reset", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const current = await compileNow(client, prefix);
+    // Written by a pusher that followed a restore: history 3, a revision this etcd has reached.
+    const kv = new MemoryKv();
+    kv.data.set("routes", JSON.stringify({ ...current, history: 3 }));
+    const p = start({ prefix, electionKey, kv });
+    const rev = Number(
+      (await client.put(`${prefix}country/FR`).value('{"primary":"par-1"}').exec()).header.revision,
+    );
+    const routes = await converged(p.kv, prefix, rev);
+    expect(routes.history).toBe(3);
+    expect(p.pusher.status.document().history).toBe(3);
+    expect(
+      await p.pusher.metrics.registry.getSingleMetricAsString(
+        "edge_pusher_kv_history_resets_total",
+      ),
+    ).toMatch(/edge_pusher_kv_history_resets_total 0\b/);
+  });
+
   it("rewrites meta every heartbeat without rewriting routes", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
