@@ -181,6 +181,8 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
     const stop = new AbortController();
     const stopOn = () => stop.abort();
     signal.addEventListener("abort", stopOn, { once: true });
+    // A stop during the grant or the create transaction fired before the listener existed.
+    if (signal.aborted) stopOn();
     void lost.then(stopOn);
     try {
       if (!(await this.waitForTurn(myRevision, stop.signal))) return;
