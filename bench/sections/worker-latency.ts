@@ -22,9 +22,13 @@ const PASS_HOST = "pass.latency";
 export interface WorkerLatencyResult {
   readonly latency_ms: { readonly p50: number; readonly p99: number };
   readonly baseline_latency_ms: { readonly p50: number; readonly p99: number };
-  /** `latency_ms.p99 - baseline_latency_ms.p99`; the goal is ≤ 5 ms. */
+  /** Median over rounds of (routing p99 − pass-through p99); the goal is ≤ 5 ms. */
   readonly latency_overhead_p99_ms: number;
   readonly latency_samples: number;
+  /** `latency_ms` and `baseline_latency_ms` are medians over this many 2 s rounds. */
+  readonly latency_rounds: number;
+  /** The p99s over all samples at once, for comparison. */
+  readonly latency_pooled_p99_ms: { readonly routing: number; readonly baseline: number };
   /** What the routing Worker was put through meanwhile. */
   readonly latency_conditions: {
     readonly kv_read_delay_ms: number;
@@ -140,21 +144,35 @@ export async function workerLatency(o: WorkerLatencyOptions): Promise<WorkerLate
   };
   await run(2_000, false);
   const readsBefore = kv.control.started;
-  await run(o.seconds * 1000, true);
+  // Rounds of 2 s, each with its own percentiles; the figures are the medians over rounds, so
+  // one burst of a neighbour's load on the shared machine does not set the p99.
+  const rounds = Math.max(3, Math.round(o.seconds / 2));
+  const perRound: { e: ReturnType<typeof summarize>; p: ReturnType<typeof summarize> }[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const [e0, p0] = [edge.length, pass.length];
+    await run((o.seconds * 1000) / rounds, true);
+    perRound.push({ e: summarize(edge.slice(e0)), p: summarize(pass.slice(p0)) });
+  }
   const reads = kv.control.started - readsBefore;
   await stopWriter();
   if (errors > 0) throw new Error(`${errors} answers other than 200`);
 
-  const e = summarize(edge);
-  const p = summarize(pass);
+  const median = (f: (r: (typeof perRound)[number]) => number) => summarize(perRound.map(f)).p50;
+  const e = { p50: median((r) => r.e.p50), p99: median((r) => r.e.p99) };
+  const p = { p50: median((r) => r.p.p50), p99: median((r) => r.p.p99) };
+  const overhead = median((r) => r.e.p99 - r.p.p99);
+  const pooledE = summarize(edge);
+  const pooledP = summarize(pass);
   o.log(
-    `  latency: routing p50 ${e.p50.toFixed(2)} / p99 ${e.p99.toFixed(2)} ms, pass-through p50 ${p.p50.toFixed(2)} / p99 ${p.p99.toFixed(2)} ms (${e.n} + ${p.n} requests, ${revisions.size} revisions served, ${reads} KV reads)`,
+    `  latency (median of ${rounds} rounds): routing p50 ${e.p50.toFixed(2)} / p99 ${e.p99.toFixed(2)} ms, pass-through p50 ${p.p50.toFixed(2)} / p99 ${p.p99.toFixed(2)} ms, p99 overhead ${overhead.toFixed(2)} ms; pooled p99 ${pooledE.p99.toFixed(2)} vs ${pooledP.p99.toFixed(2)} ms (${pooledE.n} + ${pooledP.n} requests, ${revisions.size} revisions served, ${reads} KV reads)`,
   );
   return {
     latency_ms: { p50: round(e.p50, 2), p99: round(e.p99, 2) },
     baseline_latency_ms: { p50: round(p.p50, 2), p99: round(p.p99, 2) },
-    latency_overhead_p99_ms: round(e.p99 - p.p99, 2),
-    latency_samples: e.n,
+    latency_overhead_p99_ms: round(overhead, 2),
+    latency_samples: pooledE.n,
+    latency_rounds: rounds,
+    latency_pooled_p99_ms: { routing: round(pooledE.p99, 2), baseline: round(pooledP.p99, 2) },
     latency_conditions: {
       kv_read_delay_ms: KV_DELAY_MS,
       map_rewritten_every_ms: REWRITE_EVERY_MS,
