@@ -4,6 +4,7 @@ import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import type { Env } from "./env.js";
+import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
 import { originHostsOf } from "./origin-hosts.js";
@@ -90,7 +91,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     });
     return edgeResponse(decision, outcome, {
       debug,
-      originHosts: originHostsOf(snap.map, decision.route),
+      originHosts: originHostsOf(snap.map, [decision.route, floorRoute(settings)]),
       publicOrigin: publicOriginOf(request.url),
     });
   });

@@ -34,9 +34,12 @@ const byMap = new WeakMap<CompiledMap, ReadonlySet<string>>();
 
 /**
  * Every origin host name the edge could proxy to: all of the map's routes and chains (computed
- * once per map) plus the decided route (the floor when there is no map).
+ * once per map) plus `extra` (the decided route and the floor, which the map may not name).
  */
-export function originHostsOf(map: CompiledMap | null, route: Route): ReadonlySet<string> {
+export function originHostsOf(
+  map: CompiledMap | null,
+  extra: readonly Route[],
+): ReadonlySet<string> {
   let hosts = map ? byMap.get(map) : undefined;
   if (map && !hosts) {
     const all = new Set<string>();
@@ -46,7 +49,7 @@ export function originHostsOf(map: CompiledMap | null, route: Route): ReadonlySe
     byMap.set(map, all);
   }
   const own = new Set<string>();
-  addRoute(own, route);
+  for (const route of extra) addRoute(own, route);
   if (!hosts) return own;
   for (const h of own) if (!hosts.has(h)) return new Set([...hosts, ...own]);
   return hosts;

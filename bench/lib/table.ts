@@ -36,6 +36,8 @@ export interface TableInput {
     max: number;
     runs: number;
     over_ttl_p50: number;
+    blackhole?: { p50: number; max: number; runs: number; floor_p50: number } | null;
+    origin_timeout_ms?: number;
   } | null;
   readonly worker: {
     rps: number;
@@ -44,6 +46,10 @@ export interface TableInput {
     p99_ms: number;
     baseline_p99_ms: number;
     errors: number;
+    latency_ms?: { p50: number; p99: number };
+    latency_overhead_p99_ms?: number;
+    baseline_latency_ms?: { p50: number; p99: number };
+    map_refresh_ms?: { p50: number; max: number; runs: number };
   } | null;
   readonly pusher_scale: {
     keys: number;
@@ -168,6 +174,16 @@ function rows(r: TableInput): Row[] {
       `max ≤ TTL + 1.5 s`,
       check(f.max <= f.ttl_s * 1000 + 1500),
     ]);
+  const bh = f?.blackhole;
+  if (bh && f?.origin_timeout_ms !== undefined)
+    out.push([
+      `failover from a silent origin p50 / max (n=${bh.runs})`,
+      `${ms(bh.p50)} / ${ms(bh.max)}`,
+      `ORIGIN_TIMEOUT_MS ${f.origin_timeout_ms}; direct ${ms(bh.floor_p50)}`,
+      `timeout + ${ms(bh.max - f.origin_timeout_ms)}`,
+      "max ≤ timeout + 200 ms",
+      check(bh.max <= f.origin_timeout_ms + 200),
+    ]);
   const w = r.worker;
   if (w) {
     out.push([
@@ -186,6 +202,28 @@ function rows(r: TableInput): Row[] {
       "",
       w.errors ? `${w.errors} errors` : "",
     ]);
+    const l = w.latency_ms;
+    const b = w.baseline_latency_ms;
+    const over = w.latency_overhead_p99_ms;
+    if (l && b && over !== undefined)
+      out.push([
+        "Worker latency p50 / p99 (map every 1 s, KV 50 ms)",
+        `${ms(l.p50)} / ${ms(l.p99)}`,
+        `${ms(b.p50)} / ${ms(b.p99)} pass-through`,
+        `p99 ${over < 0 ? "−" : "+"} ${ms(Math.abs(over))}`,
+        "p99 overhead ≤ 5 ms",
+        check(over <= 5),
+      ]);
+    const m = w.map_refresh_ms;
+    if (m)
+      out.push([
+        `map parse + validate, 252 routes p50 / max (n=${m.runs})`,
+        `${m.p50.toFixed(2)} ms / ${m.max.toFixed(2)} ms`,
+        "",
+        "",
+        "p50 ≤ 2 ms",
+        check(m.p50 <= 2),
+      ]);
   }
   const s = r.pusher_scale;
   if (s) {

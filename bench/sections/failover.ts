@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
-import type { Cleanup } from "../lib/cleanup.js";
+import { Cleanup } from "../lib/cleanup.js";
 import type { FixtureEntry } from "../lib/fixture.js";
 import { pollUntil, sleep } from "../lib/sleep.js";
 import { type Stack, startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
+import { type BlackholeFailoverResult, blackholeFailover } from "./failover-blackhole.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -18,7 +19,14 @@ export interface FailoverResult {
   readonly runs: number;
   /** p50 minus the TTL: what etcd's expiry check and the pusher add. */
   readonly over_ttl_p50: number;
+  /** Request-time failover from a pool that accepts and never answers. */
+  readonly blackhole: BlackholeFailoverResult;
+  /** The Worker's `ORIGIN_TIMEOUT_MS` during `blackhole`. */
+  readonly origin_timeout_ms: number;
 }
+
+/** `ORIGIN_TIMEOUT_MS` for the blackhole runs: short, so that runs stay quick. */
+const BENCH_ORIGIN_TIMEOUT_MS = 1_000;
 
 /** Run count and lease TTL. */
 export interface FailoverOptions {
@@ -76,6 +84,18 @@ function servedBy(map: CompiledMap | null, ccs: readonly string[], pool: string)
  * alternate so the next heartbeat warms up while the current failover is measured.
  */
 export async function failover(o: FailoverOptions): Promise<FailoverResult> {
+  const own = new Cleanup();
+  let blackhole: BlackholeFailoverResult;
+  try {
+    blackhole = await blackholeFailover({
+      runs: o.runs,
+      originTimeoutMs: BENCH_ORIGIN_TIMEOUT_MS,
+      cleanup: own,
+      log: o.log,
+    });
+  } finally {
+    await own.runAll();
+  }
   const { entries, groups } = fixture();
   const stack = await startStack(o.cleanup, entries);
   const beats = new Map<string, ChildProcess>();
@@ -146,5 +166,7 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
     min: round(s.min),
     runs: s.n,
     over_ttl_p50: round(s.p50 - o.ttlSeconds * 1000),
+    blackhole,
+    origin_timeout_ms: BENCH_ORIGIN_TIMEOUT_MS,
   };
 }

@@ -4,15 +4,18 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { createLocalSink } from "../../adapters/kv/index.js";
 import { compile, serializeMap } from "../../core/index.js";
-import type { Cleanup } from "../lib/cleanup.js";
+import { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { round, summarize } from "../lib/stats.js";
 import { EDGE_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
+import { type WorkerLatencyResult, workerLatency } from "./worker-latency.js";
+import { type MapRefreshResult, mapRefresh } from "./worker-map-refresh.js";
 
 /** `worker` in results.json. */
-export interface WorkerOverheadResult {
+export interface WorkerOverheadResult extends WorkerLatencyResult {
+  readonly map_refresh_ms: MapRefreshResult;
   readonly rps: number;
   readonly baseline_rps: number;
   readonly ratio: number;
@@ -105,8 +108,29 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
       `  round ${i + 1}/${o.rounds}: routing ${a.requests.average.toFixed(0)} req/s (p99 ${a.latency.p99} ms), pass-through ${b.requests.average.toFixed(0)} req/s (p99 ${b.latency.p99} ms)`,
     );
   }
+  // Throughput is measured; now latency, in its own workerd (this one idles meanwhile).
+  const rss = workerd.rssMb();
+  const own = new Cleanup();
+  let latency: WorkerLatencyResult;
+  try {
+    latency = await workerLatency({
+      seconds: o.seconds * 2,
+      connections: 4,
+      cleanup: own,
+      log: o.log,
+    });
+  } finally {
+    await own.runAll();
+  }
+  const refresh = mapRefresh({ runs: o.rounds * 100 });
+  o.log(
+    `  map refresh (parse + validate, 252 routes): p50 ${refresh.p50} ms, max ${refresh.max} ms`,
+  );
+
   // Medians: one round disturbed by a neighbour on the shared machine must not set the figure.
   return {
+    ...latency,
+    map_refresh_ms: refresh,
     rps: round(summarize(edge).p50, 0),
     baseline_rps: round(summarize(pass).p50, 0),
     ratio: round(summarize(ratios).p50, 3),
@@ -116,6 +140,6 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     round_seconds: o.seconds,
     connections: o.connections,
     errors,
-    workerd_rss_mb: round(workerd.rssMb(), 1),
+    workerd_rss_mb: round(rss, 1),
   };
 }

@@ -72,7 +72,7 @@ describe("hideOriginsInHeaders", () => {
 });
 
 describe("originHostsOf", () => {
-  it("covers every route and chain of the map plus the decided route", () => {
+  it("covers every route and chain of the map plus the extra routes (decided, floor)", () => {
     const map = buildMap(
       {
         default: { chain: ["ams-1", "par-1"], source: "country/_default" },
@@ -87,12 +87,13 @@ describe("originHostsOf", () => {
       source: "floor",
       degraded: null,
     };
-    expect([...originHostsOf(map, map.default)].sort()).toEqual([
+    expect([...originHostsOf(map, [map.default])].sort()).toEqual([
       "ams-1.origin.example.com",
       "fra-1.origin.example.com",
       "par-1.origin.example.com",
     ]);
-    expect(originHostsOf(map, floor).has("floor-1.example.net")).toBe(true);
-    expect([...originHostsOf(null, floor)]).toEqual(["floor-1.example.net"]);
+    expect(originHostsOf(map, [map.default, floor]).has("floor-1.example.net")).toBe(true);
+    expect(originHostsOf(map, [map.default]).has("floor-1.example.net")).toBe(false);
+    expect([...originHostsOf(null, [floor])]).toEqual(["floor-1.example.net"]);
   });
 });

@@ -103,11 +103,14 @@ describe("wrangler configurations", () => {
     "MAX_ATTEMPTS",
     "ORIGIN_TIMEOUT_MS",
   ];
-  it.each(["wrangler.toml", "deploy/wrangler.production.toml"])(
-    "%s sets every var, each to a value the Worker takes as written",
-    (file) => {
-      const toml = parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8"));
-      const vars = toml.vars as Record<string, string>;
+  const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
+  const env = toml.env as Record<string, { vars: Record<string, string> }>;
+  it.each([
+    ["[vars] (local)", toml.vars as Record<string, string>],
+    ["[env.production.vars]", env.production?.vars ?? {}],
+  ])(
+    "wrangler.toml %s sets every var, each to a value the Worker takes as written",
+    (_name, vars) => {
       expect(Object.keys(vars).sort()).toEqual([...VARS].sort());
       const s = parseSettings(vars);
       expect(s.originTimeoutMs).toBe(Number(vars.ORIGIN_TIMEOUT_MS));

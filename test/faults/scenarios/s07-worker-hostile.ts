@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
 import {
   FORWARDING,
@@ -10,147 +9,20 @@ import {
 } from "../../helpers/origins.js";
 import { startWorker } from "../../helpers/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
-
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-
-/**
- * Revisions of the first etcd history start here, and those of the second (after a simulated
- * restore) at 1, so a served `X-Edge-Revision` tells which history it came from.
- */
-const FIRST_HISTORY_REV = 10_000;
-
-/** A map's place in the (history, rev) order, from its revision alone (see above). */
-function position(rev: number): number {
-  return rev >= FIRST_HISTORY_REV ? rev - FIRST_HISTORY_REV : FIRST_HISTORY_REV + rev;
-}
-
-/** The IP Cloudflare reports for the visitor (always sent: Miniflare would put 127.0.0.1). */
-const VISITOR_IP = "203.0.113.77";
-const SPOOFED_FORWARDING: Record<string, string> = {
-  "X-Forwarded-For": "6.6.6.6",
-  "X-Forwarded-Host": "evil.example.com",
-  "X-Forwarded-Proto": "gopher",
-  "X-Forwarded-Port": "31337",
-  Forwarded: "for=6.6.6.6;host=evil.example.com",
-  "X-Real-IP": "6.6.6.6",
-  "True-Client-IP": "6.6.6.6",
-};
-/** What the origin must have seen of each forwarding header (`-`: nothing). */
-const WANT_FORWARDING: Record<string, string> = {
-  "x-forwarded-for": VISITOR_IP,
-  "x-forwarded-host": "edge.test",
-  "x-forwarded-proto": "http",
-};
-
-/** What a visitor's country must be: `cf.country` when it is a code, else XX; never a header. */
-function expectedCountry(cf: string | null): string {
-  if (cf === null) return "XX";
-  const c = cf.trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(c) || c === "T1" ? c : "XX";
-}
-
-const METHODS = [
-  "GET",
-  "GET",
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "DELETE",
-  "PATCH",
-  "OPTIONS",
-  "PROPFIND",
-  "PURGE",
-  "X-HOSTILE",
-];
-const CF_COUNTRIES: (string | null)[] = [
-  "DE",
-  "FR",
-  "US",
-  "GB",
-  "XX",
-  "T1",
-  null,
-  "de",
-  "ZZZ",
-  "",
-  "D",
-  "1A",
-  " fr",
-  "T2",
-];
-const SPOOFS = ["DE", "FR", "JP", "RU", "KP", "T1", "XX", "de", "<script>", "DE, FR", "../"];
-
-function hostilePath(r: Rand, debugToken: string): string {
-  return pick(r, [
-    "/",
-    "/video/seg-1.ts?x=1",
-    "/__edge/health",
-    "/__edge/route",
-    "/__edge/route?country=DE",
-    "/__EDGE/route",
-    "/__edge/../__edge/route",
-    "/%2e%2e/%2e%2e/etc/passwd",
-    "//evil.example.com/steal",
-    "/redirect?url=http://evil.example.com/",
-    `/${"a".repeat(1 + Math.floor(r() * 6000))}`,
-    "/caf%C3%A9/%00/%ff",
-    `/?X-Edge-Debug-Token=${debugToken}`,
-    "/@evil.example.com",
-    "/a/b/../../c;param?q=%0d%0aX-Edge-Pool:%20evil",
-  ]);
-}
-
-function wrongToken(r: Rand, token: string): string {
-  return pick(r, [
-    "",
-    "x",
-    token.slice(0, -1),
-    `${token}x`,
-    token.toUpperCase(),
-    `${token.slice(0, 4)} ${token.slice(4)}`,
-    randomBytes(16).toString("hex"),
-    "null",
-  ]);
-}
-
-/** A compiled map whose pools point at the test origins (`hole-1` never answers). */
-function mapAt(
-  rev: number,
-  origins: Record<string, string>,
-  variant: number,
-  history: number,
-  compiledAt = new Date(),
-): CompiledMap {
-  const entries = [
-    ...Object.entries(origins).map(([pool, url]) => [`pool/${pool}`, { origin: url }] as const),
-    ...Object.keys(origins).map((pool) => [`health/${pool}`, { status: "healthy" }] as const),
-    ["country/_default", { primary: "par-1", fallbacks: ["ams-1"] }] as const,
-    ["country/DE", { primary: variant % 2 ? "fra-1" : "ams-1", fallbacks: ["par-1"] }] as const,
-    ["country/FR", { primary: "ams-1", fallbacks: ["fra-1"] }] as const,
-    ["country/US", { primary: "fra-1", fallbacks: [] }] as const,
-    ["country/GB", { primary: "hole-1", fallbacks: ["ams-1"] }] as const,
-    ["epoch", String(rev)] as const,
-  ];
-  return compile(
-    {
-      revision: rev,
-      entries: entries.map(([k, v]) => ({
-        key: `/w/${k}`,
-        value: typeof v === "string" ? v : JSON.stringify(v),
-      })),
-    },
-    {
-      prefix: "/w/",
-      floorPool: "par-1",
-      originTemplate: "https://{pool}.origin.example.com",
-      now: compiledAt,
-      history,
-    },
-  ).map;
-}
-
+import { HostileMaps } from "../support/hostile-maps.js";
+import {
+  CF_COUNTRIES,
+  expectedCountry,
+  hostilePath,
+  METHODS,
+  pick,
+  position,
+  SPOOFED_FORWARDING,
+  SPOOFS,
+  VISITOR_IP,
+  WANT_FORWARDING,
+  wrongToken,
+} from "../support/hostile-requests.js";
 export const workerHostile: Scenario = {
   id: 7,
   title: "Worker under hostile input",
@@ -199,83 +71,19 @@ export const workerHostile: Scenario = {
     ctx.defer(() => worker.dispose());
 
     const inv = new Invariants();
-    let rev = FIRST_HISTORY_REV;
-    let history = 0;
+    const maps = new HostileMaps(r, originUrls, {
+      put: (text) => worker.putMap(text),
+      remove: () => worker.deleteMap(),
+    });
     let holeAnswers = 0;
-    let newestPut = 0;
     let maxServed = 0;
     const statuses = new Map<number, number>();
     let honouredControls = 0;
     let controls = 0;
     let clientRefused = 0;
     let staleSeen = 0;
-    let mapChanges = 0;
-    // Set by a newer put, cleared by the next swap: the isolate re-reads KV on every request
-    // (ISOLATE_CACHE_SECONDS=0), so until then every answer must carry exactly this rev.
-    let mustServe: number | null = null;
     let freshChecked = 0;
     const badGateways: string[] = [];
-
-    const mutateMap = async () => {
-      mapChanges += 1;
-      mustServe = null;
-      const kind = pick(r, [
-        "newer",
-        "newer",
-        "older",
-        "truncated",
-        "wrong-type",
-        "missing",
-        "garbage",
-        "huge",
-      ]);
-      const current = mapAt(rev, originUrls, rev, history);
-      switch (kind) {
-        case "newer":
-          rev += 1 + Math.floor(r() * 5);
-          newestPut = rev;
-          await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
-          mustServe = rev;
-          return;
-        case "older": {
-          // A stale copy KV may still serve: a lower revision of this history, or any revision
-          // of an older one, with any compiled_at (clocks decide nothing).
-          const oldHistory = history > 0 && r() < 0.5;
-          const staleRev = oldHistory
-            ? FIRST_HISTORY_REV + Math.floor(r() * 100_000)
-            : Math.max(history > 0 ? 1 : FIRST_HISTORY_REV, rev - 1 - Math.floor(r() * 50));
-          const when = new Date(Date.now() + Math.floor((r() - 0.5) * 1_200_000));
-          return worker.putMap(
-            serializeMap(
-              mapAt(staleRev, originUrls, rev + 1, oldHistory ? history - 1 : history, when),
-            ),
-          );
-        }
-        case "truncated": {
-          const text = serializeMap(current);
-          return worker.putMap(text.slice(0, Math.floor(r() * text.length)));
-        }
-        case "wrong-type":
-          return worker.putMap(
-            pick(r, [
-              "[]",
-              "42",
-              "null",
-              "true",
-              '"routes"',
-              '{"v":2}',
-              `{"v":1,"rev":"${rev + 9}"}`,
-              `{"v":1,"rev":${rev + 9},"default":null,"countries":[]}`,
-            ]),
-          );
-        case "missing":
-          return worker.deleteMap();
-        case "garbage":
-          return worker.putMap(randomBytes(200).toString("latin1"));
-        default:
-          return worker.putMap(`{"v":1,"rev":${rev + 10},"pad":"${"x".repeat(2_000_000)}"`);
-      }
-    };
 
     const one = async () => {
       const method = pick(r, METHODS);
@@ -427,9 +235,9 @@ export const workerHostile: Scenario = {
           () => `served rev ${served} after rev ${floorRev}`,
         );
         if (maxServed === 0 || position(served) > position(maxServed)) maxServed = served;
-        if (mustServe !== null) {
+        if (maps.mustServe !== null) {
           freshChecked += 1;
-          const want = mustServe;
+          const want = maps.mustServe;
           inv.check(
             served === want,
             "newer map not picked up",
@@ -442,22 +250,12 @@ export const workerHostile: Scenario = {
 
     // A cold isolate with no map at all first: floor, never 500.
     for (let i = 0; i < 20; i++) await one();
-    rev += 1;
-    newestPut = rev;
-    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
-    mustServe = rev;
+    await maps.putNewer(1);
     const concurrency = 16;
     let done = 20;
     while (done < total) {
-      if (history === 0 && done >= total / 2) {
-        // etcd restored from a snapshot: a new history whose revisions start again at 1.
-        history = 1;
-        rev = 1;
-        newestPut = rev;
-        mapChanges += 1;
-        await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
-        mustServe = rev;
-      } else if (r() < 0.3) await mutateMap();
+      if (maps.history === 0 && done >= total / 2) await maps.restore();
+      else if (r() < 0.3) await maps.mutate();
       const n = Math.min(concurrency * 4, total - done);
       let next = 0;
       await Promise.all(
@@ -478,21 +276,19 @@ export const workerHostile: Scenario = {
     );
     // The mix may never leave a newer map readable (an older put can follow the first one at
     // once), so finish with one and require the isolate to take it.
-    rev += 1;
-    newestPut = rev;
-    await worker.putMap(serializeMap(mapAt(rev, originUrls, rev, history)));
+    await maps.putNewer(1);
     const last = await worker.dispatch("/video/last.ts", { method: "GET", country: "DE" });
     const lastRev = Number(last.headers.get("x-edge-revision"));
     if (position(lastRev) > position(maxServed)) maxServed = lastRev;
     inv.check(
-      lastRev === newestPut,
+      lastRev === maps.newestPut,
       "newest map not served at the end",
-      () => `served rev ${lastRev}, newest put ${newestPut}`,
+      () => `served rev ${lastRev}, newest put ${maps.newestPut}`,
     );
     inv.check(
-      position(maxServed) <= position(newestPut),
+      position(maxServed) <= position(maps.newestPut),
       "revisions served",
-      () => `max ${maxServed}, newest put ${newestPut}`,
+      () => `max ${maxServed}, newest put ${maps.newestPut}`,
     );
     inv.check(holeAnswers > 0, "no request met the silent origin (the check would be blind)", () =>
       String(holeAnswers),
@@ -512,11 +308,11 @@ export const workerHostile: Scenario = {
       .join(" ");
     return {
       runs: done,
-      figure: `${done} requests, ${mapChanges} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, origin hosts in headers: ${inv.count("origin host in a header of a tokenless response")}, forwarding spoofs: ${inv.count("forwarding header at the origin not the edge's")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
+      figure: `${done} requests, ${maps.changes} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, origin hosts in headers: ${inv.count("origin host in a header of a tokenless response")}, forwarding spoofs: ${inv.count("forwarding header at the origin not the edge's")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
       failures: inv.failures(),
       notes: [
         ...badGateways.map((b) => `502 answer: ${b}`),
-        `worker statuses ${byStatus}; silent-origin answers ${holeAnswers} (${hole.accepted} connections, ORIGIN_TIMEOUT_MS=${originTimeoutMs}); stale-map answers ${staleSeen}; max rev served ${maxServed} of ${newestPut} put; debug-token controls honoured ${honouredControls}/${controls}; answers checked fresh after a newer put ${freshChecked}; refused by the HTTP client ${clientRefused}`,
+        `worker statuses ${byStatus}; silent-origin answers ${holeAnswers} (${hole.accepted} connections, ORIGIN_TIMEOUT_MS=${originTimeoutMs}); stale-map answers ${staleSeen}; max rev served ${maxServed} of ${maps.newestPut} put; debug-token controls honoured ${honouredControls}/${controls}; answers checked fresh after a newer put ${freshChecked}; refused by the HTTP client ${clientRefused}`,
       ],
     };
   },

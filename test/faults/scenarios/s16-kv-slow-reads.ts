@@ -2,9 +2,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
 import { READ_BUDGET_MS, READ_RETRY_MS } from "../../../worker/map-cache.js";
 import { seededRandom } from "../../helpers/kv-standin.js";
-import { ORIGIN_MS_HEADER, startOrigins } from "../../helpers/origins.js";
-import { type EdgeResponse, startWorker } from "../../helpers/worker.js";
+import { startOrigins } from "../../helpers/origins.js";
+import { startWorker } from "../../helpers/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
+import { bounded, pct, type Timed } from "../support/edge-timing.js";
 
 /** Edge time minus origin time above this is a response that waited on something. */
 const WAIT_MS = 50;
@@ -33,65 +34,6 @@ function mapAt(rev: number, origins: Record<string, string>): CompiledMap {
     },
   ).map;
 }
-
-/** One answer, timed by the client, with the origin's own time taken out. */
-interface Timed {
-  readonly start: number;
-  readonly end: number;
-  /** Edge time minus origin time, ms. */
-  readonly excess: number;
-  readonly rev: number;
-  readonly degraded: string | null;
-  readonly status: number;
-}
-
-function timed(res: EdgeResponse, start: number): Timed {
-  const origin = Number(res.headers.get(ORIGIN_MS_HEADER) ?? "0");
-  return {
-    start,
-    end: start + res.elapsedMs,
-    excess: res.elapsedMs - (Number.isFinite(origin) ? origin : 0),
-    rev: Number(res.headers.get("x-edge-revision") ?? "0"),
-    degraded: res.headers.get("x-edge-degraded"),
-    status: res.status,
-  };
-}
-
-/** A client gives up after this; such an answer counts as waiting that long, status 0. */
-const CLIENT_TIMEOUT_MS = 5_000;
-
-/** The answer, or a timed-out one after `CLIENT_TIMEOUT_MS` (the request is left to finish). */
-async function bounded(pending: Promise<EdgeResponse>, start: number): Promise<Timed> {
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<Timed>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({
-          start,
-          end: start + CLIENT_TIMEOUT_MS,
-          excess: CLIENT_TIMEOUT_MS,
-          rev: -1,
-          degraded: null,
-          status: 0,
-        }),
-      CLIENT_TIMEOUT_MS,
-    );
-  });
-  const answered = pending.then(
-    (res) => timed(res, start),
-    (): Timed => ({ start, end: performance.now(), excess: 0, rev: -1, degraded: null, status: 0 }),
-  );
-  try {
-    return await Promise.race([answered, gaveUp]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const pct = (xs: readonly number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? 0;
-};
 
 export const kvSlowReads: Scenario = {
   id: 16,

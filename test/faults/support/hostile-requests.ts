@@ -1,0 +1,151 @@
+import { randomBytes } from "node:crypto";
+import { type CompiledMap, compile } from "../../../core/index.js";
+
+/** Hostile requests and maps for scenario 7 (the Worker under hostile input). */
+/** A seeded random source in [0, 1). */
+export type Rand = () => number;
+/** One element of `xs`, chosen by `r`. */
+export const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+
+/**
+ * Revisions of the first etcd history start here, and those of the second (after a simulated
+ * restore) at 1, so a served `X-Edge-Revision` tells which history it came from.
+ */
+export const FIRST_HISTORY_REV = 10_000;
+
+/** A map's place in the (history, rev) order, from its revision alone (see above). */
+export function position(rev: number): number {
+  return rev >= FIRST_HISTORY_REV ? rev - FIRST_HISTORY_REV : FIRST_HISTORY_REV + rev;
+}
+
+/** The IP Cloudflare reports for the visitor (always sent: Miniflare would put 127.0.0.1). */
+export const VISITOR_IP = "203.0.113.77";
+/** Forwarding headers a client may forge; the edge must replace every one. */
+export const SPOOFED_FORWARDING: Record<string, string> = {
+  "X-Forwarded-For": "6.6.6.6",
+  "X-Forwarded-Host": "evil.example.com",
+  "X-Forwarded-Proto": "gopher",
+  "X-Forwarded-Port": "31337",
+  Forwarded: "for=6.6.6.6;host=evil.example.com",
+  "X-Real-IP": "6.6.6.6",
+  "True-Client-IP": "6.6.6.6",
+};
+/** What the origin must have seen of each forwarding header (`-`: nothing). */
+export const WANT_FORWARDING: Record<string, string> = {
+  "x-forwarded-for": VISITOR_IP,
+  "x-forwarded-host": "edge.test",
+  "x-forwarded-proto": "http",
+};
+
+/** What a visitor's country must be: `cf.country` when it is a code, else XX; never a header. */
+export function expectedCountry(cf: string | null): string {
+  if (cf === null) return "XX";
+  const c = cf.trim().toUpperCase();
+  return /^[A-Z]{2}$/.test(c) || c === "T1" ? c : "XX";
+}
+
+/** Request methods, GET-heavy, with ones workerd itself refuses. */
+export const METHODS = [
+  "GET",
+  "GET",
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "OPTIONS",
+  "PROPFIND",
+  "PURGE",
+  "X-HOSTILE",
+];
+/** `request.cf.country` values, valid and not (`null`: none). */
+export const CF_COUNTRIES: (string | null)[] = [
+  "DE",
+  "FR",
+  "US",
+  "GB",
+  "XX",
+  "T1",
+  null,
+  "de",
+  "ZZZ",
+  "",
+  "D",
+  "1A",
+  " fr",
+  "T2",
+];
+/** Country claims a client may put in `CF-IPCountry` or `X-Edge-Debug-Country`. */
+export const SPOOFS = ["DE", "FR", "JP", "RU", "KP", "T1", "XX", "de", "<script>", "DE, FR", "../"];
+
+/** A path (with query) chosen to confuse routing, the `/__edge/` namespace or a proxy. */
+export function hostilePath(r: Rand, debugToken: string): string {
+  return pick(r, [
+    "/",
+    "/video/seg-1.ts?x=1",
+    "/__edge/health",
+    "/__edge/route",
+    "/__edge/route?country=DE",
+    "/__EDGE/route",
+    "/__edge/../__edge/route",
+    "/%2e%2e/%2e%2e/etc/passwd",
+    "//evil.example.com/steal",
+    "/redirect?url=http://evil.example.com/",
+    `/${"a".repeat(1 + Math.floor(r() * 6000))}`,
+    "/caf%C3%A9/%00/%ff",
+    `/?X-Edge-Debug-Token=${debugToken}`,
+    "/@evil.example.com",
+    "/a/b/../../c;param?q=%0d%0aX-Edge-Pool:%20evil",
+  ]);
+}
+
+/** A debug token that is not `token` (near misses included). */
+export function wrongToken(r: Rand, token: string): string {
+  return pick(r, [
+    "",
+    "x",
+    token.slice(0, -1),
+    `${token}x`,
+    token.toUpperCase(),
+    `${token.slice(0, 4)} ${token.slice(4)}`,
+    randomBytes(16).toString("hex"),
+    "null",
+  ]);
+}
+
+/** A compiled map whose pools point at the test origins (`hole-1` never answers). */
+export function mapAt(
+  rev: number,
+  origins: Record<string, string>,
+  variant: number,
+  history: number,
+  compiledAt = new Date(),
+): CompiledMap {
+  const entries = [
+    ...Object.entries(origins).map(([pool, url]) => [`pool/${pool}`, { origin: url }] as const),
+    ...Object.keys(origins).map((pool) => [`health/${pool}`, { status: "healthy" }] as const),
+    ["country/_default", { primary: "par-1", fallbacks: ["ams-1"] }] as const,
+    ["country/DE", { primary: variant % 2 ? "fra-1" : "ams-1", fallbacks: ["par-1"] }] as const,
+    ["country/FR", { primary: "ams-1", fallbacks: ["fra-1"] }] as const,
+    ["country/US", { primary: "fra-1", fallbacks: [] }] as const,
+    ["country/GB", { primary: "hole-1", fallbacks: ["ams-1"] }] as const,
+    ["epoch", String(rev)] as const,
+  ];
+  return compile(
+    {
+      revision: rev,
+      entries: entries.map(([k, v]) => ({
+        key: `/w/${k}`,
+        value: typeof v === "string" ? v : JSON.stringify(v),
+      })),
+    },
+    {
+      prefix: "/w/",
+      floorPool: "par-1",
+      originTemplate: "https://{pool}.origin.example.com",
+      now: compiledAt,
+      history,
+    },
+  ).map;
+}
