@@ -1,9 +1,17 @@
 import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./compiled-map.js";
+import { CONTINENT_CODES, type ContinentCode, continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
-import { lastValidRule, routeShowsRule, rulePools } from "./last-valid-rule.js";
+import {
+  lastValidContinentRule,
+  lastValidRule,
+  routeShowsRule,
+  routeShowsRuleOf,
+  rulePools,
+} from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { type Problem, problem } from "./problem.js";
-import type { CountryRule } from "./schema.js";
+import { positiveWeights } from "./rule-weights.js";
+import type { CountryRule, OverrideRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
@@ -63,18 +71,34 @@ function floorRoute(state: RoutingState, opts: CompileOptions, degraded: Degrade
   };
 }
 
-function routeFromChain(
-  pools: readonly string[],
+/** The route of a rule: its healthy chain, and its weights over the healthy weighted pools. */
+function routeFromRule(
+  rule: KeptRule,
   source: string,
   state: RoutingState,
   opts: CompileOptions,
 ): Route {
-  const chain: ChainLink[] = pools
-    .filter((p) => state.pools.has(p) && state.health.get(p)?.status === "healthy")
+  const healthy = (p: string) => state.pools.has(p) && state.health.get(p)?.status === "healthy";
+  const chain: ChainLink[] = rulePools(rule)
+    .filter(healthy)
     .map((pool) => ({ pool, origin: originFor(pool, state, opts.originTemplate) }));
   const first = chain[0];
   if (!first) return floorRoute(state, opts, "all-pools-unhealthy");
-  return { pool: first.pool, origin: first.origin, chain, source, degraded: null };
+  const weights = positiveWeights(rule).filter((w) => healthy(w.pool));
+  const route: Route = { pool: first.pool, origin: first.origin, chain, source, degraded: null };
+  return weights.length > 0 ? { ...route, weights } : route;
+}
+
+/** A kept rule as the map stores it: weights only when the rule has them. */
+function keptOf(rule: CountryRule): KeptRule {
+  const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+  return rule.weights ? { ...base, weights: { ...rule.weights } } : base;
+}
+
+/** An override whose `expires_at` has passed is ignored (SPEC §2), whatever its lease says. */
+function liveOverride(rule: OverrideRule | undefined, now: Date): OverrideRule | undefined {
+  if (!rule?.expires_at) return rule;
+  return Date.parse(rule.expires_at) > now.getTime() ? rule : undefined;
 }
 
 /** A rule is usable when every pool it names is defined. */
@@ -116,17 +140,43 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     return last ? { rule: last, valid: false } : undefined;
   };
 
+  /** Each continent's rule (valid now, else its last valid one) and its usable override. */
+  const continentRule = new Map<ContinentCode, { rule: CountryRule; valid: boolean }>();
+  const continentOverride = new Map<ContinentCode, { key: string; rule: CountryRule }>();
+  for (const k of CONTINENT_CODES) {
+    const key = `continent/${k}`;
+    const rule = usableRule(key, state.continents.get(k), state, problems);
+    if (rule) continentRule.set(k, { rule, valid: true });
+    else if (state.continents.has(k) || state.invalidContinents.has(k)) {
+      const last = lastValidContinentRule(prev, k);
+      if (last) continentRule.set(k, { rule: last, valid: false });
+    }
+    const o = state.continentOverrides.get(k);
+    const live = liveOverride(o?.rule, opts.now);
+    const usable = o && live ? usableRule(o.key, live, state, problems) : undefined;
+    if (o && usable) continentOverride.set(k, { key: o.key, rule: usable });
+  }
+
+  /** SPEC §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
   const resolve = (cc: string): Route | undefined => {
     const own = ownRule(cc);
     const override = usableRule(`override/${cc}`, state.overrides.get(cc), state, problems);
+    const k = continentOf(cc);
+    const viaContinent = (): Route | undefined => {
+      if (!k) return undefined;
+      const o = continentOverride.get(k);
+      if (o) return routeFromRule(o.rule, o.key, state, opts);
+      const c = continentRule.get(k);
+      return c ? routeFromRule(c.rule, `continent/${k}`, state, opts) : undefined;
+    };
     const route = override
-      ? routeFromChain(rulePools(override), `override/${cc}`, state, opts)
+      ? routeFromRule(override, `override/${cc}`, state, opts)
       : own
-        ? routeFromChain(rulePools(own.rule), `country/${cc}`, state, opts)
-        : undefined;
+        ? routeFromRule(own.rule, `country/${cc}`, state, opts)
+        : viaContinent();
     // Kept whenever the route does not show the rule whole, so the next compile still has it.
     if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
-      kept[cc] = { primary: own.rule.primary, fallbacks: [...own.rule.fallbacks] };
+      kept[cc] = keptOf(own.rule);
     return route;
   };
 
@@ -134,12 +184,25 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
   const ccs = new Set<string>([...state.countries.keys(), ...state.overrides.keys()]);
   for (const cc of state.invalidCountries) ccs.add(cc);
   for (const cc of state.invalidOverrides) ccs.add(cc);
+  for (const k of new Set([...continentRule.keys(), ...continentOverride.keys()]))
+    for (const cc of countriesOf(k)) ccs.add(cc);
   ccs.delete(DEFAULT_CC);
 
   const countries: Record<string, Route> = {};
   for (const cc of [...ccs].sort()) {
     const route = resolve(cc);
     if (route) countries[cc] = route;
+  }
+  // A continent rule no country shows whole (hidden, invalid, unhealthy pools) is kept too.
+  for (const [k, c] of continentRule) {
+    const source = `continent/${k}`;
+    const shown =
+      c.valid &&
+      countriesOf(k).some((cc) => {
+        const r = countries[cc];
+        return r !== undefined && routeShowsRuleOf(r, c.rule, source);
+      });
+    if (!shown) kept[source] = keptOf(c.rule);
   }
 
   const sorted = problems.sort(compareProblems);
