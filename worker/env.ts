@@ -10,4 +10,6 @@ export interface Env {
   readonly ISOLATE_CACHE_SECONDS?: string;
   readonly MAX_ATTEMPTS?: string;
   readonly DEBUG_TOKEN?: string;
+  /** The cookie whose value keys weighted splits; unset: `CF-Connecting-IP` does. */
+  readonly AFFINITY_COOKIE?: string;
 }

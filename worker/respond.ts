@@ -1,4 +1,4 @@
-import type { DegradedReason } from "../core/index.js";
+import { type DegradedReason, formatSplit } from "../core/index.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
 import type { ProxyOutcome } from "./proxy.js";
@@ -24,6 +24,7 @@ export function edgeResponse(
   const degraded = degradedHeader(decision.degraded, failedOver);
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (failedOver) h.set(EDGE_HEADERS.failover, outcome.tried.join(">"));
+  if (decision.route.weights) h.set(EDGE_HEADERS.split, formatSplit(decision.route.weights));
   if (debug) h.set(EDGE_HEADERS.origin, outcome.link.origin);
   return response;
 }
