@@ -2,15 +2,17 @@ import { Command } from "commander";
 import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { parseCountryArgument } from "../country-argument.js";
 import { readPrefix, toSnapshot, withEtcd } from "../etcd-client.js";
 import { ExitCode } from "../exit-codes.js";
+import { parsePercent, percentBoostRule } from "../percent-boost.js";
+import { parseTargetArgument } from "../target-argument.js";
 
 interface BoostOptions {
   readonly pool: string;
   readonly fallbacks?: string;
   readonly ttl: string;
   readonly reason?: string;
+  readonly percent?: string;
 }
 
 /** Renders an etcd lease id (decimal string) the way etcdctl shows it. */
@@ -22,13 +24,20 @@ export function leaseHex(id: string): string {
 export function boostCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("boost"))
     .description("temporarily route a country to a pool: override/CC under a lease that expires")
-    .argument("<cc>", "country code or _default")
+    .argument("<cc>", "country code, _default, or a continent (EU, OC, AN, continent/NA)")
     .requiredOption("--pool <pool>", "primary pool (must have a pool/ definition)")
     .option("--fallbacks <pools>", "comma-separated fallback pools", "")
     .requiredOption("--ttl <duration>", "how long the override lasts: 30s, 15m, 6h, 1d")
     .option("--reason <text>", "why (shown by explain and kept in the override)")
+    .option("--percent <n>", "shift N % of the viewers to --pool (the current rule, weighted)")
     .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
-      const cc = parseCountryArgument(raw);
+      const { target, name: cc } = parseTargetArgument(raw);
+      const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
+      if (percent !== undefined && opts.fallbacks)
+        throw new CliError(
+          "invalid-input",
+          "--percent keeps the current rule's fallbacks: drop --fallbacks",
+        );
       const ttl = parseDuration(opts.ttl);
       if (ttl === null)
         throw new CliError(
@@ -61,7 +70,14 @@ export function boostCommand(ctx: CommandContext): Command {
           toSnapshot(await readPrefix(client, settings.prefix)),
           settings.prefix,
         );
-        const unknown = [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
+        const split =
+          percent === undefined
+            ? undefined
+            : percentBoostRule(state, target, rule.primary, percent);
+        const chain = split
+          ? [split.primary, ...split.fallbacks]
+          : [rule.primary, ...rule.fallbacks];
+        const unknown = chain.filter((p) => !state.pools.has(p));
         if (unknown.length > 0) {
           throw new CliError(
             "unknown-pool",
@@ -69,8 +85,9 @@ export function boostCommand(ctx: CommandContext): Command {
           );
         }
         const value = JSON.stringify({
-          primary: rule.primary,
-          fallbacks: rule.fallbacks,
+          primary: split?.primary ?? rule.primary,
+          fallbacks: split?.fallbacks ?? rule.fallbacks,
+          ...(split ? { weights: split.weights } : {}),
           ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
         });
         const lease = client.lease(ttl, { autoKeepAlive: false });
@@ -86,7 +103,13 @@ export function boostCommand(ctx: CommandContext): Command {
           lease.release();
         }
         ctx.print(
-          `override/${cc} → ${[rule.primary, ...rule.fallbacks].join(" > ")} for ${opts.ttl}`,
+          `override/${cc} → ${chain.join(" > ")}${
+            split
+              ? ` split ${Object.entries(split.weights)
+                  .map(([p, w]) => `${p} ${w}%`)
+                  .join(" · ")} (from ${split.base})`
+              : ""
+          } for ${opts.ttl}`,
           `lease ${leaseHex(id)} (${id}), expires ${expires.toISOString()}`,
         );
       });
