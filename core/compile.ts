@@ -1,17 +1,12 @@
 import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./compiled-map.js";
-import { CONTINENT_CODES, type ContinentCode, continentOf, countriesOf } from "./continents.js";
+import { continentRules } from "./continent-rules.js";
+import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
-import {
-  lastValidContinentRule,
-  lastValidRule,
-  routeShowsRule,
-  routeShowsRuleOf,
-  rulePools,
-} from "./last-valid-rule.js";
+import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { type Problem, problem } from "./problem.js";
 import { positiveWeights } from "./rule-weights.js";
-import type { CountryRule, OverrideRule } from "./schema.js";
+import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
@@ -95,12 +90,6 @@ function keptOf(rule: CountryRule): KeptRule {
   return rule.weights ? { ...base, weights: { ...rule.weights } } : base;
 }
 
-/** An override whose `expires_at` has passed is ignored (SPEC §2), whatever its lease says. */
-function liveOverride(rule: OverrideRule | undefined, now: Date): OverrideRule | undefined {
-  if (!rule?.expires_at) return rule;
-  return Date.parse(rule.expires_at) > now.getTime() ? rule : undefined;
-}
-
 /** A rule is usable when every pool it names is defined. */
 function usableRule(
   key: string,
@@ -140,22 +129,12 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     return last ? { rule: last, valid: false } : undefined;
   };
 
-  /** Each continent's rule (valid now, else its last valid one) and its usable override. */
-  const continentRule = new Map<ContinentCode, { rule: CountryRule; valid: boolean }>();
-  const continentOverride = new Map<ContinentCode, { key: string; rule: CountryRule }>();
-  for (const k of CONTINENT_CODES) {
-    const key = `continent/${k}`;
-    const rule = usableRule(key, state.continents.get(k), state, problems);
-    if (rule) continentRule.set(k, { rule, valid: true });
-    else if (state.continents.has(k) || state.invalidContinents.has(k)) {
-      const last = lastValidContinentRule(prev, k);
-      if (last) continentRule.set(k, { rule: last, valid: false });
-    }
-    const o = state.continentOverrides.get(k);
-    const live = liveOverride(o?.rule, opts.now);
-    const usable = o && live ? usableRule(o.key, live, state, problems) : undefined;
-    if (o && usable) continentOverride.set(k, { key: o.key, rule: usable });
-  }
+  const { rules: continentRule, overrides: continentOverride } = continentRules(
+    state,
+    prev,
+    opts.now,
+    (key, rule) => usableRule(key, rule, state, problems),
+  );
 
   /** SPEC §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
   const resolve = (cc: string): Route | undefined => {
