@@ -115,7 +115,12 @@ export function explainCountry(
   else {
     // floor: show the rule that was walked and found no healthy pool, if any
     const target = own ? cc : DEFAULT_CC;
-    ruleKey = [`override/${target}`, `country/${target}`].find((key) => ruleAt(key)) ?? null;
+    const viaContinent =
+      own && k ? [state.continentOverrides.get(k)?.key ?? "", `continent/${k}`] : [];
+    ruleKey =
+      [`override/${target}`, `country/${target}`, ...viaContinent].find(
+        (key) => key && ruleAt(key),
+      ) ?? null;
   }
   const ruleCc = ruleKey ? ruleKey.slice(ruleKey.indexOf("/") + 1) : null;
   const rule = ruleKey ? (ruleAt(ruleKey) ?? null) : null;

@@ -148,7 +148,7 @@ describe("plan, explain, validate and export with continents and weights", () =>
   });
 
   it("explain names a continent source", async () => {
-    const { env } = await seeded("explain-eu", withEurope());
+    const { prefix, env } = await seeded("explain-eu", withEurope());
     const x = JSON.parse(
       (await runCli(["explain", "IT", "--json"], { env })).stdout,
     ) as Explanation;
@@ -157,6 +157,14 @@ describe("plan, explain, validate and export with continents and weights", () =>
     expect(x.route.pool).toBe("par-1");
     expect(x.reasons.join("\n")).toContain("continent/EU covers its continent");
     expect(x.split).toEqual([{ pool: "par-1", percent: 100 }]);
+    for (const p of ["par-1", "ams-1"])
+      await ctx.client.put(`${prefix}health/${p}`).value('{"status":"draining"}');
+    const floor = JSON.parse(
+      (await runCli(["explain", "IT", "--json"], { env })).stdout,
+    ) as Explanation;
+    expect(floor.route.degraded).toBe("all-pools-unhealthy");
+    expect(floor.ruleKey).toBe("continent/EU");
+    expect(floor.chain.map((l) => l.health)).toEqual(["draining", "draining"]);
   });
 
   it("validate accepts continent keys and weights and names bad ones by key", async () => {
