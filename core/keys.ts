@@ -36,8 +36,9 @@ export function parseKey(rel: string): ParsedKey {
   const name = rel.slice(slash + 1);
   switch (family) {
     case "country":
-      return isRuleTarget(name)
-        ? { kind: family, cc: name }
+      if (isRuleTarget(name)) return { kind: family, cc: name };
+      return isContinentCode(name)
+        ? { kind: "invalid", reason: "a continent code: continent rules live under continent/" }
         : { kind: "invalid", reason: "not an ISO 3166-1 alpha-2 code" };
     case "override": {
       const target = parseRuleTarget(name);

@@ -81,6 +81,9 @@ describe("continent rules (SPEC §3.1)", () => {
   });
 
   it("reports an invalid or dangling continent rule by its key", () => {
+    expect(run(world({ "country/EU": eu })).map.problems).toContain(
+      "country/EU: a continent code: continent rules live under continent/",
+    );
     expect(run(world({ "continent/ZZ": eu })).map.problems).toContain(
       "continent/ZZ: not a continent code (AF AN AS EU NA OC SA)",
     );
