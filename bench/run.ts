@@ -11,6 +11,7 @@ import { failover } from "./sections/failover.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { uiRender } from "./sections/ui-render.js";
+import { weightedSplit } from "./sections/weighted-split.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -113,6 +114,9 @@ async function main(): Promise<void> {
         connections: 16,
       }),
     ),
+    weighted: await run("weighted", (c) =>
+      weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
+    ),
     propagation: await run("propagation", (c) =>
       propagation({ cleanup: c, log, changes: scale.changes, edgeChanges: scale.edgeChanges }),
     ),
@@ -137,7 +141,7 @@ async function main(): Promise<void> {
     edge_propagation_ms: results.propagation?.edge_propagation_ms ?? null,
     burst: results.burst,
     failover_ms: results.failover,
-    worker: results.worker,
+    worker: results.worker && { ...results.worker, ...results.weighted },
     pusher_scale: results.pusher_scale,
     write_economy: results.write_economy,
     ui: results.ui,

@@ -1,9 +1,12 @@
 import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./compiled-map.js";
+import { continentRules } from "./continent-rules.js";
+import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
-import { lastValidRule, routeShowsRule, rulePools } from "./last-valid-rule.js";
+import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import { type Problem, problem } from "./problem.js";
+import { positiveWeights } from "./rule-weights.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
 
@@ -64,18 +67,28 @@ function floorRoute(state: RoutingState, opts: CompileOptions, degraded: Degrade
   };
 }
 
-function routeFromChain(
-  pools: readonly string[],
+/** The route of a rule: its healthy chain, and its weights over the healthy weighted pools. */
+function routeFromRule(
+  rule: KeptRule,
   source: string,
   state: RoutingState,
   opts: CompileOptions,
 ): Route {
-  const chain: ChainLink[] = pools
-    .filter((p) => state.pools.has(p) && state.health.get(p)?.status === "healthy")
+  const healthy = (p: string) => state.pools.has(p) && state.health.get(p)?.status === "healthy";
+  const chain: ChainLink[] = rulePools(rule)
+    .filter(healthy)
     .map((pool) => ({ pool, origin: originFor(pool, state, opts.originTemplate) }));
   const first = chain[0];
   if (!first) return floorRoute(state, opts, "all-pools-unhealthy");
-  return { pool: first.pool, origin: first.origin, chain, source, degraded: null };
+  const weights = positiveWeights(rule).filter((w) => healthy(w.pool));
+  const route: Route = { pool: first.pool, origin: first.origin, chain, source, degraded: null };
+  return weights.length > 0 ? { ...route, weights } : route;
+}
+
+/** A kept rule as the map stores it: weights only when the rule has them. */
+function keptOf(rule: CountryRule): KeptRule {
+  const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+  return rule.weights ? { ...base, weights: { ...rule.weights } } : base;
 }
 
 /** A rule is usable when every pool it names is defined. */
@@ -117,17 +130,33 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
     return last ? { rule: last, valid: false } : undefined;
   };
 
+  const { rules: continentRule, overrides: continentOverride } = continentRules(
+    state,
+    prev,
+    opts.now,
+    (key, rule) => usableRule(key, rule, state, problems),
+  );
+
+  /** SPEC §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
   const resolve = (cc: string): Route | undefined => {
     const own = ownRule(cc);
     const override = usableRule(`override/${cc}`, state.overrides.get(cc), state, problems);
+    const k = continentOf(cc);
+    const viaContinent = (): Route | undefined => {
+      if (!k) return undefined;
+      const o = continentOverride.get(k);
+      if (o) return routeFromRule(o.rule, o.key, state, opts);
+      const c = continentRule.get(k);
+      return c ? routeFromRule(c.rule, `continent/${k}`, state, opts) : undefined;
+    };
     const route = override
-      ? routeFromChain(rulePools(override), `override/${cc}`, state, opts)
+      ? routeFromRule(override, `override/${cc}`, state, opts)
       : own
-        ? routeFromChain(rulePools(own.rule), `country/${cc}`, state, opts)
-        : undefined;
+        ? routeFromRule(own.rule, `country/${cc}`, state, opts)
+        : viaContinent();
     // Kept whenever the route does not show the rule whole, so the next compile still has it.
     if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
-      kept[cc] = { primary: own.rule.primary, fallbacks: [...own.rule.fallbacks] };
+      kept[cc] = keptOf(own.rule);
     return route;
   };
 
@@ -135,12 +164,25 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
   const ccs = new Set<string>([...state.countries.keys(), ...state.overrides.keys()]);
   for (const cc of state.invalidCountries) ccs.add(cc);
   for (const cc of state.invalidOverrides) ccs.add(cc);
+  for (const k of new Set([...continentRule.keys(), ...continentOverride.keys()]))
+    for (const cc of countriesOf(k)) ccs.add(cc);
   ccs.delete(DEFAULT_CC);
 
   const countries: Record<string, Route> = {};
   for (const cc of [...ccs].sort()) {
     const route = resolve(cc);
     if (route) countries[cc] = route;
+  }
+  // A continent rule no country shows whole (hidden, invalid, unhealthy pools) is kept too.
+  for (const [k, c] of continentRule) {
+    const source = `continent/${k}`;
+    const shown =
+      c.valid &&
+      countriesOf(k).some((cc) => {
+        const r = countries[cc];
+        return r !== undefined && routeShowsRuleOf(r, c.rule, source);
+      });
+    if (!shown) kept[source] = keptOf(c.rule);
   }
 
   const sorted = problems.sort(compareProblems);

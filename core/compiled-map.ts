@@ -12,6 +12,12 @@ export interface ChainLink {
   readonly origin: string;
 }
 
+/** One healthy weighted pool of a route and its relative weight (1–1000). */
+export interface RouteWeight {
+  readonly pool: string;
+  readonly weight: number;
+}
+
 /** The compiled decision for one country (or the default). */
 export interface Route {
   readonly pool: string;
@@ -20,12 +26,18 @@ export interface Route {
   /** The etcd key that decided: `country/DE`, `override/DE`, `country/_default`, or `floor`. */
   readonly source: string;
   readonly degraded: DegradedReason | null;
+  /**
+   * The rule's weights over its healthy weighted pools, in chain order (SPEC §3.5); omitted when
+   * the rule has none or none of them is healthy. The Worker picks a pool per viewer from them.
+   */
+  readonly weights?: readonly RouteWeight[];
 }
 
 /** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
 export interface KeptRule {
   readonly primary: string;
   readonly fallbacks: readonly string[];
+  readonly weights?: Readonly<Record<string, number>> | undefined;
 }
 
 /** The document stored under the KV key `routes`. */
@@ -45,7 +57,8 @@ export interface CompiledMap {
    */
   readonly history: number;
   /**
-   * The last valid `country/` rule of each country (or `_default`) whose route does not show it
+   * The last valid `country/` rule of each country (or `_default`), and `continent/K` rule of each
+   * continent (keyed `continent/K`), whose routes do not show it
    * whole: its rule is invalid now, an override hides it, or some of its pools are not healthy.
    * Omitted when empty. The next compile (after a restart: the map read back from KV) routes an
    * invalid rule by it, re-filtered by current health, so pools that recover come back (SPEC
@@ -72,7 +85,23 @@ function routeJson(r: Route): Route {
     chain: r.chain.map((c) => ({ pool: c.pool, origin: c.origin })),
     source: r.source,
     degraded: r.degraded,
+    ...(r.weights && r.weights.length > 0
+      ? { weights: r.weights.map((w) => ({ pool: w.pool, weight: w.weight })) }
+      : {}),
   };
+}
+
+/** A kept rule as stable JSON: weights (when any) in the rule's pool order. */
+function keptRuleJson(rule: KeptRule): KeptRule {
+  const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+  const w = rule.weights;
+  if (!w || Object.keys(w).length === 0) return base;
+  const weights: Record<string, number> = {};
+  for (const p of [rule.primary, ...rule.fallbacks]) {
+    const v = w[p];
+    if (v !== undefined) weights[p] = v;
+  }
+  return { ...base, weights };
 }
 
 function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefined {
@@ -80,7 +109,7 @@ function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefin
   const out: Record<string, KeptRule> = {};
   for (const cc of Object.keys(kept).sort()) {
     const rule = kept[cc];
-    if (rule) out[cc] = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+    if (rule) out[cc] = keptRuleJson(rule);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

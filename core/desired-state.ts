@@ -1,7 +1,9 @@
 import { z } from "zod";
-import { DEFAULT_CC, isRuleTarget } from "./countries.js";
+import type { ContinentCode } from "./continents.js";
+import { DEFAULT_CC } from "./countries.js";
 import { isPoolName, routingKeys } from "./keys.js";
 import { type Problem, problem } from "./problem.js";
+import { parseRuleTarget, ruleTargetName } from "./rule-target.js";
 import {
   type CountryRule,
   CountryRuleSchema,
@@ -12,7 +14,10 @@ import {
 } from "./schema.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
-/** A desired-state file: every pool and every country rule the operator wants. */
+/**
+ * A desired-state file: every pool and every country rule the operator wants. `countries` keys
+ * may be continents too (`EU`, `continent/NA`: see `parseRuleTarget`), stored as `continent/K`.
+ */
 export interface DesiredState {
   readonly pools: Readonly<Record<string, PoolDef>>;
   readonly countries: Readonly<Record<string, CountryRule>>;
@@ -67,9 +72,17 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
     pools[name] = r.data;
   }
   const countries: Record<string, CountryRule> = {};
+  const continentsSeen = new Set<string>();
   for (const [cc, raw] of Object.entries(top.data.countries)) {
     const key = `countries.${cc}`;
-    if (!isRuleTarget(cc)) add(key, "invalid-key", "not an ISO 3166-1 alpha-2 code or _default");
+    const target = parseRuleTarget(cc);
+    if (!target)
+      add(key, "invalid-key", "not an ISO 3166-1 alpha-2 code, a continent code or _default");
+    else if (target.kind === "continent") {
+      if (continentsSeen.has(target.continent))
+        add(key, "invalid-key", "names a continent another key already names");
+      continentsSeen.add(target.continent);
+    }
     const r = CountryRuleSchema.safeParse(raw, VALUE_FREE);
     if (!r.success) {
       for (const issue of r.error.issues)
@@ -106,7 +119,12 @@ export function desiredStateToKeys(state: DesiredState, prefix: string): Map<str
   }
   for (const cc of Object.keys(state.countries).sort()) {
     const r = state.countries[cc];
-    if (r) out.set(k.country(cc), canonicalRule(r));
+    const target = parseRuleTarget(cc);
+    if (!r || !target) continue;
+    out.set(
+      target.kind === "continent" ? k.continent(target.continent) : k.country(target.cc),
+      canonicalRule(r),
+    );
   }
   return out;
 }
@@ -118,15 +136,24 @@ export function canonicalPool(p: PoolDef): string {
   );
 }
 
-/** Canonical JSON of a country rule (fixed key order). */
+/** Canonical JSON of a country rule (fixed key order; weights, when given, in pool order). */
 export function canonicalRule(r: CountryRule): string {
-  return JSON.stringify({ primary: r.primary, fallbacks: [...r.fallbacks] });
+  const base = { primary: r.primary, fallbacks: [...r.fallbacks] };
+  const w = r.weights;
+  if (!w) return JSON.stringify(base);
+  const weights: Record<string, number> = {};
+  for (const p of [r.primary, ...r.fallbacks]) {
+    const v = Object.hasOwn(w, p) ? w[p] : undefined;
+    if (v !== undefined) weights[p] = v;
+  }
+  return JSON.stringify({ ...base, weights });
 }
 
 /** Builds the desired state held by a decoded routing state (for `edgectl export`). */
 export function desiredStateFromRouting(state: {
   readonly pools: ReadonlyMap<string, PoolDef>;
   readonly countries: ReadonlyMap<string, CountryRule>;
+  readonly continents?: ReadonlyMap<ContinentCode, CountryRule>;
 }): DesiredState {
   const pools: Record<string, PoolDef> = {};
   for (const name of [...state.pools.keys()].sort()) {
@@ -140,6 +167,10 @@ export function desiredStateFromRouting(state: {
   for (const cc of ccs) {
     const r = state.countries.get(cc);
     if (r) countries[cc] = r;
+  }
+  for (const k of [...(state.continents?.keys() ?? [])].sort()) {
+    const r = state.continents?.get(k);
+    if (r) countries[ruleTargetName({ kind: "continent", continent: k })] = r;
   }
   return { pools, countries };
 }

@@ -1,5 +1,6 @@
 export * from "./compile.js";
 export * from "./compiled-map.js";
+export * from "./continents.js";
 export * from "./countries.js";
 export * from "./desired-state.js";
 export * from "./duration.js";
@@ -8,7 +9,10 @@ export * from "./last-valid-rule.js";
 export * from "./map-budget.js";
 export * from "./map-schema.js";
 export * from "./problem.js";
+export * from "./rendezvous.js";
 export * from "./resolve.js";
+export * from "./rule-target.js";
+export * from "./rule-weights.js";
 export * from "./safe-text.js";
 export * from "./schema.js";
 export * from "./settings-check.js";

@@ -1,4 +1,6 @@
+import { type ContinentCode, isContinentCode } from "./continents.js";
 import { isRuleTarget } from "./countries.js";
+import { parseRuleTarget } from "./rule-target.js";
 
 /** Default etcd prefix of the v1 routing schema. */
 export const DEFAULT_PREFIX = "/edge/routing/v1/";
@@ -14,6 +16,9 @@ export function isPoolName(name: string): boolean {
 export type ParsedKey =
   | { readonly kind: "country"; readonly cc: string }
   | { readonly kind: "override"; readonly cc: string }
+  | { readonly kind: "continent"; readonly continent: ContinentCode }
+  /** `override/{K}` (`AN`, `EU`, `OC`) or `override/continent/{K}` (any continent). */
+  | { readonly kind: "continent-override"; readonly continent: ContinentCode }
   | { readonly kind: "pool"; readonly pool: string }
   | { readonly kind: "health"; readonly pool: string }
   | { readonly kind: "epoch" }
@@ -31,10 +36,22 @@ export function parseKey(rel: string): ParsedKey {
   const name = rel.slice(slash + 1);
   switch (family) {
     case "country":
-    case "override":
-      return isRuleTarget(name)
-        ? { kind: family, cc: name }
+      if (isRuleTarget(name)) return { kind: family, cc: name };
+      return isContinentCode(name)
+        ? { kind: "invalid", reason: "a continent code: continent rules live under continent/" }
         : { kind: "invalid", reason: "not an ISO 3166-1 alpha-2 code" };
+    case "override": {
+      const target = parseRuleTarget(name);
+      if (!target)
+        return { kind: "invalid", reason: "not an ISO 3166-1 alpha-2 or continent code" };
+      return target.kind === "country"
+        ? { kind: "override", cc: target.cc }
+        : { kind: "continent-override", continent: target.continent };
+    }
+    case "continent":
+      return isContinentCode(name)
+        ? { kind: "continent", continent: name }
+        : { kind: "invalid", reason: "not a continent code (AF AN AS EU NA OC SA)" };
     case "pool":
     case "health":
       return isPoolName(name)
@@ -49,7 +66,9 @@ export function parseKey(rel: string): ParsedKey {
 export function routingKeys(prefix: string) {
   return {
     country: (cc: string) => `${prefix}country/${cc}`,
+    /** `cc` may be any target name, e.g. `DE`, `EU` or `continent/NA`. */
     override: (cc: string) => `${prefix}override/${cc}`,
+    continent: (k: string) => `${prefix}continent/${k}`,
     pool: (pool: string) => `${prefix}pool/${pool}`,
     health: (pool: string) => `${prefix}health/${pool}`,
     epoch: `${prefix}epoch`,

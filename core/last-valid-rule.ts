@@ -1,5 +1,6 @@
 import type { CompiledMap, KeptRule, Route } from "./compiled-map.js";
 import { DEFAULT_CC } from "./countries.js";
+import { positiveWeights, weightsOf } from "./rule-weights.js";
 import { type CountryRule, CountryRuleSchema } from "./schema.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
@@ -9,9 +10,20 @@ export function rulePools(rule: KeptRule): string[] {
 }
 
 /** A map read back from KV may come from anywhere: only a well-formed rule is trusted. */
-function checked(primary: unknown, fallbacks: unknown): CountryRule | undefined {
-  const r = CountryRuleSchema.safeParse({ primary, fallbacks }, VALUE_FREE);
+function checked(
+  primary: unknown,
+  fallbacks: unknown,
+  weights: unknown = undefined,
+): CountryRule | undefined {
+  const raw = weights === undefined ? { primary, fallbacks } : { primary, fallbacks, weights };
+  const r = CountryRuleSchema.safeParse(raw, VALUE_FREE);
   return r.success ? r.data : undefined;
+}
+
+/** A route's rule read back off it: its chain, and its weights when it has any. */
+function ruleOffRoute(route: Route): CountryRule | undefined {
+  const [first, ...rest] = route.chain.map((c) => c.pool);
+  return checked(first, rest, route.weights ? weightsOf(route.weights) : undefined);
 }
 
 /**
@@ -22,11 +34,8 @@ function checked(primary: unknown, fallbacks: unknown): CountryRule | undefined 
  */
 export function lastValidRule(previous: CompiledMap | null, cc: string): CountryRule | undefined {
   if (!previous) return undefined;
-  const kept = previous.kept;
-  if (kept && Object.hasOwn(kept, cc)) {
-    const rule = kept[cc];
-    if (rule) return checked(rule.primary, rule.fallbacks);
-  }
+  const kept = keptRule(previous, cc);
+  if (kept) return kept;
   const route =
     cc === DEFAULT_CC
       ? previous.default
@@ -34,13 +43,50 @@ export function lastValidRule(previous: CompiledMap | null, cc: string): Country
         ? previous.countries[cc]
         : undefined;
   if (!route || route.source !== `country/${cc}` || route.degraded !== null) return undefined;
-  const [first, ...rest] = route.chain.map((c) => c.pool);
-  return checked(first, rest);
+  return ruleOffRoute(route);
+}
+
+/** The `kept` entry under `key` (`DE`, `_default` or `continent/EU`), checked again. */
+function keptRule(previous: CompiledMap, key: string): CountryRule | undefined {
+  const kept = previous.kept;
+  if (!kept || !Object.hasOwn(kept, key)) return undefined;
+  const rule = kept[key];
+  return rule ? checked(rule.primary, rule.fallbacks, rule.weights) : undefined;
+}
+
+/**
+ * The last valid `continent/{k}` rule a previous map knows: `kept["continent/K"]`, else the rule
+ * a country compiled from it shows whole (it is kept otherwise).
+ */
+export function lastValidContinentRule(
+  previous: CompiledMap | null,
+  k: string,
+): CountryRule | undefined {
+  if (!previous) return undefined;
+  const key = `continent/${k}`;
+  const kept = keptRule(previous, key);
+  if (kept) return kept;
+  for (const route of Object.values(previous.countries)) {
+    if (route.source === key && route.degraded === null) return ruleOffRoute(route);
+  }
+  return undefined;
 }
 
 /** True when `route` is `rule`'s full chain: the next compile can read the rule off the route. */
 export function routeShowsRule(route: Route, rule: KeptRule, cc: string): boolean {
-  if (route.source !== `country/${cc}` || route.degraded !== null) return false;
+  return routeShowsRuleOf(route, rule, `country/${cc}`);
+}
+
+/** `routeShowsRule` for any deciding key (`country/DE`, `continent/EU`), weights included. */
+export function routeShowsRuleOf(route: Route, rule: KeptRule, source: string): boolean {
+  if (route.source !== source || route.degraded !== null) return false;
   const pools = rulePools(rule);
-  return route.chain.length === pools.length && route.chain.every((c, i) => c.pool === pools[i]);
+  if (route.chain.length !== pools.length || !route.chain.every((c, i) => c.pool === pools[i]))
+    return false;
+  const want = positiveWeights(rule);
+  const have = route.weights ?? [];
+  return (
+    want.length === have.length &&
+    want.every((w, i) => have[i]?.pool === w.pool && have[i]?.weight === w.weight)
+  );
 }

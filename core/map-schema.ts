@@ -8,6 +8,13 @@ const route = z.object({
   chain: z.array(link).min(1).max(16),
   source: z.string(),
   degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  // Malformed weights make the route unweighted (its chain order), never reject the map.
+  weights: z
+    .array(z.object({ pool: z.string().min(1), weight: z.number().int().min(1).max(1000) }))
+    .min(1)
+    .max(16)
+    .optional()
+    .catch(undefined),
 });
 
 /** Shape check for a `routes` document read back from KV (the Worker, status, anti-entropy). */
@@ -24,7 +31,14 @@ export const CompiledMapSchema = z.object({
   // Only compile reads it (and checks each rule again); a malformed one is dropped, never a
   // reason to reject the routes the Worker needs. Maps from older pushers have none.
   kept: z
-    .record(z.string(), z.object({ primary: z.string(), fallbacks: z.array(z.string()).max(16) }))
+    .record(
+      z.string(),
+      z.object({
+        primary: z.string(),
+        fallbacks: z.array(z.string()).max(16),
+        weights: z.record(z.string(), z.number()).optional(),
+      }),
+    )
     .optional()
     .catch(undefined),
 });

@@ -14,7 +14,46 @@ const poolRef = z.string().refine(isPoolName, { message: "not a valid pool name 
 // Every message below names the field or a limit, never the input (SPEC §3.6): zod runs a
 // superRefine even when a pool name failed its own check, so the input may be any junk.
 
-/** `country/{CC}`: the primary pool and its ordered fallbacks. */
+/** Largest weight a pool may carry in a rule. */
+export const MAX_WEIGHT = 1000;
+
+/**
+ * `weights`: relative integers 0–1000 over the rule's own pools (pools left out weigh 0). Keys
+ * are checked against the rule, not here, and no message names a key: it may be any junk.
+ */
+const WeightsSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((weights, ctx) => {
+    for (const w of Object.values(weights)) {
+      if (typeof w !== "number" || !Number.isInteger(w) || w < 0 || w > MAX_WEIGHT) {
+        ctx.addIssue({ code: "custom", message: `each weight must be an integer 0–${MAX_WEIGHT}` });
+        return;
+      }
+    }
+  })
+  .transform((w) => w as Record<string, number>);
+
+/** Reports weights that name a pool the rule does not (SPEC §2). */
+function checkWeights(
+  rule: {
+    primary: string;
+    fallbacks: readonly string[];
+    weights?: Record<string, number> | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (!rule.weights) return;
+  const pools = new Set([rule.primary, ...rule.fallbacks]);
+  if (Object.keys(rule.weights).some((p) => !pools.has(p))) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["weights"],
+      message: "names a pool that is not the primary or a fallback",
+    });
+  }
+}
+
+/** `country/{CC}`: the primary pool, its ordered fallbacks and optional weights. */
 export const CountryRuleSchema = z
   .object({
     primary: poolRef,
@@ -22,9 +61,11 @@ export const CountryRuleSchema = z
       .array(poolRef)
       .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
       .default([]),
+    weights: WeightsSchema.optional(),
   })
   .strict()
   .superRefine((rule, ctx) => {
+    checkWeights(rule, ctx);
     const seen = new Set<string>();
     rule.fallbacks.forEach((pool, i) => {
       if (pool === rule.primary) {
@@ -57,13 +98,18 @@ export const OverrideRuleSchema = z
       .array(poolRef)
       .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
       .default([]),
+    weights: WeightsSchema.optional(),
     reason: z.string().max(500).optional(),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
   .strict()
   .superRefine((rule, ctx) => {
     const r = CountryRuleSchema.safeParse(
-      { primary: rule.primary, fallbacks: rule.fallbacks },
+      {
+        primary: rule.primary,
+        fallbacks: rule.fallbacks,
+        ...(rule.weights ? { weights: rule.weights } : {}),
+      },
       VALUE_FREE,
     );
     if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: "custom" });

@@ -1,3 +1,4 @@
+import type { ContinentCode } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
 import { parseKey } from "./keys.js";
 import { type Problem, type ProblemCode, problem } from "./problem.js";
@@ -40,6 +41,18 @@ export interface RoutingState {
   /** Countries whose `override/` key exists but is invalid. */
   readonly invalidOverrides: ReadonlySet<string>;
   readonly problems: readonly Problem[];
+  /** `continent/{K}` rules. */
+  readonly continents: ReadonlyMap<ContinentCode, CountryRule>;
+  /** Continents whose `continent/` key exists but is invalid. */
+  readonly invalidContinents: ReadonlySet<ContinentCode>;
+  /** Continent overrides, with the key that holds each (`override/EU`, `override/continent/NA`). */
+  readonly continentOverrides: ReadonlyMap<ContinentCode, ContinentOverride>;
+}
+
+/** A valid continent override and the key it was read from (relative to the prefix). */
+export interface ContinentOverride {
+  readonly key: string;
+  readonly rule: OverrideRule;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -105,6 +118,9 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
   const invalidCountries = new Set<string>();
   const invalidOverrides = new Set<string>();
   const problems: Problem[] = [];
+  const continents = new Map<ContinentCode, CountryRule>();
+  const invalidContinents = new Set<ContinentCode>();
+  const continentOverrides = new Map<ContinentCode, ContinentOverride>();
   let epoch = 0;
   const report = (key: string, code: ProblemCode, message: string) =>
     problems.push(problem(key, code, message));
@@ -150,6 +166,22 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
         }
         break;
       }
+      case "continent": {
+        const r = decodeJson<CountryRule>(value, CountryRuleSchema);
+        if (r.ok) continents.set(parsed.continent, r.value);
+        else {
+          invalidContinents.add(parsed.continent);
+          report(rel, r.code, r.message);
+        }
+        break;
+      }
+      case "continent-override": {
+        // Sorted keys: `override/continent/K` comes after `override/K` and wins over it.
+        const r = decodeJson<OverrideRule>(value, OverrideRuleSchema);
+        if (r.ok) continentOverrides.set(parsed.continent, { key: rel, rule: r.value });
+        else report(rel, r.code, r.message);
+        break;
+      }
       case "pool": {
         const r = decodeJson<PoolDef>(value, PoolDefSchema);
         if (r.ok) pools.set(parsed.pool, r.value);
@@ -176,5 +208,8 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
     invalidCountries,
     invalidOverrides,
     problems,
+    continents,
+    invalidContinents,
+    continentOverrides,
   };
 }

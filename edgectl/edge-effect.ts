@@ -7,6 +7,7 @@ import {
   type Snapshot,
 } from "../core/index.js";
 import type { KeyChange } from "./plan-diff.js";
+import { formatShares, routeShares, sharesDiffer } from "./route-shares.js";
 
 /** A country whose route changes pool (or origin) if the changes were applied now. */
 export interface RouteShift {
@@ -44,7 +45,8 @@ export function edgeEffect(
   const after = compile(applyChangesToSnapshot(snapshot, changes), opts).map;
   const ccs = new Set([...Object.keys(before.countries), ...Object.keys(after.countries)]);
   const shifts: RouteShift[] = [];
-  const moved = (a: Route, b: Route) => a.pool !== b.pool || a.origin !== b.origin;
+  const moved = (a: Route, b: Route) =>
+    a.pool !== b.pool || a.origin !== b.origin || sharesDiffer(a, b);
   if (moved(before.default, after.default))
     shifts.push({ country: DEFAULT_CC, before: before.default, after: after.default });
   for (const cc of [...ccs].sort()) {
@@ -53,6 +55,19 @@ export function edgeEffect(
     if (moved(b, a)) shifts.push({ country: cc, before: b, after: a });
   }
   return shifts;
+}
+
+/** A shift in shares of viewers, for routes with a weighted split on either side. */
+function describeShares(s: RouteShift): string {
+  const src = (r: Route) => (r.degraded ? `${r.source}, ${r.degraded}` : r.source);
+  const sources =
+    s.before.source === s.after.source ? src(s.after) : `${src(s.before)} → ${src(s.after)}`;
+  return `${formatShares(s.before)} → ${formatShares(s.after)} (${sources})`;
+}
+
+/** The shares of viewers before and after a shift (for machine-readable output). */
+export function shiftShares(s: RouteShift) {
+  return { before: routeShares(s.before), after: routeShares(s.after) };
 }
 
 function describe(r: Route): string {
@@ -67,6 +82,7 @@ export function formatEdgeEffect(shifts: readonly RouteShift[]): string[] {
     ...shifts.map((s) => {
       const who =
         s.country === DEFAULT_CC ? "_default (countries without their own rule)" : s.country;
+      if (s.before.weights || s.after.weights) return `  ${who}: ${describeShares(s)}`;
       return `  ${who}: ${describe(s.before)} → ${describe(s.after)}`;
     }),
   ];

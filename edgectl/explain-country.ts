@@ -1,16 +1,20 @@
 import {
   type CompileOptions,
   compile,
+  continentOf,
   DEFAULT_CC,
   formatProblem,
   type HealthStatus,
+  isContinentCode,
   type KeptRule,
   originFor,
+  parseRuleTarget,
   type Route,
   resolveRoute,
   type Snapshot,
   safeText,
 } from "../core/index.js";
+import { formatShares, type PoolShare, routeShares } from "./route-shares.js";
 
 /** One pool of the rule's chain, with what the compiler saw for it. */
 export interface ExplainedLink {
@@ -40,6 +44,10 @@ export interface Explanation {
   readonly reasons: readonly string[];
   /** Compile problems about this country's keys. */
   readonly problems: readonly string[];
+  /** The key that decided (`country/DE`, `continent/EU`, `override/EU`, `floor`): the route's source. */
+  readonly source: string;
+  /** Shares of viewers per pool: the weighted split, else 100 % on the route's pool. */
+  readonly split: readonly PoolShare[];
 }
 
 /**
@@ -66,7 +74,10 @@ export function explainCountry(
   const route = cc === DEFAULT_CC ? map.default : resolveRoute(map, cc);
   const own = cc === DEFAULT_CC || Object.hasOwn(map.countries, cc);
   const reasons: string[] = history ? [history] : [];
-  const mine = (key: string) => key === `override/${cc}` || key === `country/${cc}`;
+  const k = continentOf(cc);
+  const continentKeys = k ? [`continent/${k}`, `override/${k}`, `override/continent/${k}`] : [];
+  const mine = (key: string) =>
+    key === `override/${cc}` || key === `country/${cc}` || continentKeys.includes(key);
   const relevant = problems.filter((p) => mine(p.key)).map(formatProblem);
   for (const p of problems.filter((p) => mine(p.key)))
     reasons.push(safeText(`${p.key} is not usable (${p.message}): ignored`));
@@ -83,6 +94,15 @@ export function explainCountry(
     key: string,
   ): (KeptRule & { readonly reason?: string | undefined }) | undefined => {
     const target = key.slice(key.indexOf("/") + 1);
+    const continent = key.startsWith("override/") ? parseRuleTarget(target) : undefined;
+    if (continent?.kind === "continent") {
+      const o = state.continentOverrides.get(continent.continent);
+      return o && defined(o.rule) ? o.rule : undefined;
+    }
+    if (key.startsWith("continent/") && isContinentCode(target)) {
+      const r = state.continents.get(target);
+      return r && defined(r) ? r : kept(key);
+    }
     if (key.startsWith("override/")) {
       const o = state.overrides.get(target);
       return o && defined(o) ? o : undefined;
@@ -91,22 +111,28 @@ export function explainCountry(
   };
 
   let ruleKey: string | null = null;
-  if (route.source.startsWith("override/") || route.source.startsWith("country/"))
-    ruleKey = route.source;
+  if (/^(override|country|continent)\//.test(route.source)) ruleKey = route.source;
   else {
     // floor: show the rule that was walked and found no healthy pool, if any
     const target = own ? cc : DEFAULT_CC;
-    ruleKey = [`override/${target}`, `country/${target}`].find((key) => ruleAt(key)) ?? null;
+    const viaContinent =
+      own && k ? [state.continentOverrides.get(k)?.key ?? "", `continent/${k}`] : [];
+    ruleKey =
+      [`override/${target}`, `country/${target}`, ...viaContinent].find(
+        (key) => key && ruleAt(key),
+      ) ?? null;
   }
   const ruleCc = ruleKey ? ruleKey.slice(ruleKey.indexOf("/") + 1) : null;
   const rule = ruleKey ? (ruleAt(ruleKey) ?? null) : null;
 
   if (cc !== DEFAULT_CC && !own)
     reasons.push(`no usable country/${cc} or override/${cc}: ${cc} follows _default`);
+  if (ruleKey?.startsWith("continent/"))
+    reasons.push(`${cc} has no usable rule of its own: ${ruleKey} covers its continent`);
   if (ruleKey?.startsWith("override/")) {
-    const o = state.overrides.get(ruleCc ?? "");
+    const o = state.overrides.get(ruleCc ?? "") ?? rule ?? undefined;
     reasons.push(
-      `${ruleKey} is active${o?.reason ? ` (reason: ${safeText(o.reason, 80)})` : ""} and replaces country/${ruleCc}`,
+      `${ruleKey} is active${o?.reason ? ` (reason: ${safeText(o.reason, 80)})` : ""} and replaces ${parseRuleTarget(ruleCc ?? "")?.kind === "continent" ? "continent" : "country"}/${ruleCc?.replace("continent/", "")}`,
     );
   }
   if (ruleKey?.startsWith("country/") && ruleCc && !validOwn(ruleCc) && rule)
@@ -136,6 +162,10 @@ export function explainCountry(
       `${link.pool} skipped: ${link.health === "missing" ? "no health key (lease expired): unhealthy" : link.health}`,
     );
   }
+  if (route.weights)
+    reasons.push(
+      `weighted split over the healthy weighted pools: ${formatShares(route)} of viewers (rendezvous hash of the viewer key; the rest of the chain is the failover order)`,
+    );
   if (route.degraded === "all-pools-unhealthy")
     reasons.push(`every pool of the chain is unhealthy: floor pool ${route.pool}`);
   if (route.degraded === "no-default-rule")
@@ -157,6 +187,8 @@ export function explainCountry(
     route,
     reasons,
     problems: relevant,
+    source: route.source,
+    split: routeShares(route),
   };
 }
 
@@ -172,6 +204,8 @@ export function formatExplanation(x: Explanation): string[] {
     ),
     `chosen: ${x.route.pool} ${x.route.origin} (source ${x.route.source}${x.route.degraded ? `, degraded: ${x.route.degraded}` : ""})`,
     `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
+    `source: ${x.source}`,
+    `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
     "why:",
     ...x.reasons.map((r) => `  - ${r}`),
   ];

@@ -21,7 +21,7 @@ export interface KeyChange {
 
 /** Only these families are intent: overrides, health, epoch and the lock are never touched. */
 export function isIntentKey(rel: string): boolean {
-  return rel.startsWith("pool/") || rel.startsWith("country/");
+  return rel.startsWith("pool/") || rel.startsWith("country/") || rel.startsWith("continent/");
 }
 
 /** The stored value in canonical form when it parses, so key order alone is not a change. */

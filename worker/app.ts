@@ -11,6 +11,7 @@ import { originHostsOf } from "./origin-hosts.js";
 import { proxyToOrigins } from "./proxy.js";
 import { degradedHeader, edgeResponse } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
+import { affinityCookieName, viewerKey } from "./viewer-key.js";
 
 /** Dependencies of the edge app. */
 export interface AppDeps {
@@ -59,7 +60,8 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     const request = c.req.raw;
     if (!debugAccess(request.headers, settings.debugToken)) return plain(404, "Not Found");
     const snap = await snapshot(c, settings);
-    const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings);
+    const viewer = viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), true);
+    const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings, viewer);
     return c.json(
       {
         country: decision.country,
@@ -82,7 +84,8 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     const settings = settingsFromEnv(c.env);
     const debug = debugAccess(request.headers, settings.debugToken);
     const snap = await snapshot(c, settings);
-    const decision = decide(snap, requestCountry(request, debug), settings);
+    const viewer = viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), debug);
+    const decision = decide(snap, requestCountry(request, debug), settings, viewer);
     const outcome = await proxyToOrigins(request, decision.route, {
       country: decision.country,
       rev: decision.rev ?? 0,

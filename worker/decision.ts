@@ -2,6 +2,7 @@ import { type CompiledMap, type DegradedReason, type Route, resolveRoute } from 
 import { floorRoute } from "./floor-route.js";
 import type { MapSnapshot } from "./map-cache.js";
 import type { WorkerSettings } from "./settings.js";
+import { splitRoute } from "./split.js";
 
 /** What the edge decided for one request, before proxying. */
 export interface RoutingDecision {
@@ -21,14 +22,18 @@ function reasons(stale: boolean, route: Route): readonly DegradedReason[] {
   return route.degraded ? ["stale-map", route.degraded] : ["stale-map"];
 }
 
-/** Routes `country` with the isolate's map snapshot (the floor when there is none). */
+/**
+ * Routes `country` with the isolate's map snapshot (the floor when there is none); a weighted
+ * route puts the pool picked for `viewer` first.
+ */
 export function decide(
   snapshot: MapSnapshot,
   country: string,
   settings: WorkerSettings,
+  viewer = "",
 ): RoutingDecision {
   const map: CompiledMap | null = snapshot.map;
   if (!map) return { country, rev: null, route: floorRoute(settings), degraded: NO_MAP };
-  const route = resolveRoute(map, country);
+  const route = splitRoute(resolveRoute(map, country), viewer);
   return { country, rev: map.rev, route, degraded: reasons(snapshot.stale, route) };
 }

@@ -6,10 +6,12 @@ export const EDGE_HEADERS = {
   source: "X-Edge-Source",
   degraded: "X-Edge-Degraded",
   failover: "X-Edge-Failover",
+  split: "X-Edge-Split",
   origin: "X-Edge-Origin",
   hop: "X-Edge-Hop",
   debugToken: "X-Edge-Debug-Token",
   debugCountry: "X-Edge-Debug-Country",
+  debugViewer: "X-Edge-Debug-Viewer",
 } as const;
 
 /** Removes every `X-Edge-*` header (case-insensitive) from `headers`, in place. */

@@ -6,6 +6,8 @@
  */
 export interface Env extends Cloudflare.Env {
   readonly DEBUG_TOKEN?: string;
+  /** The cookie whose value keys weighted splits; unset: `CF-Connecting-IP` does. */
+  readonly AFFINITY_COOKIE?: string;
 }
 
 type Holds<T extends true> = T;

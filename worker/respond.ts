@@ -1,4 +1,4 @@
-import type { DegradedReason } from "../core/index.js";
+import { type DegradedReason, formatSplit } from "../core/index.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
 import { hideOriginsInHeaders, type PublicOrigin } from "./hide-origins.js";
@@ -42,6 +42,7 @@ export function edgeResponse(
   const degraded = degradedHeader(decision.degraded, failedOver);
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (failedOver) h.set(EDGE_HEADERS.failover, outcome.tried.join(">"));
+  if (decision.route.weights) h.set(EDGE_HEADERS.split, formatSplit(decision.route.weights));
   if (view.debug) {
     h.set(EDGE_HEADERS.origin, outcome.link.origin);
     h.set("Cache-Control", "private, no-store");

@@ -3,17 +3,19 @@ import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "..
 import { CliError } from "../cli-error.js";
 import { ClusterLease } from "../cluster-lease.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { parseCountryArgument } from "../country-argument.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
 import { withEtcdMembers } from "../etcd-members.js";
 import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
 import { ExitCode } from "../exit-codes.js";
+import { parsePercent, percentBoostRule } from "../percent-boost.js";
+import { parseTargetArgument } from "../target-argument.js";
 
 interface BoostOptions {
   readonly pool: string;
   readonly fallbacks?: string;
   readonly ttl: string;
   readonly reason?: string;
+  readonly percent?: string;
 }
 
 /** Renders an etcd lease id (decimal string) the way etcdctl shows it. */
@@ -28,13 +30,20 @@ export function leaseHex(id: string): string {
 export function boostCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("boost"))
     .description("temporarily route a country to a pool: override/CC under a lease that expires")
-    .argument("<cc>", "country code or _default")
+    .argument("<cc>", "country code, _default, or a continent (EU, OC, AN, continent/NA)")
     .requiredOption("--pool <pool>", "primary pool (must have a pool/ definition)")
     .option("--fallbacks <pools>", "comma-separated fallback pools", "")
     .requiredOption("--ttl <duration>", "how long the override lasts: 30s, 15m, 6h, 1d")
     .option("--reason <text>", "why (shown by explain and kept in the override)")
+    .option("--percent <n>", "shift N % of the viewers to --pool (the current rule, weighted)")
     .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
-      const cc = parseCountryArgument(raw);
+      const { target, name: cc } = parseTargetArgument(raw);
+      const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
+      if (percent !== undefined && opts.fallbacks)
+        throw new CliError(
+          "invalid-input",
+          "--percent keeps the current rule's fallbacks: drop --fallbacks",
+        );
       const ttl = parseDuration(opts.ttl);
       if (ttl === null)
         throw new CliError(
@@ -67,7 +76,14 @@ export function boostCommand(ctx: CommandContext): Command {
           toSnapshot(await readPrefixFromAny(members, settings.prefix)),
           settings.prefix,
         );
-        const unknown = [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
+        const split =
+          percent === undefined
+            ? undefined
+            : percentBoostRule(state, target, rule.primary, percent);
+        const chain = split
+          ? [split.primary, ...split.fallbacks]
+          : [rule.primary, ...rule.fallbacks];
+        const unknown = chain.filter((p) => !state.pools.has(p));
         if (unknown.length > 0) {
           throw new CliError(
             "unknown-pool",
@@ -79,8 +95,9 @@ export function boostCommand(ctx: CommandContext): Command {
         // the compiler ends the boost at expires_at even while the lease lives on.
         const expiresAt = new Date(lease.grantedAt + lease.ttlSeconds * 1000).toISOString();
         const value = JSON.stringify({
-          primary: rule.primary,
-          fallbacks: rule.fallbacks,
+          primary: split?.primary ?? rule.primary,
+          fallbacks: split?.fallbacks ?? rule.fallbacks,
+          ...(split ? { weights: split.weights } : {}),
           ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
           expires_at: expiresAt,
         });
@@ -101,7 +118,13 @@ export function boostCommand(ctx: CommandContext): Command {
           throw e;
         }
         ctx.print(
-          `override/${cc} → ${[rule.primary, ...rule.fallbacks].join(" > ")} for ${opts.ttl}`,
+          `override/${cc} → ${chain.join(" > ")}${
+            split
+              ? ` split ${Object.entries(split.weights)
+                  .map(([p, w]) => `${p} ${w}%`)
+                  .join(" · ")} (from ${split.base})`
+              : ""
+          } for ${opts.ttl}`,
           `lease ${lease.hex} (${lease.id}), expires ${expiresAt}`,
         );
       });

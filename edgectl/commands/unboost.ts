@@ -2,9 +2,9 @@ import { Command } from "commander";
 import { EtcdLeaseInvalidError } from "etcd3";
 import { routingKeys } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { parseCountryArgument } from "../country-argument.js";
 import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
+import { parseTargetArgument } from "../target-argument.js";
 import { leaseHex } from "./boost.js";
 
 /** `edgectl unboost CC`: revokes the override's lease (or deletes a lease-less override). */
@@ -13,7 +13,7 @@ export function unboostCommand(ctx: CommandContext): Command {
     .description("end a boost now: revoke the lease of override/CC")
     .argument("<cc>", "country code or _default")
     .action(async (raw: string, _opts: unknown, cmd: Command) => {
-      const cc = parseCountryArgument(raw);
+      const cc = parseTargetArgument(raw).name;
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
       await withEtcdMembers(settings, async (members) => {

@@ -48,7 +48,7 @@ describe("validateDesiredState", () => {
     [
       "bad country code",
       { ...good, countries: { ...good.countries, ZZ: { primary: "fra-1" } } },
-      "countries.ZZ: not an ISO 3166-1 alpha-2 code or _default",
+      "countries.ZZ: not an ISO 3166-1 alpha-2 code, a continent code or _default",
     ],
     [
       "missing _default",
@@ -146,7 +146,7 @@ describe("validateDesiredState reports every problem at once", () => {
         "pools.fra-1.origin: must not have a path, query or fragment",
         "countries.DE.fallbacks[1]: duplicate pool",
         'countries.FR.primary: unknown pool "lon-1"',
-        "countries.zz: not an ISO 3166-1 alpha-2 code or _default",
+        "countries.zz: not an ISO 3166-1 alpha-2 code, a continent code or _default",
         "countries._default: required rule is missing",
       ]),
     );

@@ -49,7 +49,7 @@ export interface E2eStack {
   /** Writes a desired-state file with the demo origins and the given country rules. */
   writeDesired(countries: Record<string, { primary: Pool; fallbacks?: Pool[] }>): string;
   /** A GET through the Worker as a visitor from `country` (by `request.cf.country`). */
-  request(country: string, path?: string): Promise<EdgeReply>;
+  request(country: string, path?: string, headers?: Record<string, string>): Promise<EdgeReply>;
   startHeartbeat(pool: Pool): Managed;
   heartbeat(pool: Pool): Managed | undefined;
   startPusher(): Managed;
@@ -213,9 +213,14 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     cleanups.push(() => mf.dispose());
     await mf.ready;
 
-    const request = async (country: string, path = "/"): Promise<EdgeReply> => {
+    const request = async (
+      country: string,
+      path = "/",
+      sent: Record<string, string> = {},
+    ): Promise<EdgeReply> => {
       const res = await mf.dispatchFetch(`http://edge.test${path}`, {
         cf: { country } as never,
+        headers: sent,
         redirect: "manual",
       });
       const body = await res.text();

@@ -1,0 +1,53 @@
+import type { CompiledMap } from "./compiled-map.js";
+import { CONTINENT_CODES, type ContinentCode } from "./continents.js";
+import { lastValidContinentRule } from "./last-valid-rule.js";
+import type { CountryRule, OverrideRule } from "./schema.js";
+import type { RoutingState } from "./snapshot.js";
+
+/** A continent's rule as compile walks it: valid now, or its last valid one. */
+export interface ContinentRule {
+  readonly rule: CountryRule;
+  readonly valid: boolean;
+}
+
+/** A continent's live override and the key it came from (its route's `source`). */
+export interface ContinentOverrideRule {
+  readonly key: string;
+  readonly rule: CountryRule;
+}
+
+/** An override whose `expires_at` has passed is ignored (SPEC §2), whatever its lease says. */
+export function liveOverride(rule: OverrideRule | undefined, now: Date): OverrideRule | undefined {
+  if (!rule?.expires_at) return rule;
+  return Date.parse(rule.expires_at) > now.getTime() ? rule : undefined;
+}
+
+/**
+ * Each continent's rule (valid now, else its last valid one from `previous`) and its live,
+ * usable override. `usable` is compile's check (every pool defined), which reports problems.
+ */
+export function continentRules(
+  state: RoutingState,
+  previous: CompiledMap | null,
+  now: Date,
+  usable: (key: string, rule: CountryRule | undefined) => CountryRule | undefined,
+): {
+  rules: Map<ContinentCode, ContinentRule>;
+  overrides: Map<ContinentCode, ContinentOverrideRule>;
+} {
+  const rules = new Map<ContinentCode, ContinentRule>();
+  const overrides = new Map<ContinentCode, ContinentOverrideRule>();
+  for (const k of CONTINENT_CODES) {
+    const rule = usable(`continent/${k}`, state.continents.get(k));
+    if (rule) rules.set(k, { rule, valid: true });
+    else if (state.continents.has(k) || state.invalidContinents.has(k)) {
+      const last = lastValidContinentRule(previous, k);
+      if (last) rules.set(k, { rule: last, valid: false });
+    }
+    const o = state.continentOverrides.get(k);
+    const live = liveOverride(o?.rule, now);
+    const ok = o && live ? usable(o.key, live) : undefined;
+    if (o && ok) overrides.set(k, { key: o.key, rule: ok });
+  }
+  return { rules, overrides };
+}
