@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,15 +29,16 @@ function patch(root: string, rel: string, pattern: RegExp, replacement: string):
 }
 
 /**
- * Copies the Node parts (`core/`, `adapters/`, `edgectl/`, `pusher/`) and `bin/` to a temp dir (node_modules linked) and replaces the epoch compare
- * with one that always holds. It also widens the gap between reading and locking (as an operator
+ * Copies the Node parts (`core/`, `adapters/`, `edgectl/`, `pusher/`), `bin/` and `scripts/` to a
+ * temp dir (node_modules linked), replaces the epoch compare with one that always holds, and
+ * bundles the result into the copy's `dist/`, which its bins run. It also widens the gap between reading and locking (as an operator
  * reading the plan would), so concurrent applies reliably commit on stale reads and the checker
  * has something to catch. Production code is never touched; throws if either patch point cannot
  * be found (the mutant would otherwise silently equal the original).
  */
 export function buildCasMutant(): CasMutant {
   const root = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
-  for (const dir of ["core", "adapters", "edgectl", "pusher", "bin"]) {
+  for (const dir of ["core", "adapters", "edgectl", "pusher", "bin", "scripts"]) {
     cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
   }
   cpSync(join(ROOT, "package.json"), join(root, "package.json"));
@@ -60,5 +62,10 @@ export function buildCasMutant(): CasMutant {
     LOCK_AFTER_READ,
     "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
   );
+  // The bins run dist/: bundle the patched sources, or the mutant would run nothing at all.
+  execFileSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
