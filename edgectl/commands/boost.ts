@@ -1,11 +1,6 @@
 import { Command } from "commander";
-import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
-import { ClusterLease } from "../cluster-lease.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { parseCountryArgument } from "../country-argument.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
 import { ExitCode } from "../exit-codes.js";
 
@@ -34,6 +29,14 @@ export function boostCommand(ctx: CommandContext): Command {
     .requiredOption("--ttl <duration>", "how long the override lasts: 30s, 15m, 6h, 1d")
     .option("--reason <text>", "why (shown by explain and kept in the override)")
     .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } = await import(
+        "../../core/index.js"
+      );
+      const { ClusterLease } = await import("../cluster-lease.js");
+      const { parseCountryArgument } = await import("../country-argument.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
       const cc = parseCountryArgument(raw);
       const ttl = parseDuration(opts.ttl);
       if (ttl === null)

@@ -1,12 +1,7 @@
 import { Command } from "commander";
-import { compile } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { compileOptions } from "../compile-options.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { readKvMaps } from "../kv-read.js";
-import { evaluateSync, formatSync, type SyncInputs } from "../sync-status.js";
+import type { SyncInputs } from "../sync-status.js";
 
 async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]>> {
   try {
@@ -51,6 +46,13 @@ export function statusCommand(ctx: CommandContext): Command {
     .option("--pusher <url>", "the pusher's HTTP address (default: from PUSHER_LISTEN)")
     .option("--no-pusher", "do not ask the pusher (judge by KV alone)")
     .action(async (opts: { pusher?: string | boolean }, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { compile } = await import("../../core/index.js");
+      const { compileOptions } = await import("../compile-options.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { readKvMaps } = await import("../kv-read.js");
+      const { evaluateSync, formatSync } = await import("../sync-status.js");
       const settings = ctx.settings(cmd);
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
