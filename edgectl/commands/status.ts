@@ -46,17 +46,28 @@ export function statusCommand(ctx: CommandContext): Command {
     .option("--pusher <url>", "the pusher's HTTP address (default: from PUSHER_LISTEN)")
     .option("--no-pusher", "do not ask the pusher (judge by KV alone)")
     .action(async (opts: { pusher?: string | boolean }, cmd: Command) => {
-      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { compile } = await import("../../core/index.js");
-      const { compileOptions } = await import("../compile-options.js");
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
-      const { readKvMaps } = await import("../kv-read.js");
-      const { evaluateSync, formatSync } = await import("../sync-status.js");
       const settings = ctx.settings(cmd);
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
+      // Asked first, so its answer travels while the modules below load (awaited last).
       const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them;
+      // together, so one module's file reads overlap another's compile.
+      const [
+        { compile },
+        { compileOptions },
+        { readPrefixFromAny, toSnapshot },
+        { withEtcdMembers },
+        { readKvMaps },
+        { evaluateSync, formatSync },
+      ] = await Promise.all([
+        import("../../core/index.js"),
+        import("../compile-options.js"),
+        import("../etcd-client.js"),
+        import("../etcd-members.js"),
+        import("../kv-read.js"),
+        import("../sync-status.js"),
+      ]);
       const read = await withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
       );
