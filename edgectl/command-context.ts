@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
 import type { CliIo } from "./cli-io.js";
-import { type CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
+import type { CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
 
 /** What every command's action gets: the I/O, its settings, and where to record its exit code. */
 export interface CommandContext {
@@ -15,13 +15,27 @@ export interface CommandContext {
   warn(...lines: string[]): void;
 }
 
+/** A context whose settings are loaded by {@link PreparedContext.prepare} before an action runs. */
+export interface PreparedContext extends CommandContext {
+  /**
+   * Loads the settings reader (it pulls in the core's schemas, so `--help` does not load it);
+   * the program calls this in its `preAction` hook.
+   */
+  prepare(): Promise<void>;
+}
+
 /** Builds the context for one `run()`. */
-export function createCommandContext(io: CliIo, exit: (code: number) => void): CommandContext {
+export function createCommandContext(io: CliIo, exit: (code: number) => void): PreparedContext {
+  let fromEnv: typeof cliSettingsFromEnv | null = null;
   return {
     io,
+    async prepare() {
+      fromEnv ??= (await import("./cli-settings.js")).cliSettingsFromEnv;
+    },
     settings(cmd) {
+      if (fromEnv === null) throw new Error("command context used before prepare()");
       const flags = cmd.optsWithGlobals<{ prefix?: string; endpoints?: string }>();
-      return cliSettingsFromEnv(io.env, { prefix: flags.prefix, endpoints: flags.endpoints });
+      return fromEnv(io.env, { prefix: flags.prefix, endpoints: flags.endpoints });
     },
     exit,
     print: (...lines) => {

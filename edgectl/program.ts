@@ -57,7 +57,9 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     })
     .addHelpText("after", PROGRAM_HELP)
     .showHelpAfterError("(run with --help for usage)")
-    .allowExcessArguments(false);
+    .allowExcessArguments(false)
+    // Runs before any subcommand's action: what only actions need is loaded here, not at start.
+    .hook("preAction", () => ctx.prepare());
   for (const make of [
     validateCommand,
     planCommand,

@@ -1,39 +1,10 @@
-import { BrokenCircuitError } from "cockatiel";
 import { CommanderError } from "commander";
-import {
-  ClientClosedError,
-  ClientRuntimeError,
-  EtcdAuthenticationFailedError,
-  EtcdError,
-  EtcdInvalidAuthTokenError,
-  EtcdLeaseInvalidError,
-  EtcdPermissionDeniedError,
-  EtcdUserNotFoundError,
-  GRPCGenericError,
-} from "etcd3";
 import { ConfigError } from "../adapters/errors.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { EtcdUnavailableError } from "./etcd-unavailable-error.js";
 import { ExitCode } from "./exit-codes.js";
 import { buildProgram } from "./program.js";
-
-const ETCD_FAILURES = [
-  GRPCGenericError,
-  EtcdError,
-  EtcdAuthenticationFailedError,
-  EtcdInvalidAuthTokenError,
-  EtcdPermissionDeniedError,
-  EtcdUserNotFoundError,
-  EtcdLeaseInvalidError,
-  ClientRuntimeError,
-  ClientClosedError,
-  BrokenCircuitError,
-];
-
-function isEtcdFailure(e: unknown): e is Error {
-  return ETCD_FAILURES.some((cls) => e instanceof cls);
-}
 
 /**
  * Runs `edgectl` with the given arguments (without `node` and the script) and returns the exit
@@ -67,6 +38,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       err(`edgectl: configuration: ${e.message}`);
       return ExitCode.failure;
     }
+    // Loaded only on this path: etcd3 is heavy, and an etcd3 error means it is loaded already.
+    const { isEtcdFailure } = await import("./etcd-failure.js");
     if (isEtcdFailure(e)) {
       err(`edgectl: etcd: ${e.message.split("\n")[0]} (${e.name})`);
       if (argv.includes("--debug") && e.stack) err(e.stack);

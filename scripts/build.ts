@@ -1,8 +1,11 @@
 /**
  * `npm run build`: bundles the two Node entry points into `dist/` with esbuild, so the installed
  * package starts without tsx. npm packages stay external (the package's `dependencies`, resolved
- * from node_modules at run time: etcd3 loads its .proto files from disk), and the dynamic
- * imports (each KV sink, etcd, the HTTP server) stay separate chunks loaded only when used.
+ * from node_modules at run time: etcd3 loads its .proto files from disk), except the `cloudflare`
+ * SDK: the KV sink uses its tree-shakable client with the KV namespaces resource only, and
+ * bundling is what drops the rest (loaded from node_modules, the SDK's index brings in every
+ * resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
+ * server, each edgectl command's modules) stay separate chunks loaded only when used.
  *
  *   tsx scripts/build.ts
  *
@@ -12,13 +15,26 @@
  */
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
 
 /** The Node versions `engines` allows start at 22.12. */
 const TARGET = "node22.12";
+
+/** Packages bundled into `dist/` rather than resolved from node_modules at run time. */
+const BUNDLED = /^cloudflare(\/|$)/;
+
+/** Every other bare import (npm packages, `node:` builtins) stays an import of the package. */
+const externalPackages: Plugin = {
+  name: "external-packages",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      BUNDLED.test(args.path) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 
 const started = performance.now();
 const result = await build({
@@ -31,7 +47,7 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: TARGET,
-  packages: "external",
+  plugins: [externalPackages],
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,

@@ -3,7 +3,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-} from "cloudflare";
+} from "cloudflare/error";
 import { KvError, type KvErrorCode } from "./kv-sink.js";
 import { parseRetryAfter } from "./retry-after.js";
 import type { Secret } from "./secret.js";

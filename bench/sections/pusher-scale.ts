@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
@@ -44,6 +46,12 @@ export interface PusherScaleResult extends SustainedResult {
   readonly map_bytes: number;
   readonly problems: number;
   readonly local_sink: SustainedResult | null;
+  /**
+   * Floor, same run: RSS of a Node process with the same NODE_OPTIONS that only loads the
+   * pusher's run-time packages (etcd3/gRPC, prom-client, zod, pino, cockatiel and the built
+   * Cloudflare KV sink) and holds no data; what any pusher on this Node pays before its first key.
+   */
+  readonly libraries_rss_mb: number | null;
   /** The pusher's NODE_OPTIONS: the systemd unit's, unless BENCH_PUSHER_NODE_OPTIONS is set. */
   readonly node_options: string | null;
   /** What ran: the built bundle (`bin/edge-pusher.js` → `dist/`), unless BENCH_PUSHER_ENTRY. */
@@ -59,6 +67,32 @@ export interface PusherScaleOptions {
 }
 
 const KEYS = 10_000;
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** RSS in MiB of a Node process that imports the pusher's run-time packages (see the result). */
+function librariesRssMb(nodeOptions: string | null): Promise<number | null> {
+  const chunks = `${ROOT}dist/chunks/`;
+  const sink = readdirSync(chunks).find((f) => /^cloudflare-sink-[^.]+\.js$/.test(f));
+  const modules = ["etcd3", "prom-client", "zod", "pino", "cockatiel"];
+  if (sink) modules.push(`${chunks}${sink}`);
+  // The pusher's RSS is read 1.5 s after it settles; so is this one's.
+  const script = `for (const m of ${JSON.stringify(modules)}) await import(m);
+await new Promise((r) => setTimeout(r, 1500));
+process.stdout.write(String(process.memoryUsage().rss));`;
+  const options = process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions;
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--input-type=module", "-e", script],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", ...(options ? { NODE_OPTIONS: options } : {}) },
+        timeout: 30_000,
+      },
+      (err, stdout) => resolve(err ? null : round(Number(stdout) / 1048576)),
+    );
+  });
+}
 const POOLS = 200;
 
 function cpuSeconds(pid: number): number {
@@ -111,6 +145,8 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
 
   const production = await sustain(stack, o);
   await dropFirst();
+  const librariesRss = await librariesRssMb(nodeOptions);
+  o.log(`  floor: node with the pusher's packages loaded, no data: ${librariesRss ?? "?"} MiB RSS`);
 
   let local: SustainedResult | null = null;
   // BENCH_SCALE_LOCAL=0 skips the local-sink run (quicker memory experiments).
@@ -133,6 +169,7 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
     problems: previous.problems.length,
     ...production,
     local_sink: local,
+    libraries_rss_mb: librariesRss,
     node_options: process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions,
     entry: process.env.BENCH_PUSHER_ENTRY || "dist/edge-pusher.js (built)",
   };

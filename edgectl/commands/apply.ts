@@ -1,19 +1,7 @@
 import { Command } from "commander";
-import { acquireApplyLock } from "../apply-lock.js";
-import { epochAtRead } from "../apply-transaction.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { commitFailure } from "../commit-failure.js";
-import { commitUnderLock } from "../commit-under-lock.js";
-import { compileOptions } from "../compile-options.js";
-import { confirm } from "../confirm.js";
-import { edgeEffect, formatEdgeEffect } from "../edge-effect.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { loadDesiredState } from "../load-desired-state.js";
-import { diffIntent, formatDiff } from "../plan-diff.js";
-import { assertNoNewProblems } from "../proposed-problems.js";
 
 /**
  * `edgectl apply FILE [--yes]`: validate, read at one revision, diff, confirm, take `lock/apply`,
@@ -26,6 +14,19 @@ export function applyCommand(ctx: CommandContext): Command {
     .argument("<file>", "desired-state file")
     .option("-y, --yes", "apply without asking for confirmation")
     .action(async (file: string, opts: { yes?: boolean }, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { acquireApplyLock } = await import("../apply-lock.js");
+      const { epochAtRead } = await import("../apply-transaction.js");
+      const { commitFailure } = await import("../commit-failure.js");
+      const { commitUnderLock } = await import("../commit-under-lock.js");
+      const { compileOptions } = await import("../compile-options.js");
+      const { confirm } = await import("../confirm.js");
+      const { edgeEffect, formatEdgeEffect } = await import("../edge-effect.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { loadDesiredState } = await import("../load-desired-state.js");
+      const { diffIntent, formatDiff } = await import("../plan-diff.js");
+      const { assertNoNewProblems } = await import("../proposed-problems.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       // `client` is edgectl's etcd client over every member (the fault suite's CAS mutant patches

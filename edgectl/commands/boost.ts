@@ -1,14 +1,8 @@
 import { Command } from "commander";
-import { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
-import { ClusterLease } from "../cluster-lease.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
 import { ExitCode } from "../exit-codes.js";
-import { parsePercent, percentBoostRule } from "../percent-boost.js";
-import { parseTargetArgument } from "../target-argument.js";
 
 interface BoostOptions {
   readonly pool: string;
@@ -37,6 +31,15 @@ export function boostCommand(ctx: CommandContext): Command {
     .option("--reason <text>", "why (shown by explain and kept in the override)")
     .option("--percent <n>", "shift N % of the viewers to --pool (the current rule, weighted)")
     .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } = await import(
+        "../../core/index.js"
+      );
+      const { ClusterLease } = await import("../cluster-lease.js");
+      const { parsePercent, percentBoostRule } = await import("../percent-boost.js");
+      const { parseTargetArgument } = await import("../target-argument.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
       const { target, name: cc } = parseTargetArgument(raw);
       const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
       if (percent !== undefined && opts.fallbacks)

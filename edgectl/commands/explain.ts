@@ -1,13 +1,7 @@
 import { Command } from "commander";
 import type { CompiledMap } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { compileOptions } from "../compile-options.js";
-import { parseCountryArgument } from "../country-argument.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { dependsOnLastGood, explainCountry, formatExplanation } from "../explain-country.js";
-import { readKvMaps } from "../kv-read.js";
 
 /** `edgectl explain CC [--json]`: resolves CC exactly as the compiler would now, and says why. */
 export function explainCommand(ctx: CommandContext): Command {
@@ -17,6 +11,15 @@ export function explainCommand(ctx: CommandContext): Command {
     .option("--json", "print the explanation as JSON")
     .option("--no-kv", "do not read KV for last good routes (an invalid rule then falls back)")
     .action(async (raw: string, opts: { json?: boolean; kv: boolean }, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { compileOptions } = await import("../compile-options.js");
+      const { parseCountryArgument } = await import("../country-argument.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { dependsOnLastGood, explainCountry, formatExplanation } = await import(
+        "../explain-country.js"
+      );
+      const { readKvMaps } = await import("../kv-read.js");
       const cc = parseCountryArgument(raw);
       const settings = ctx.settings(cmd);
       const read = await withEtcdMembers(settings, (members) =>

@@ -1,9 +1,5 @@
 import { Command } from "commander";
-import { stringify } from "yaml";
-import { desiredStateFromRouting, formatProblem, readSnapshot } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
 
 /** `edgectl export`: the current intent as a desired-state file (apply of it is a no-op). */
@@ -11,6 +7,13 @@ export function exportCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("export"))
     .description("print the current intent as a desired-state YAML file")
     .action(async (_opts: unknown, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { stringify } = await import("yaml");
+      const { desiredStateFromRouting, formatProblem, readSnapshot } = await import(
+        "../../core/index.js"
+      );
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (members) => {
         const read = await readPrefixFromAny(members, settings.prefix);

@@ -1,11 +1,7 @@
 import { Command } from "commander";
-import { isPoolName, routingKeys } from "../../core/index.js";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { EtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { runHeartbeat } from "../heartbeat-loop.js";
-import { httpProbe } from "../http-probe.js";
 
 interface HeartbeatOptions {
   readonly ttl: string;
@@ -34,6 +30,11 @@ export function heartbeatCommand(ctx: CommandContext): Command {
     )
     .option("--check-timeout <seconds>", "timeout of one check (default: min(interval, 2))")
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { isPoolName, routingKeys } = await import("../../core/index.js");
+      const { EtcdMembers } = await import("../etcd-members.js");
+      const { runHeartbeat } = await import("../heartbeat-loop.js");
+      const { httpProbe } = await import("../http-probe.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
       const ttl = seconds("--ttl", opts.ttl, 1);

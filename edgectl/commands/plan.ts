@@ -1,13 +1,6 @@
 import { Command } from "commander";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { compileOptions } from "../compile-options.js";
-import { edgeEffect, formatEdgeEffect } from "../edge-effect.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { loadDesiredState } from "../load-desired-state.js";
-import { diffIntent, formatDiff } from "../plan-diff.js";
-import { assertNoNewProblems } from "../proposed-problems.js";
 
 /** `edgectl plan FILE`: the diff against etcd and its edge effect under current health. */
 export function planCommand(ctx: CommandContext): Command {
@@ -15,6 +8,14 @@ export function planCommand(ctx: CommandContext): Command {
     .description("validate a file and show what apply would change, and where traffic would move")
     .argument("<file>", "desired-state file")
     .action(async (file: string, _opts: unknown, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { compileOptions } = await import("../compile-options.js");
+      const { edgeEffect, formatEdgeEffect } = await import("../edge-effect.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { loadDesiredState } = await import("../load-desired-state.js");
+      const { diffIntent, formatDiff } = await import("../plan-diff.js");
+      const { assertNoNewProblems } = await import("../proposed-problems.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (members) => {

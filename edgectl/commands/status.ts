@@ -1,12 +1,7 @@
 import { Command } from "commander";
-import { compile } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { compileOptions } from "../compile-options.js";
-import { readPrefixFromAny, toSnapshot } from "../etcd-client.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { readKvMaps } from "../kv-read.js";
-import { evaluateSync, formatSync, type SyncInputs } from "../sync-status.js";
+import type { SyncInputs } from "../sync-status.js";
 
 async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]>> {
   try {
@@ -54,7 +49,25 @@ export function statusCommand(ctx: CommandContext): Command {
       const settings = ctx.settings(cmd);
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
+      // Asked first, so its answer travels while the modules below load (awaited last).
       const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them;
+      // together, so one module's file reads overlap another's compile.
+      const [
+        { compile },
+        { compileOptions },
+        { readPrefixFromAny, toSnapshot },
+        { withEtcdMembers },
+        { readKvMaps },
+        { evaluateSync, formatSync },
+      ] = await Promise.all([
+        import("../../core/index.js"),
+        import("../compile-options.js"),
+        import("../etcd-client.js"),
+        import("../etcd-members.js"),
+        import("../kv-read.js"),
+        import("../sync-status.js"),
+      ]);
       const read = await withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
       );

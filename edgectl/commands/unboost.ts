@@ -1,10 +1,6 @@
 import { Command } from "commander";
-import { EtcdLeaseInvalidError } from "etcd3";
-import { routingKeys } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { withEtcdMembers } from "../etcd-members.js";
 import { ExitCode } from "../exit-codes.js";
-import { parseTargetArgument } from "../target-argument.js";
 import { leaseHex } from "./boost.js";
 
 /** `edgectl unboost CC`: revokes the override's lease (or deletes a lease-less override). */
@@ -13,6 +9,11 @@ export function unboostCommand(ctx: CommandContext): Command {
     .description("end a boost now: revoke the lease of override/CC")
     .argument("<cc>", "country code or _default")
     .action(async (raw: string, _opts: unknown, cmd: Command) => {
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { EtcdLeaseInvalidError } = await import("etcd3");
+      const { routingKeys } = await import("../../core/index.js");
+      const { parseTargetArgument } = await import("../target-argument.js");
+      const { withEtcdMembers } = await import("../etcd-members.js");
       const cc = parseTargetArgument(raw).name;
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);

@@ -111,7 +111,11 @@ async function applyLoops(
         proc.child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
         proc.child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
         running.set(proc.pid, { proc, attempt: state });
+        // 'exit' can come before the pipes are drained: the last line ("Applied …", written just
+        // before the exit) would be missing; 'close' comes once stdout and stderr have ended.
+        const closed = new Promise<void>((r) => proc.child.once("close", () => r()));
         const { code } = await proc.exited;
+        await closed;
         running.delete(proc.pid);
         ctx.transcript.add(`edgectl apply ${marker}`, "cli", stdout + stderr);
         const applied = parseApplied(stdout);
