@@ -59,9 +59,14 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   {
     name: "PUSHER_LISTEN",
     default: "127.0.0.1:9464",
-    meaning: "/metrics, /livez, /readyz (= /healthz), /status",
+    meaning: "/metrics, /livez, /readyz (= /healthz), /status, /ui",
   },
   { name: "HEARTBEAT_SECONDS", default: "60", meaning: "meta rewrite interval" },
+  {
+    name: "LOG_LEVEL",
+    default: "info",
+    meaning: "pino level: fatal, error, warn, info, debug, trace",
+  },
   { name: "RESYNC_SECONDS", default: "600", meaning: "full re-read and reconcile with KV" },
   { name: "PUSHER_ELECTION_KEY", default: "/edge/pusher/v1/leader", meaning: "election key" },
   {

@@ -9,7 +9,7 @@ export function explainCommand(ctx: CommandContext): Command {
     .description("show how a country is routed right now, and why")
     .argument("<cc>", "country code (ISO 3166-1 alpha-2, XX, T1) or _default")
     .option("--json", "print the explanation as JSON")
-    .option("--no-kv", "do not read KV for last good routes (an invalid rule then falls back)")
+    .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
     .action(async (raw: string, opts: { json?: boolean; kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { compileOptions } = await import("../compile-options.js");
@@ -30,15 +30,15 @@ export function explainCommand(ctx: CommandContext): Command {
       let previous: CompiledMap | null = null;
       let history: string | undefined;
       if (dependsOnLastGood(snapshot, cc, options)) {
-        if (!opts.kv) history = "KV not read (--no-kv): last good routes are not shown";
+        if (!opts.kv) history = "KV not read (--no-kv): last valid rules are not shown";
         else {
           const kv = await readKvMaps(ctx.io);
           previous = kv.routes;
           history = kv.error
-            ? `KV not readable (${kv.error}): last good routes are not shown`
+            ? `KV not readable (${kv.error}): last valid rules are not shown`
             : kv.routes
-              ? `last good routes from KV routes at revision ${kv.routes.rev}`
-              : "KV holds no routes map: there are no last good routes";
+              ? `last valid rules from KV routes at revision ${kv.routes.rev}`
+              : "KV holds no routes map: there are no last valid rules";
         }
       }
       const x = explainCountry(snapshot, cc, { ...options, previous }, history);

@@ -141,7 +141,7 @@ describe("edgectl status", () => {
   });
 });
 
-describe("edgectl explain with last good routes from KV", () => {
+describe("edgectl explain with last valid rules from KV", () => {
   it("shows the route the pusher keeps for an invalid rule, re-filtered by current health", async () => {
     const prefix = uniquePrefix("explain-lkg");
     const env = kvEnv(prefix);
@@ -155,7 +155,7 @@ describe("edgectl explain with last good routes from KV", () => {
     expect(kept.code, kept.stderr).toBe(0);
     const x = JSON.parse(kept.stdout) as Explanation;
     expect(x.route).toMatchObject({ pool: "fra-1", source: "country/DE" });
-    expect(x.reasons).toContain(`last good routes from KV routes at revision ${pushed.rev}`);
+    expect(x.reasons).toContain(`last valid rules from KV routes at revision ${pushed.rev}`);
     expect(x.problems.join("\n")).toContain("country/DE");
     // exactly what the pusher compiles with KV's map as the previous one
     const { map } = compile(toSnapshot(await readPrefix(client, prefix)), {
