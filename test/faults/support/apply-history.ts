@@ -24,6 +24,19 @@ export function parseApplied(stdout: string): { epoch: number; revision: number 
   return m ? { epoch: Number(m[1]), revision: Number(m[2]) } : null;
 }
 
+/** The attempt record of one finished `edgectl apply` (epoch and revision from its success line). */
+export function applyAttemptOf(
+  run: Omit<ApplyAttempt, "epoch" | "revision" | "paused"> & { paused?: boolean },
+): ApplyAttempt {
+  const applied = parseApplied(run.stdout);
+  return {
+    paused: false,
+    ...run,
+    epoch: applied?.epoch ?? null,
+    revision: applied?.revision ?? null,
+  };
+}
+
 /** Every version of `key` modified after `afterRev`, oldest first (walks back by mod revision). */
 export async function keyHistory(
   client: Etcd3,
