@@ -85,14 +85,7 @@ async function applyAttempt(
   const marker = `${tag}${k}`;
   const desired = desiredFor(marker, k);
   const r = await runCli(["apply", files.write(desired), "--yes"], { env });
-  return applyAttemptOf({
-    loop: 0,
-    marker,
-    desired,
-    code: r.code,
-    stdout: r.stdout,
-    stderr: r.stderr,
-  });
+  return applyAttemptOf(marker, desired, r);
 }
 
 /** The prefix's current revision (where a judged run starts). */

@@ -24,14 +24,24 @@ export function parseApplied(stdout: string): { epoch: number; revision: number 
   return m ? { epoch: Number(m[1]), revision: Number(m[2]) } : null;
 }
 
-/** The attempt record of one finished `edgectl apply` (epoch and revision from its success line). */
+/**
+ * The record of one finished sequential `edgectl apply` (loop 0, never paused), with the epoch
+ * and revision from its success line.
+ */
 export function applyAttemptOf(
-  run: Omit<ApplyAttempt, "epoch" | "revision" | "paused"> & { paused?: boolean },
+  marker: string,
+  desired: DesiredState,
+  run: { readonly code: number; readonly stdout: string; readonly stderr: string },
 ): ApplyAttempt {
   const applied = parseApplied(run.stdout);
   return {
+    loop: 0,
+    marker,
+    desired,
+    code: run.code,
+    stdout: run.stdout,
+    stderr: run.stderr,
     paused: false,
-    ...run,
     epoch: applied?.epoch ?? null,
     revision: applied?.revision ?? null,
   };

@@ -67,16 +67,7 @@ export async function applyLoop(
     writeFileSync(file, stringify(desired));
     const r = await edgectlBinary(ctx, ["apply", file, "--yes"], env, 90_000);
     exitedAt.set(marker, Date.now());
-    attempts.push(
-      applyAttemptOf({
-        loop: 0,
-        marker,
-        desired,
-        code: r.code,
-        stdout: r.stdout,
-        stderr: r.stderr,
-      }),
-    );
+    attempts.push(applyAttemptOf(marker, desired, r));
   }
   return { attempts, exitedAt };
 }
