@@ -53,16 +53,16 @@ function checkWeights(
   }
 }
 
+/** The fields a country rule and an override share: primary, ordered fallbacks, weights. */
+const ruleFields = {
+  primary: poolRef,
+  fallbacks: z.array(poolRef).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`).default([]),
+  weights: WeightsSchema.optional(),
+};
+
 /** `country/{CC}`: the primary pool, its ordered fallbacks and optional weights. */
 export const CountryRuleSchema = z
-  .object({
-    primary: poolRef,
-    fallbacks: z
-      .array(poolRef)
-      .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
-      .default([]),
-    weights: WeightsSchema.optional(),
-  })
+  .object(ruleFields)
   .strict()
   .superRefine((rule, ctx) => {
     checkWeights(rule, ctx);
@@ -93,12 +93,7 @@ export type CountryRule = z.output<typeof CountryRuleSchema>;
  */
 export const OverrideRuleSchema = z
   .object({
-    primary: poolRef,
-    fallbacks: z
-      .array(poolRef)
-      .max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`)
-      .default([]),
-    weights: WeightsSchema.optional(),
+    ...ruleFields,
     reason: z.string().max(500).optional(),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })

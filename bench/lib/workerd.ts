@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { Miniflare, RequestInitCfType } from "miniflare";
+import type { Miniflare, RequestInitCfType, V4WorkerOptions } from "miniflare";
 import { localPersistRoot } from "../../adapters/kv/index.js";
 import { newMiniflare } from "../../test/helpers/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
@@ -23,8 +23,31 @@ export interface BenchWorkerd {
   rssMb(): number;
 }
 
-function bundlePassthrough(): Promise<string> {
+/** The pass-through Worker (`bench/workers/passthrough.ts`) bundled for workerd. */
+export function bundlePassthrough(): Promise<string> {
   return bundleForWorkerd(PASS_ENTRY);
+}
+
+/** The routing Worker on `host`; the caller adds its `ROUTING` binding and vars. */
+export function edgeWorker(script: string, date: string, host: string): V4WorkerOptions {
+  return { name: "edge", modules: true, script, compatibilityDate: date, routes: [`${host}/*`] };
+}
+
+/** The pass-through Worker on `host`, forwarding to `origin`. */
+export function passWorker(
+  script: string,
+  date: string,
+  host: string,
+  origin: string,
+): V4WorkerOptions {
+  return {
+    name: "pass",
+    modules: true,
+    script,
+    compatibilityDate: date,
+    routes: [`${host}/*`],
+    bindings: { ORIGIN: origin },
+  };
 }
 
 /** Options: where the routing Worker's `ROUTING` namespace lives and its vars. */
@@ -52,22 +75,11 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
     cf: false,
     workers: [
       {
-        name: "edge",
-        modules: true,
-        script: edgeScript,
-        compatibilityDate: date,
-        routes: [`${EDGE_HOST}/*`],
+        ...edgeWorker(edgeScript, date, EDGE_HOST),
         kvNamespaces: { ROUTING: o.namespaceId },
         bindings: { ...o.vars },
       },
-      {
-        name: "pass",
-        modules: true,
-        script: passScript,
-        compatibilityDate: date,
-        routes: [`${PASS_HOST}/*`],
-        bindings: { ORIGIN: o.passOrigin },
-      },
+      passWorker(passScript, date, PASS_HOST, o.passOrigin),
     ],
   });
   o.cleanup.add("workerd", () => mf.dispose());

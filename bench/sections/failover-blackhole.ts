@@ -7,6 +7,7 @@ import type { Cleanup } from "../lib/cleanup.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { round, summarize } from "../lib/stats.js";
 import { timedGet } from "../lib/timed-get.js";
+import { edgeWorker } from "../lib/workerd.js";
 
 const HOST = "edge.failover";
 const TOKEN = "bench-failover-token";
@@ -52,11 +53,7 @@ export async function blackholeFailover(
     cf: false,
     workers: [
       {
-        name: "edge",
-        modules: true,
-        script,
-        compatibilityDate: date,
-        routes: [`${HOST}/*`],
+        ...edgeWorker(script, date, HOST),
         kvNamespaces: ["ROUTING"],
         bindings: {
           ORIGIN_TIMEOUT_MS: String(o.originTimeoutMs),

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { compile, serializeMap } from "../../core/index.js";
 import {
   createKvWrapper,
@@ -7,15 +6,15 @@ import {
   KV_WRAPPER_WORKER,
 } from "../../test/helpers/kv-control.js";
 import { newMiniflare } from "../../test/helpers/miniflare.js";
-import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { sleep } from "../lib/sleep.js";
 import { round, summarize } from "../lib/stats.js";
 import { timedGet } from "../lib/timed-get.js";
+import { bundlePassthrough, edgeWorker, passWorker } from "../lib/workerd.js";
 
-const PASS_ENTRY = fileURLToPath(new URL("../workers/passthrough.ts", import.meta.url));
 const EDGE_HOST = "edge.latency";
 const PASS_HOST = "pass.latency";
 
@@ -70,7 +69,7 @@ export async function workerLatency(o: WorkerLatencyOptions): Promise<WorkerLate
 
   const [edgeScript, passScript, date] = await Promise.all([
     bundleWorker(),
-    bundleForWorkerd(PASS_ENTRY),
+    bundlePassthrough(),
     compatibilityDate(),
   ]);
   const kv = createKvWrapper();
@@ -80,25 +79,14 @@ export async function workerLatency(o: WorkerLatencyOptions): Promise<WorkerLate
     cf: false,
     workers: [
       {
-        name: "edge",
-        modules: true,
-        script: edgeScript,
-        compatibilityDate: date,
-        routes: [`${EDGE_HOST}/*`],
+        ...edgeWorker(edgeScript, date, EDGE_HOST),
         serviceBindings: {
           ROUTING: { name: KV_WRAPPER_WORKER, entrypoint: KV_WRAPPER_ENTRYPOINT },
         },
         bindings: { ISOLATE_CACHE_SECONDS: "1" },
       },
       { ...kv.worker, compatibilityDate: date },
-      {
-        name: "pass",
-        modules: true,
-        script: passScript,
-        compatibilityDate: date,
-        routes: [`${PASS_HOST}/*`],
-        bindings: { ORIGIN: origin.url },
-      },
+      passWorker(passScript, date, PASS_HOST, origin.url),
     ],
   });
   o.cleanup.add("workerd (latency)", () => mf.dispose());

@@ -19,21 +19,18 @@ export function applyCommand(ctx: CommandContext): Command {
       const { epochAtRead } = await import("../apply-transaction.js");
       const { commitFailure } = await import("../commit-failure.js");
       const { commitUnderLock } = await import("../commit-under-lock.js");
-      const { compileOptions } = await import("../compile-options.js");
       const { confirm } = await import("../confirm.js");
-      const { edgeEffect, formatEdgeEffect } = await import("../edge-effect.js");
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { planIntent } = await import("../intent-plan.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
-      const { diffIntent, formatDiff } = await import("../plan-diff.js");
-      const { assertNoNewProblems } = await import("../proposed-problems.js");
+      const { formatDiff } = await import("../plan-diff.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       // `client` is edgectl's etcd client over every member (the fault suite's CAS mutant patches
       // the lock line below by its text)
       await withEtcdMembers(settings, async (client) => {
-        const read = await readPrefixFromAny(client, settings.prefix);
-        const changes = diffIntent(read, desired, settings.prefix);
+        const plan = await planIntent(client, settings, desired);
+        const { read, changes } = plan;
         if (changes.length === 0) {
           ctx.print(`No changes: ${settings.prefix} already holds ${file}. Nothing written.`);
           ctx.exit(ExitCode.ok);
@@ -45,12 +42,12 @@ export function applyCommand(ctx: CommandContext): Command {
             `${changes.length} changes exceed etcd's ${settings.maxTxnOps} operations per transaction; raise etcd --max-txn-ops (and EDGECTL_MAX_TXN_OPS) or apply in smaller steps`,
           );
         }
-        assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings));
+        plan.assertNoNewProblems();
         const epoch = epochAtRead(read);
         ctx.print(
           `Plan for ${settings.prefix} at revision ${read.revision} (epoch ${epoch.value}):`,
           ...formatDiff(changes),
-          ...formatEdgeEffect(edgeEffect(toSnapshot(read), changes, compileOptions(settings))),
+          ...plan.effectLines(),
         );
         if (!opts.yes) {
           if (!ctx.io.isTTY) {

@@ -9,26 +9,21 @@ export function planCommand(ctx: CommandContext): Command {
     .argument("<file>", "desired-state file")
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { compileOptions } = await import("../compile-options.js");
-      const { edgeEffect, formatEdgeEffect } = await import("../edge-effect.js");
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { planIntent } = await import("../intent-plan.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
-      const { diffIntent, formatDiff } = await import("../plan-diff.js");
-      const { assertNoNewProblems } = await import("../proposed-problems.js");
+      const { formatDiff } = await import("../plan-diff.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (members) => {
-        const read = await readPrefixFromAny(members, settings.prefix);
-        const changes = diffIntent(read, desired, settings.prefix);
+        const plan = await planIntent(members, settings, desired);
         ctx.print(
-          `Plan for ${settings.prefix} at revision ${read.revision}:`,
-          ...formatDiff(changes),
+          `Plan for ${settings.prefix} at revision ${plan.read.revision}:`,
+          ...formatDiff(plan.changes),
         );
-        if (changes.length > 0) {
-          const shifts = edgeEffect(toSnapshot(read), changes, compileOptions(settings));
-          ctx.print(...formatEdgeEffect(shifts));
-          assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings));
+        if (plan.changes.length > 0) {
+          ctx.print(...plan.effectLines());
+          plan.assertNoNewProblems();
         }
       });
       ctx.exit(ExitCode.ok);

@@ -11,9 +11,9 @@ import { EtcdMembers } from "../../edgectl/etcd-members.js";
 import { diffIntent } from "../../edgectl/plan-diff.js";
 import {
   type ApplyAttempt,
+  applyAttemptOf,
   judgeApplies,
   keyHistory,
-  parseApplied,
 } from "../faults/support/apply-history.js";
 import { type EtcdCluster, startEtcdCluster } from "../helpers/etcd-cluster.js";
 import { freePort } from "../helpers/ports.js";
@@ -85,18 +85,7 @@ async function applyAttempt(
   const marker = `${tag}${k}`;
   const desired = desiredFor(marker, k);
   const r = await runCli(["apply", files.write(desired), "--yes"], { env });
-  const applied = parseApplied(r.stdout);
-  return {
-    loop: 0,
-    marker,
-    desired,
-    code: r.code,
-    stdout: r.stdout,
-    stderr: r.stderr,
-    paused: false,
-    epoch: applied?.epoch ?? null,
-    revision: applied?.revision ?? null,
-  };
+  return applyAttemptOf(marker, desired, r);
 }
 
 /** The prefix's current revision (where a judged run starts). */

@@ -1,8 +1,13 @@
 import { seededRandom } from "../../helpers/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { judgeApplies } from "../support/apply-history.js";
-import { expectedMapOf, memberClients, scenarioCluster } from "../support/cluster-world.js";
-import { describeMismatch, names, seedWorld, waitConverged } from "../support/etcd-world.js";
+import {
+  expectedMapOf,
+  seededCluster,
+  startClusterPusher,
+  waitSeedPushed,
+} from "../support/cluster-world.js";
+import { describeMismatch, waitConverged } from "../support/etcd-world.js";
 import { healthHistory, startHeartbeats } from "../support/heartbeats.js";
 import {
   type CommittedChange,
@@ -11,11 +16,9 @@ import {
   routesTimeline,
   waitAllInKv,
 } from "../support/kv-latency.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
 import { applyLoop, boostLoop, LIVE_POOLS } from "../support/operator-loops.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
 
 /** SPEC §5.8: a change committed by the majority reaches KV within this. */
 const KV_LIMIT_MS = 10_000;
@@ -30,24 +33,11 @@ export const clusterKills: Scenario = {
     const kills = ctx.quick ? 4 : 10;
     const r = seededRandom(ctx.seed);
     const inv = new Invariants();
-    const cluster = await scenarioCluster(ctx);
-    const mc = memberClients(ctx, cluster);
-    const { prefix, electionKey } = names("clkill");
-    await mc.any((c) => seedWorld(c, prefix, 10));
-    const env = { ETCD_ENDPOINTS: cluster.endpoints.join(","), ROUTING_PREFIX: prefix };
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "clkill-1",
-      etcdEndpoint: env.ETCD_ENDPOINTS,
-      prefix,
-      electionKey,
-      electionTtl: 5,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
+    const world = await seededCluster(ctx, "clkill");
+    const { cluster, mc, prefix, env } = world;
+    const { kv, pusher } = await startClusterPusher(ctx, world);
     await startHeartbeats(ctx, env, mc, prefix, LIVE_POOLS, ["--ttl", "10", "--interval", "2"]);
-    if ((await waitConverged(() => kv.routes(), await expectedMapOf(mc, prefix), 30_000)) === null)
-      throw new Error("the pusher never pushed the seed state");
+    await waitSeedPushed(kv, world);
     const startRev = await mc.any(async (c) =>
       Number((await c.get(`${prefix}epoch`).exec()).header.revision),
     );

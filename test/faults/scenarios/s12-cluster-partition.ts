@@ -1,17 +1,20 @@
 import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import { expectedMapOf, memberClients, scenarioCluster } from "../support/cluster-world.js";
-import { describeMismatch, names, seedWorld, waitConverged } from "../support/etcd-world.js";
+import {
+  expectedMapOf,
+  seededCluster,
+  startClusterPusher,
+  waitSeedPushed,
+} from "../support/cluster-world.js";
+import { describeMismatch, waitConverged } from "../support/etcd-world.js";
 import {
   type CommittedChange,
   describeSpread,
   kvLatency,
   routesTimeline,
 } from "../support/kv-latency.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
 
 const KV_LIMIT_MS = 10_000;
 
@@ -47,28 +50,17 @@ export const clusterPartition: Scenario = {
   async run(ctx) {
     const cuts = ctx.quick ? 2 : 5;
     const inv = new Invariants();
-    const cluster = await scenarioCluster(ctx);
-    const mc = memberClients(ctx, cluster);
+    const world = await seededCluster(ctx, "clpart");
+    const { cluster, mc, prefix } = world;
     const proxies: TcpProxy[] = [];
     for (const m of cluster.members) {
       const p = await startTcpProxy(m.clientPort);
       ctx.defer(() => p.close());
       proxies.push(p);
     }
-    const { prefix, electionKey } = names("clpart");
-    await mc.any((c) => seedWorld(c, prefix, 10));
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "clpart-1",
-      etcdEndpoint: proxies.map((p) => p.endpoint).join(","),
-      prefix,
-      electionKey,
-      electionTtl: 5,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
-    if ((await waitConverged(() => kv.routes(), await expectedMapOf(mc, prefix), 30_000)) === null)
-      throw new Error("the pusher never pushed the seed state");
+    const endpoints = proxies.map((p) => p.endpoint).join(",");
+    const { kv, pusher } = await startClusterPusher(ctx, world, endpoints);
+    await waitSeedPushed(kv, world);
     const probe = new ProbeWriter(mc, prefix);
     const cutMembers: string[] = [];
     for (let k = 0; k < cuts; k++) {

@@ -1,18 +1,10 @@
 import { type CompiledMap, parseMap } from "../../../core/index.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import { expectedMapOf, memberClients, scenarioCluster } from "../support/cluster-world.js";
-import {
-  describeMismatch,
-  matches,
-  names,
-  seedWorld,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
+import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
 import { kvLatency, routesTimeline } from "../support/kv-latency.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
 
 /** SPEC §5.6: `/readyz` is 503 once etcd has been unreachable for longer than this. */
 const READY_LIMIT_MS = 30_000;
@@ -29,20 +21,9 @@ export const quorumLoss: Scenario = {
   async run(ctx) {
     const outageMs = ctx.quick ? 36_000 : 60_000;
     const inv = new Invariants();
-    const cluster = await scenarioCluster(ctx);
-    const mc = memberClients(ctx, cluster);
-    const { prefix, electionKey } = names("quorum");
-    await mc.any((c) => seedWorld(c, prefix, 10));
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "quorum-1",
-      etcdEndpoint: cluster.endpoints.join(","),
-      prefix,
-      electionKey,
-      electionTtl: 5,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
+    const world = await seededCluster(ctx, "quorum");
+    const { cluster, mc, prefix } = world;
+    const { kv, pusher } = await startClusterPusher(ctx, world);
     const probe = new ProbeWriter(mc, prefix);
     const before = await probe.change("before the outage");
     while (kvLatency(routesTimeline(kv.writes), before) === null && Date.now() - before.at < 30_000)

@@ -3,17 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serializeMap } from "../../../core/index.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import { expectedMapOf, memberClients, scenarioCluster } from "../support/cluster-world.js";
-import {
-  describeMismatch,
-  matches,
-  names,
-  seedWorld,
-  waitConverged,
-} from "../support/etcd-world.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
+import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
+import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
 import { startWarmWorker } from "../support/warm-worker.js";
 
 const KV_LIMIT_MS = 10_000;
@@ -28,20 +20,9 @@ export const snapshotRestore: Scenario = {
   async run(ctx) {
     const rounds = ctx.quick ? 1 : 2;
     const inv = new Invariants();
-    const cluster = await scenarioCluster(ctx);
-    const mc = memberClients(ctx, cluster);
-    const { prefix, electionKey } = names("restore");
-    await mc.any((c) => seedWorld(c, prefix, 10));
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "restore-1",
-      etcdEndpoint: cluster.endpoints.join(","),
-      prefix,
-      electionKey,
-      electionTtl: 5,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
+    const world = await seededCluster(ctx, "restore");
+    const { cluster, mc, prefix } = world;
+    const { kv, pusher } = await startClusterPusher(ctx, world);
     const warm = await startWarmWorker(ctx, kv, "DE", ISOLATE_SECONDS);
     const dir = mkdtempSync(join(tmpdir(), "faults-restore-"));
     ctx.defer(() => rmSync(dir, { recursive: true, force: true }));

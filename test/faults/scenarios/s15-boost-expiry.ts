@@ -1,10 +1,7 @@
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import { expectedMapOf, memberClients, scenarioCluster } from "../support/cluster-world.js";
+import { seededCluster, startClusterPusher, waitSeedPushed } from "../support/cluster-world.js";
 import { edgectlBinary } from "../support/edgectl.js";
-import { names, seedWorld, waitConverged } from "../support/etcd-world.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
 import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
 
 const BOOST_S = 20;
 const LEADER_CHANGES = 3;
@@ -19,23 +16,10 @@ export const boostExpiry: Scenario = {
   budgetMs: (q) => (q ? 90_000 : 150_000),
   async run(ctx) {
     const inv = new Invariants();
-    const cluster = await scenarioCluster(ctx);
-    const mc = memberClients(ctx, cluster);
-    const { prefix, electionKey } = names("boost");
-    await mc.any((c) => seedWorld(c, prefix, 10));
-    const env = { ETCD_ENDPOINTS: cluster.endpoints.join(","), ROUTING_PREFIX: prefix };
-    const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
-      id: "boost-1",
-      etcdEndpoint: env.ETCD_ENDPOINTS,
-      prefix,
-      electionKey,
-      electionTtl: 5,
-      kvEnv: kv.env(),
-    });
-    await pusher.ready();
-    if ((await waitConverged(() => kv.routes(), await expectedMapOf(mc, prefix), 30_000)) === null)
-      throw new Error("the pusher never pushed the seed state");
+    const world = await seededCluster(ctx, "boost");
+    const { cluster, mc, prefix, env } = world;
+    const { kv, pusher } = await startClusterPusher(ctx, world);
+    await waitSeedPushed(kv, world);
 
     ctx.progress("pusher on the seed state; boosting FR");
     const boosted = await edgectlBinary(

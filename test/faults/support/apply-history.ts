@@ -24,6 +24,29 @@ export function parseApplied(stdout: string): { epoch: number; revision: number 
   return m ? { epoch: Number(m[1]), revision: Number(m[2]) } : null;
 }
 
+/**
+ * The record of one finished sequential `edgectl apply` (loop 0, never paused), with the epoch
+ * and revision from its success line.
+ */
+export function applyAttemptOf(
+  marker: string,
+  desired: DesiredState,
+  run: { readonly code: number; readonly stdout: string; readonly stderr: string },
+): ApplyAttempt {
+  const applied = parseApplied(run.stdout);
+  return {
+    loop: 0,
+    marker,
+    desired,
+    code: run.code,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    paused: false,
+    epoch: applied?.epoch ?? null,
+    revision: applied?.revision ?? null,
+  };
+}
+
 /** Every version of `key` modified after `afterRev`, oldest first (walks back by mod revision). */
 export async function keyHistory(
   client: Etcd3,

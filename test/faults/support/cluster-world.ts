@@ -3,8 +3,10 @@ import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
 import type { CompiledMap } from "../../../core/index.js";
 import { type EtcdCluster, startEtcdCluster } from "../../helpers/etcd-cluster.js";
 import type { FaultContext } from "../scenario.js";
-import { expectedMap } from "./etcd-world.js";
+import { expectedMap, names, seedWorld, waitConverged } from "./etcd-world.js";
+import { type RecordedKv, startRecordedKv } from "./kv-recorder.js";
 import { sleep } from "./processes.js";
+import { type PusherProcess, startPusherProcess } from "./pusher-process.js";
 
 /** Starts a 3-member etcd cluster on loopback, stopped with the scenario. */
 export async function scenarioCluster(ctx: FaultContext): Promise<EtcdCluster> {
@@ -79,4 +81,54 @@ export function memberClients(ctx: FaultContext, cluster: EtcdCluster): MemberCl
 /** `compile(range read of etcd)` through whichever member answers. */
 export function expectedMapOf(mc: MemberClients, prefix: string): Promise<CompiledMap> {
   return mc.any((c) => expectedMap(c, prefix));
+}
+
+/** A seeded cluster scenario's world: the cluster, its member clients, names and edgectl env. */
+export interface SeededCluster {
+  readonly tag: string;
+  readonly cluster: EtcdCluster;
+  readonly mc: MemberClients;
+  readonly prefix: string;
+  readonly electionKey: string;
+  /** `ETCD_ENDPOINTS` (every member) and `ROUTING_PREFIX`, for edgectl runs. */
+  readonly env: { ETCD_ENDPOINTS: string; ROUTING_PREFIX: string };
+}
+
+/** A 3-member cluster with the 10-country seed world under a prefix named for `tag`. */
+export async function seededCluster(ctx: FaultContext, tag: string): Promise<SeededCluster> {
+  const cluster = await scenarioCluster(ctx);
+  const mc = memberClients(ctx, cluster);
+  const { prefix, electionKey } = names(tag);
+  await mc.any((c) => seedWorld(c, prefix, 10));
+  const env = { ETCD_ENDPOINTS: cluster.endpoints.join(","), ROUTING_PREFIX: prefix };
+  return { tag, cluster, mc, prefix, electionKey, env };
+}
+
+/**
+ * A recorded KV and one ready pusher (`{tag}-1`, election TTL 5 s) on the world's prefix, over
+ * `etcdEndpoint` (default: every member).
+ */
+export async function startClusterPusher(
+  ctx: FaultContext,
+  world: SeededCluster,
+  etcdEndpoint = world.env.ETCD_ENDPOINTS,
+): Promise<{ kv: RecordedKv; pusher: PusherProcess }> {
+  const kv = await startRecordedKv(ctx);
+  const pusher = await startPusherProcess(ctx, {
+    id: `${world.tag}-1`,
+    etcdEndpoint,
+    prefix: world.prefix,
+    electionKey: world.electionKey,
+    electionTtl: 5,
+    kvEnv: kv.env(),
+  });
+  await pusher.ready();
+  return { kv, pusher };
+}
+
+/** Waits (30 s at most) until KV holds `compile(etcd)`; throws if the seed state never arrives. */
+export async function waitSeedPushed(kv: RecordedKv, world: SeededCluster): Promise<void> {
+  const expected = await expectedMapOf(world.mc, world.prefix);
+  if ((await waitConverged(() => kv.routes(), expected, 30_000)) === null)
+    throw new Error("the pusher never pushed the seed state");
 }

@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import type { DesiredState } from "../../../core/index.js";
 import type { FaultContext } from "../scenario.js";
 import type { ApplyAttempt } from "./apply-history.js";
-import { parseApplied } from "./apply-history.js";
+import { applyAttemptOf } from "./apply-history.js";
 import type { MemberClients } from "./cluster-world.js";
 import { edgectlBinary } from "./edgectl.js";
 import { POOLS } from "./etcd-world.js";
@@ -67,18 +67,7 @@ export async function applyLoop(
     writeFileSync(file, stringify(desired));
     const r = await edgectlBinary(ctx, ["apply", file, "--yes"], env, 90_000);
     exitedAt.set(marker, Date.now());
-    const applied = parseApplied(r.stdout);
-    attempts.push({
-      loop: 0,
-      marker,
-      desired,
-      code: r.code,
-      stdout: r.stdout,
-      stderr: r.stderr,
-      paused: false,
-      epoch: applied?.epoch ?? null,
-      revision: applied?.revision ?? null,
-    });
+    attempts.push(applyAttemptOf(marker, desired, r));
   }
   return { attempts, exitedAt };
 }

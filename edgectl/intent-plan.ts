@@ -1,0 +1,36 @@
+import type { DesiredState } from "../core/index.js";
+import type { CliSettings } from "./cli-settings.js";
+import { compileOptions } from "./compile-options.js";
+import { edgeEffect, formatEdgeEffect } from "./edge-effect.js";
+import { type PrefixRead, readPrefixFromAny, toSnapshot } from "./etcd-client.js";
+import type { EtcdMembers } from "./etcd-members.js";
+import { diffIntent, type KeyChange } from "./plan-diff.js";
+import { assertNoNewProblems } from "./proposed-problems.js";
+
+/** What `plan` and `apply` work from: one read of the prefix and the changes to the desired state. */
+export interface IntentPlan {
+  readonly read: PrefixRead;
+  readonly changes: KeyChange[];
+  /** The edge-effect lines of the changes under current health (compiled when called). */
+  effectLines(): string[];
+  /** Throws the CLI error of problems the changes would add (compiled when called). */
+  assertNoNewProblems(): void;
+}
+
+/** Reads `settings.prefix` from any member and diffs it against `desired`. */
+export async function planIntent(
+  members: EtcdMembers,
+  settings: CliSettings,
+  desired: DesiredState,
+): Promise<IntentPlan> {
+  const read = await readPrefixFromAny(members, settings.prefix);
+  const changes = diffIntent(read, desired, settings.prefix);
+  return {
+    read,
+    changes,
+    effectLines: () =>
+      formatEdgeEffect(edgeEffect(toSnapshot(read), changes, compileOptions(settings))),
+    assertNoNewProblems: () =>
+      assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings)),
+  };
+}
