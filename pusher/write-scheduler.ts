@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
-import { isRetryableKvError, KvError, type KvSink } from "../adapters/kv/kv-sink.js";
+import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { type CompiledMap, type CompileResult, parseMap, sameRouting } from "../core/index.js";
-import { type BackoffPolicy, backoffDelay } from "./backoff.js";
+import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
+import { kvRetryDelay } from "./kv-retry.js";
 import { isAfter, KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
@@ -273,11 +274,7 @@ export class WriteScheduler {
 
   private failed(op: string, e: unknown): number {
     this.attempts += 1;
-    const retryable = isRetryableKvError(e);
-    const retryAfterMs = e instanceof KvError ? e.retryAfterMs : undefined;
-    // Not retryable (bad token, bad request) still retries, slowly: an operator may fix it.
-    const attempt = retryable ? this.attempts : Number.MAX_SAFE_INTEGER;
-    const delay = backoffDelay(Math.min(attempt, 30), this.o.backoff, retryAfterMs);
+    const { delayMs: delay, retryable } = kvRetryDelay(e, this.attempts, this.o.backoff);
     this.retryAt = this.o.clock.now() + delay;
     this.o.status.kvFailed(e);
     if (op === "write") this.o.metrics.pushErrors.inc();
