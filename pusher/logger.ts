@@ -1,29 +1,21 @@
-import { type DestinationStream, type Logger, pino } from "pino";
+import type { DestinationStream, Logger } from "pino";
+import { createLogger as createServiceLogger } from "../adapters/logger.js";
 
-/** Paths pino blanks out, in case a secret ever reaches a log call. */
-export const REDACT_PATHS = [
-  "token",
-  "apiToken",
-  "password",
-  "authorization",
-  "*.token",
-  "*.apiToken",
-  "*.password",
-  "*.authorization",
-  "CF_API_TOKEN",
-  "*.CF_API_TOKEN",
-  "ETCD_PASSWORD",
-  "*.ETCD_PASSWORD",
-];
+export { REDACT_PATHS } from "../adapters/logger.js";
 
-/** The pusher's JSON-lines logger (stdout unless a destination is given). */
+/** The pusher's JSON-lines logger (stdout unless a destination is given): `service` edge-pusher. */
 export function createLogger(
-  opts: { readonly level?: string; readonly destination?: DestinationStream } = {},
+  opts: {
+    readonly level?: string;
+    readonly destination?: DestinationStream;
+    /** The `instance` field: `PUSHER_ID`. */
+    readonly instance?: string;
+  } = {},
 ): Logger {
-  const options = {
-    name: "edge-pusher",
-    level: opts.level ?? "info",
-    redact: { paths: REDACT_PATHS, censor: "[redacted]" },
-  };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  return createServiceLogger({
+    service: "edge-pusher",
+    ...(opts.level ? { level: opts.level } : {}),
+    ...(opts.destination ? { destination: opts.destination } : {}),
+    ...(opts.instance ? { instance: opts.instance } : {}),
+  });
 }

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     fail(describe(e));
   }
   const { createLogger } = await import("./logger.js");
-  const logger = createLogger({ level: env.LOG_LEVEL || "info" });
+  const logger = createLogger({ level: env.LOG_LEVEL || "info", instance: config.pusherId });
 
   const probing = new AbortController();
   const reachable = waitEtcdReachable(etcd, config.prefix, probing.signal);

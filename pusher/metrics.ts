@@ -1,4 +1,6 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { VERSION } from "../adapters/version.js";
+import type { CompileResult } from "../core/index.js";
 import type { PusherStatus } from "./status.js";
 
 /** The pusher's Prometheus metrics, in their own registry (no global state). */
@@ -11,11 +13,44 @@ export interface PusherMetrics {
   /** Watches given up and started again, by reason: `disconnected`, `cancelled`, `silent`. */
   readonly watchRestarts: Counter<"reason">;
   readonly writeDuration: Histogram;
+  /** Records a compile: problems by code, routes on the floor pool, pools without heartbeat. */
+  compiled(result: CompileResult): void;
 }
 
-/** Creates the registry; gauges read `status` when scraped. */
-export function createMetrics(status: PusherStatus): PusherMetrics {
+/** What the metrics say about the configuration. */
+export interface MetricsOptions {
+  /** `HEARTBEAT_SECONDS`, exported so an alert can compare the last push's age with it. */
+  readonly heartbeatSeconds?: number;
+}
+
+/** What the last compile said, kept for the scrape. */
+interface CompileFacts {
+  problemsByCode: ReadonlyMap<string, number>;
+  floorRoutes: number;
+  /** Every defined pool: whether its `health/` key exists. */
+  poolHeartbeat: ReadonlyMap<string, boolean>;
+}
+
+function factsOf(result: CompileResult): CompileFacts {
+  const problemsByCode = new Map<string, number>();
+  for (const p of result.problems)
+    problemsByCode.set(p.code, (problemsByCode.get(p.code) ?? 0) + 1);
+  const routes = [result.map.default, ...Object.values(result.map.countries)];
+  const poolHeartbeat = new Map<string, boolean>();
+  for (const pool of result.state.pools.keys())
+    poolHeartbeat.set(pool, result.state.health.has(pool));
+  return {
+    problemsByCode,
+    floorRoutes: routes.filter((r) => r.source === "floor").length,
+    poolHeartbeat,
+  };
+}
+
+/** Creates the registry with the process metrics; gauges read `status` when scraped. */
+export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): PusherMetrics {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let facts: CompileFacts | null = null;
   const gauge = (name: string, help: string, read: () => number | null) =>
     new Gauge({
       name,
@@ -26,6 +61,22 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
         if (v !== null) this.set(v);
       },
     });
+  new Gauge({
+    name: "edge_pusher_build_info",
+    help: "always 1; the label says which version runs",
+    labelNames: ["version"],
+    registers: [registry],
+  }).set({ version: VERSION }, 1);
+  gauge(
+    "edge_pusher_heartbeat_seconds",
+    "HEARTBEAT_SECONDS: the leader rewrites meta at least this often",
+    () => opts.heartbeatSeconds ?? 60,
+  );
+  gauge(
+    "edge_pusher_last_push_timestamp_seconds",
+    "Unix time of this pusher's last successful KV write (routes or meta); 0 before the first",
+    () => (status.lastPushAt === null ? 0 : status.lastPushAt / 1000),
+  );
   gauge(
     "edge_pusher_pushed_revision",
     "etcd revision of the map last written to KV",
@@ -44,9 +95,34 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
   );
   gauge(
     "edge_pusher_problems",
-    "problems reported by the last compile",
+    "problems reported by the last compile (as /status lists them)",
     () => status.problems.length,
   );
+  new Gauge({
+    name: "edge_pusher_problems_by_code",
+    help: "problems of the last compile by code (invalid-json, dangling-reference, …)",
+    labelNames: ["code"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [code, n] of facts?.problemsByCode ?? []) this.set({ code }, n);
+    },
+  });
+  gauge(
+    "edge_pusher_floor_routes",
+    "routes of the last compiled map (countries, and _default as one) sent to FLOOR_POOL because no pool of their rule is healthy or there is no default rule",
+    () => facts?.floorRoutes ?? 0,
+  );
+  new Gauge({
+    name: "edge_pusher_pool_heartbeat",
+    help: "per defined pool: 1 while its health/ key exists (a heartbeat holds it), 0 when it is missing",
+    labelNames: ["pool"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [pool, ok] of facts?.poolHeartbeat ?? []) this.set({ pool }, ok ? 1 : 0);
+    },
+  });
   gauge(
     "edge_pusher_history",
     "etcd history compiled in (raised by a restore)",
@@ -57,6 +133,9 @@ export function createMetrics(status: PusherStatus): PusherMetrics {
   );
   return {
     registry,
+    compiled(result) {
+      facts = factsOf(result);
+    },
     pushes: new Counter({
       name: "edge_pusher_pushes_total",
       help: "successful KV writes of routes and/or meta",

@@ -90,7 +90,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     tuning.secrets ?? [],
     tuning.unhealthyAfterMs ?? 30_000,
   );
-  const metrics = createMetrics(status);
+  const metrics = createMetrics(status, { heartbeatSeconds: config.heartbeatSeconds });
   const routing = new RoutingView(config.floorPool);
   const leadership = new Leadership({
     client: etcd,
@@ -154,6 +154,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       }
       if (status.role === "standby") status.problems = problems;
       routing.update(result);
+      metrics.compiled(result);
       expiry.arm(nextOverrideExpiry(result.state, new Date(clock.now())));
       scheduler.submit(result);
     },

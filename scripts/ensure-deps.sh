@@ -46,6 +46,18 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+# The alert rules are checked with Prometheus's promtool, and one test scrapes a real Prometheus.
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    say "prometheus not found: installing Debian's prometheus (promtool and the scrape test)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq prometheus >&2
+  else
+    say "prometheus not found: the alert tests need it (Debian/Ubuntu: sudo apt-get install prometheus)."
+  fi
+fi
+
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
   exit 0
 fi
