@@ -19,6 +19,22 @@ export interface HeartbeatEvent {
   readonly status: HealthStatus;
   readonly lease?: string;
   readonly detail?: string;
+  /** The error behind a failing renewal or registration. */
+  readonly err?: unknown;
+}
+
+/** What `--listen`'s metrics need to see (`HeartbeatMetrics`); every call is cheap. */
+export interface HeartbeatObserver {
+  /** The status the heartbeat publishes (at start and on every change). */
+  status(status: HealthStatus): void;
+  /** A lease was granted and the key written. */
+  registered(): void;
+  /** A keepalive succeeded. */
+  renewed(): void;
+  /** One HTTP check finished. */
+  checked(ok: boolean): void;
+  /** The lease is gone (a new registration follows). */
+  leaseLost(): void;
 }
 
 /** What the heartbeat needs; the clock is injectable for tests. */
@@ -32,11 +48,10 @@ export interface HeartbeatDeps {
   /** The HTTP check, if any: true when the pool answered well. */
   readonly probe?: () => Promise<boolean>;
   readonly log: (e: HeartbeatEvent) => void;
+  readonly observer?: HeartbeatObserver;
   readonly signal: AbortSignal;
   readonly now?: () => number;
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 /**
  * Keeps `health/POOL` alive on a lease until the signal aborts, then revokes the lease so the
@@ -51,8 +66,14 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   const ttlMs = deps.ttlSeconds * 1000;
   const tickMs = Math.max(100, Math.min(deps.intervalMs, ttlMs / 3));
   const value = (s: HealthStatus) => JSON.stringify({ status: s });
+  const observer = deps.observer;
   let hysteresis = new StatusHysteresis("healthy");
-  if (deps.probe) hysteresis = new StatusHysteresis((await deps.probe()) ? "healthy" : "unhealthy");
+  if (deps.probe) {
+    const ok = await deps.probe();
+    observer?.checked(ok);
+    hysteresis = new StatusHysteresis(ok ? "healthy" : "unhealthy");
+  }
+  observer?.status(hysteresis.status);
 
   const cur: { lease: ClusterLease | null } = { lease: null };
   let leaseId = "";
@@ -62,13 +83,14 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   let registerFailing = false;
   let probing: Promise<void> | null = null;
   let lastProbe = now();
-  const emit = (event: HeartbeatEvent["event"], detail?: string) =>
+  const emit = (event: HeartbeatEvent["event"], detail?: string, err?: unknown) =>
     deps.log({
       event,
       pool: deps.pool,
       status: hysteresis.status,
       ...(leaseId ? { lease: BigInt(leaseId).toString(16) } : {}),
       ...(detail ? { detail } : {}),
+      ...(err !== undefined ? { err } : {}),
     });
 
   // one renewal round may use half the TTL, leaving the other half for the next round
@@ -90,11 +112,12 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
       lastRenewal = now();
       renewFailing = false;
       registerFailing = false;
+      observer?.registered();
       emit("registered");
     } catch (e) {
       // a lease whose key may not have been written must not linger
       l?.revoke({ budgetMs: renewBudgetMs }).catch(() => undefined);
-      if (!registerFailing) emit("register-failed", errorText(e));
+      if (!registerFailing) emit("register-failed", undefined, e);
       registerFailing = true;
     }
   };
@@ -104,6 +127,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
       // a keepalive waits at most a third of the TTL on one member before trying the next
       await l.keepaliveOnce(Math.max(300, ttlMs / 3), { budgetMs: renewBudgetMs });
       lastRenewal = now();
+      observer?.renewed();
       if (renewFailing) emit("renew-recovered");
       renewFailing = false;
     } catch (e) {
@@ -113,6 +137,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
         l.revoke({ budgetMs: renewBudgetMs }).catch(() => undefined);
         cur.lease = null;
         written = null;
+        observer?.leaseLost();
         emit(
           "lease-lost",
           gone ? "etcd says the lease is gone" : `no renewal for over ${deps.ttlSeconds}s`,
@@ -120,7 +145,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
         leaseId = "";
       } else if (!renewFailing) {
         renewFailing = true;
-        emit("renew-failing", errorText(e));
+        emit("renew-failing", undefined, e);
       }
     }
   };
@@ -136,9 +161,12 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
       lastProbe = now();
       probing = probe().then((ok) => {
+        observer?.checked(ok);
         const before = hysteresis.status;
-        if (hysteresis.record(ok) !== before)
+        if (hysteresis.record(ok) !== before) {
+          observer?.status(hysteresis.status);
           emit("status-changed", ok ? "check recovered" : "check failing");
+        }
         probing = null;
       });
     }

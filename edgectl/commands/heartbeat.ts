@@ -2,12 +2,15 @@ import { Command } from "commander";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { ExitCode } from "../exit-codes.js";
+import type { HeartbeatMetrics } from "../heartbeat-metrics.js";
+import type { MetricsListener } from "../metrics-listener.js";
 
 interface HeartbeatOptions {
   readonly ttl: string;
   readonly interval: string;
   readonly checkUrl?: string;
   readonly checkTimeout?: string;
+  readonly listen?: string;
 }
 
 function seconds(flag: string, raw: string, min: number): number {
@@ -17,7 +20,10 @@ function seconds(flag: string, raw: string, min: number): number {
   return n;
 }
 
-/** `edgectl heartbeat POOL [--ttl 15] [--check-url URL] [--interval 5]`: long-running. */
+/**
+ * `edgectl heartbeat POOL [--ttl 15] [--check-url URL] [--interval 5] [--listen HOST:PORT]`:
+ * long-running; logs JSON lines (the shared schema) to stdout.
+ */
 export function heartbeatCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("heartbeat"))
     .description("publish health/POOL under a lease until SIGTERM (then revoke: the pool drains)")
@@ -29,12 +35,16 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       "HTTP check: unhealthy after 3 failures, healthy after 2 successes",
     )
     .option("--check-timeout <seconds>", "timeout of one check (default: min(interval, 2))")
+    .option("--listen <host:port>", "serve the heartbeat's Prometheus metrics on GET /metrics")
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { isPoolName, routingKeys } = await import("../../core/index.js");
       const { EtcdMembers } = await import("../etcd-members.js");
       const { runHeartbeat } = await import("../heartbeat-loop.js");
       const { httpProbe } = await import("../http-probe.js");
+      const { createLogger } = await import("../../adapters/logger.js");
+      const { heartbeatLog } = await import("../heartbeat-log.js");
+      const { parseListenAddress } = await import("../listen-address.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
       const ttl = seconds("--ttl", opts.ttl, 1);
@@ -46,7 +56,29 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const timeout = opts.checkTimeout
         ? seconds("--check-timeout", opts.checkTimeout, 0.05)
         : Math.min(interval, 2);
+      const listen = opts.listen ? parseListenAddress("--listen", opts.listen) : null;
       const settings = ctx.settings(cmd);
+      const logger = createLogger({
+        service: "edge-heartbeat",
+        level: ctx.io.env.LOG_LEVEL || "info",
+        destination: { write: (line: string) => ctx.io.stdout.write(line) },
+      });
+      let metrics: HeartbeatMetrics | undefined;
+      let listener: MetricsListener | undefined;
+      if (listen) {
+        const { HeartbeatMetrics } = await import("../heartbeat-metrics.js");
+        const { startMetricsListener } = await import("../metrics-listener.js");
+        metrics = new HeartbeatMetrics(pool);
+        try {
+          listener = await startMetricsListener({ ...listen, registry: metrics.registry });
+        } catch (e) {
+          throw new CliError(
+            "usage",
+            `--listen: cannot listen on ${opts.listen}: ${e instanceof Error ? e.message : String(e)}`,
+          );
+        }
+        logger.info({ pool, listen: `${listen.host}:${listener.port}` }, "serving /metrics");
+      }
       const members = EtcdMembers.open(settings);
       const signal = ctx.io.signal ?? new AbortController().signal;
       try {
@@ -57,11 +89,13 @@ export function heartbeatCommand(ctx: CommandContext): Command {
           ttlSeconds: ttl,
           intervalMs: interval * 1000,
           ...(opts.checkUrl ? { probe: httpProbe(opts.checkUrl, timeout * 1000) } : {}),
-          log: (e) => ctx.print(JSON.stringify({ time: new Date().toISOString(), ...e })),
+          log: heartbeatLog(logger),
+          ...(metrics ? { observer: metrics } : {}),
           signal,
         });
       } finally {
         members.close();
+        await listener?.close();
       }
       ctx.exit(ExitCode.ok);
     });

@@ -1,4 +1,8 @@
-const DROP = new Set(["level", "time", "pid", "hostname", "name", "msg", "event", "v"]);
+// pino's fields and the log schema's base fields (adapters/logger.ts): the terminal names the program.
+const DROP = new Set([
+  ...["level", "time", "pid", "hostname", "name", "msg", "event", "v"],
+  ...["service", "version", "instance"],
+]);
 const LEVELS: Readonly<Record<number, string>> = { 40: "WARN ", 50: "ERROR ", 60: "FATAL " };
 
 function show(value: unknown): string {

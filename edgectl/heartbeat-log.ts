@@ -1,0 +1,26 @@
+import type { Logger } from "pino";
+import type { HeartbeatEvent } from "./heartbeat-loop.js";
+
+type Level = "info" | "warn" | "error";
+
+const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly msg: string }> = {
+  registered: { level: "info", msg: "health key written under a new lease" },
+  "status-changed": { level: "warn", msg: "status changed" },
+  "renew-failing": { level: "warn", msg: "lease renewal failing; retrying" },
+  "renew-recovered": { level: "info", msg: "lease renewal recovered" },
+  "lease-lost": { level: "warn", msg: "lease lost; registering again" },
+  "register-failed": { level: "error", msg: "registration failed; retrying" },
+  stopped: { level: "info", msg: "stopped" },
+};
+
+/**
+ * Writes each heartbeat event as one line of the shared log schema: `event`, `pool`, `status`,
+ * `lease` (hex), `detail`, and the error under `err`. A recovery is logged at info.
+ */
+export function heartbeatLog(logger: Logger): (e: HeartbeatEvent) => void {
+  return (e) => {
+    const line = LINES[e.event];
+    const level = e.event === "status-changed" && e.status === "healthy" ? "info" : line.level;
+    logger[level](e, line.msg);
+  };
+}
