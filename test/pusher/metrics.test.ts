@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import pkg from "../../package.json" with { type: "json" };
+import { parsePromText, sampleValue } from "../helpers/prom-text.js";
+import { kvConverged, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
+
+const suite = useEtcd();
+
+describe("pusher metrics for the alerts", () => {
+  it("reports build info, last push, heartbeat seconds, problems by code, floor routes and pools without heartbeat", async () => {
+    const { client } = suite;
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const p = suite.start({ prefix, electionKey, heartbeatSeconds: 7 });
+    await kvConverged(client, p.kv, prefix);
+    const scrape = async () => parsePromText(await p.pusher.metrics.registry.metrics());
+
+    const before = Date.now() / 1000;
+    const healthy = await waitFor("a leader's push", async () => {
+      const s = await scrape();
+      return sampleValue(s, "edge_pusher_is_leader") === 1 ? s : null;
+    });
+    expect(sampleValue(healthy, "edge_pusher_build_info", { version: pkg.version })).toBe(1);
+    expect(sampleValue(healthy, "edge_pusher_heartbeat_seconds")).toBe(7);
+    const pushedAt = sampleValue(healthy, "edge_pusher_last_push_timestamp_seconds") ?? 0;
+    expect(pushedAt).toBeGreaterThan(before - 30);
+    expect(pushedAt).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(sampleValue(healthy, "edge_pusher_floor_routes")).toBe(0);
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      expect(sampleValue(healthy, "edge_pusher_pool_heartbeat", { pool })).toBe(1);
+    expect(healthy.filter((s) => s.name === "edge_pusher_problems_by_code")).toEqual([]);
+    // collectDefaultMetrics, on the pusher's own registry
+    expect(sampleValue(healthy, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(sampleValue(healthy, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+
+    // Every pool loses its heartbeat, and two rules break: DE and _default fall to the floor.
+    await client.delete().prefix(`${prefix}health/`);
+    await client.put(`${prefix}country/FR`).value("{not json");
+    await client.put(`${prefix}country/NL`).value(JSON.stringify({ primary: "nowhere-1" }));
+    const broken = await waitFor("the broken state's metrics", async () => {
+      const s = await scrape();
+      // the total is the pushed map's (the leader pushes at most once a second)
+      return sampleValue(s, "edge_pusher_floor_routes") === 2 &&
+        sampleValue(s, "edge_pusher_problems_by_code", { code: "dangling-reference" }) === 1 &&
+        sampleValue(s, "edge_pusher_problems") === 2
+        ? s
+        : null;
+    });
+    expect(sampleValue(broken, "edge_pusher_problems_by_code", { code: "invalid-json" })).toBe(1);
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      expect(sampleValue(broken, "edge_pusher_pool_heartbeat", { pool })).toBe(0);
+    expect(
+      sampleValue(broken, "edge_pusher_pool_heartbeat", { pool: "nowhere-1" }),
+    ).toBeUndefined();
+    expect(sampleValue(broken, "edge_pusher_last_push_timestamp_seconds")).toBeGreaterThan(
+      pushedAt,
+    );
+
+    // Repaired: the series of fixed problems go, the pools come back.
+    await client.delete().key(`${prefix}country/FR`);
+    await client.delete().key(`${prefix}country/NL`);
+    // fra-1 back: DE routes to it again, _default (ams-1, par-1) stays on the floor
+    await client.put(`${prefix}health/fra-1`).value(JSON.stringify({ status: "healthy" }));
+    const repaired = await waitFor("the repaired state's metrics", async () => {
+      const s = await scrape();
+      return sampleValue(s, "edge_pusher_floor_routes") === 1 &&
+        s.every((x) => x.name !== "edge_pusher_problems_by_code")
+        ? s
+        : null;
+    });
+    expect(sampleValue(repaired, "edge_pusher_pool_heartbeat", { pool: "fra-1" })).toBe(1);
+    expect(sampleValue(repaired, "edge_pusher_pool_heartbeat", { pool: "ams-1" })).toBe(0);
+  });
+});
