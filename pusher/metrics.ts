@@ -95,7 +95,7 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
   );
   gauge(
     "edge_pusher_problems",
-    "problems reported by the last compile (as /status lists them)",
+    "problems of the current map as /status lists them (the pushed map's on the leader)",
     () => status.problems.length,
   );
   new Gauge({

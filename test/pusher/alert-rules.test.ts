@@ -50,6 +50,13 @@ describe("deploy/prometheus/alerts.yml", () => {
     expect(r.code).toBe(0);
   });
 
+  it("is loaded by the example Prometheus configuration, which passes promtool check config", async () => {
+    const r = await promtool("check", "config", resolve(DIR, "prometheus.example.yml"));
+    expect(r.output).toContain("is valid prometheus config file syntax");
+    expect(r.output).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(r.code).toBe(0);
+  });
+
   it("has a unit test of every alert firing and one of it not firing", () => {
     const cases = (parse(readFileSync(TESTS, "utf8")) as { tests: RuleTest[] }).tests.flatMap(
       (t) => t.alert_rule_test ?? [],
