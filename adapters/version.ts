@@ -1,4 +1,4 @@
-import pkg from "../package.json" with { type: "json" };
+import { version } from "../package.json";
 
-/** The package's version (`package.json`), bundled into `dist/` at build time. */
-export const VERSION: string = pkg.version;
+/** The package's version (`package.json`); the build inlines it, not the rest of the file. */
+export const VERSION: string = version;
