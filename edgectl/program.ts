@@ -3,6 +3,7 @@ import type { CliIo } from "./cli-io.js";
 import { createCommandContext, withCommonOptions } from "./command-context.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
+import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
 import { heartbeatCommand } from "./commands/heartbeat.js";
@@ -84,6 +85,7 @@ export function buildProgram(
     unboostCommand,
     heartbeatCommand,
     statusCommand,
+    completionCommand,
   ]) {
     const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);

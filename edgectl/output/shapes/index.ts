@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ApplyShape } from "./apply-shape.js";
 import { BoostShape } from "./boost-shape.js";
+import { CompletionShape } from "./completion-shape.js";
 import { ErrorShape } from "./error-shape.js";
 import { ExplainShape } from "./explain-shape.js";
 import { ExportShape } from "./export-shape.js";
@@ -30,5 +31,6 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
     invocation: "edgectl heartbeat POOL -o json (one line per event)",
     schema: HeartbeatEventShape,
   },
+  { invocation: "edgectl completion SHELL -o json", schema: CompletionShape },
   { invocation: "any failure, -o json", schema: ErrorShape },
 ];
