@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { createCommandContext, withCommonOptions } from "./command-context.js";
+import { COMMAND_HELP, commandHelpText } from "./command-help.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
 import { completionCommand } from "./commands/completion.js";
@@ -38,12 +39,20 @@ Environment:
                             for twice this before exit 4
   EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+  NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
+
+Output: -o json prints one JSON document on stdout (errors {"error":{"code","message"}}), with
+the same exit codes; every shape is in docs/reference.md §6.
 
 Examples:
   edgectl --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 status
   edgectl plan routing.yaml && edgectl apply routing.yaml --yes
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
+  edgectl -o json explain DE | jq '{source, split}'
+  source <(edgectl completion bash)
+
+Run "edgectl COMMAND --help" for a command's examples and the environment it reads.
 `;
 
 /**
@@ -89,6 +98,8 @@ export function buildProgram(
   ]) {
     const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
+    const help = COMMAND_HELP[cmd.name()];
+    if (help) cmd.addHelpText("after", commandHelpText(help));
     program.addCommand(cmd);
   }
   return program;
