@@ -95,7 +95,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   completion: {
     examples: [
       "source <(edgectl completion bash)",
-      'edgectl completion zsh > ~/.zfunc/_edgectl   # a directory on $fpath',
+      "edgectl completion zsh > ~/.zfunc/_edgectl   # a directory on $fpath",
       "edgectl completion fish > ~/.config/fish/completions/edgectl.fish",
     ],
     env: [],
