@@ -218,6 +218,14 @@ describe("-o json against a real etcd, each shape checked with its schema", () =
 });
 
 describe("-o json error documents carry text mode's exit codes", () => {
+  it("heartbeat's fatal failure is the error document as its only line", async () => {
+    const r = await runCli(["heartbeat", "Not_A_Pool", "-o", "json"], {
+      env: ctx.envFor(uniquePrefix("json-hb-bad")),
+    });
+    expect(r.code).toBe(1);
+    expect(errorDocument(r.stdout)).toMatchObject({ code: "invalid-input" });
+  });
+
   it("1 invalid: a file with problems names each, with code invalid-input", async () => {
     const bad = exampleState() as { countries: Record<string, unknown> };
     bad.countries.DE = { primary: "nowhere-1" };
