@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createCliOutput } from "../../edgectl/output/cli-output.js";
+import { buildProgram } from "../../edgectl/program.js";
 import { runBin, runCli } from "./cli-harness.js";
 
 const pkg = JSON.parse(
@@ -39,7 +41,12 @@ describe("edgectl --version", () => {
 
 describe("edgectl COMMAND --help", () => {
   it("every command shows examples and the environment variables it reads", async () => {
-    for (const cmd of COMMANDS) {
+    const io = { env: {}, stdout: { write: () => true }, stderr: { write: () => true } };
+    const program = buildProgram(io, createCliOutput(io, "text"), () => {});
+    // every command the program has, not only those this test knew of
+    const all = program.commands.map((c) => c.name());
+    expect(all).toEqual(expect.arrayContaining(COMMANDS));
+    for (const cmd of all) {
       const r = await runCli([cmd, "--help"], { env: {} });
       expect(r.code, cmd).toBe(0);
       expect(r.stdout, cmd).toContain(`Usage: edgectl ${cmd}`);
