@@ -1,8 +1,10 @@
 import { Command } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { createCommandContext, withCommonOptions } from "./command-context.js";
+import { COMMAND_HELP, commandHelpText } from "./command-help.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
+import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
 import { heartbeatCommand } from "./commands/heartbeat.js";
@@ -10,6 +12,8 @@ import { planCommand } from "./commands/plan.js";
 import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
+import type { SettableOutput } from "./output/cli-output.js";
+import { VERSION } from "./version.js";
 
 /** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
 export const PROGRAM_HELP = `
@@ -35,31 +39,51 @@ Environment:
                             for twice this before exit 4
   EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+  NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
+
+Output: -o json prints one JSON document on stdout (errors {"error":{"code","message"}}), with
+the same exit codes; every shape is in docs/reference.md §6.
 
 Examples:
   edgectl --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 status
   edgectl plan routing.yaml && edgectl apply routing.yaml --yes
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
+  edgectl -o json explain DE | jq '{source, split}'
+  source <(edgectl completion bash)
+
+Run "edgectl COMMAND --help" for a command's examples and the environment it reads.
 `;
 
-/** Builds a fresh `edgectl` program; `exit` receives the exit code of the command that ran. */
-export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
-  const ctx = createCommandContext(io, exit);
+/**
+ * Builds a fresh `edgectl` program writing through `output`; `exit` receives the exit code of the
+ * command that ran. In JSON mode commander's own error text is not written: `run()` reports the
+ * error as the JSON error document instead.
+ */
+export function buildProgram(
+  io: CliIo,
+  output: SettableOutput,
+  exit: (code: number) => void,
+): Command {
+  const ctx = createCommandContext(io, output, exit);
+  const outputConfig = {
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => {
+      if (output.mode === "text") io.stderr.write(s);
+    },
+  };
   const program = withCommonOptions(new Command("edgectl"))
     .description(
       "Operator CLI for edge-router: routing intent, boosts, heartbeats and status in etcd",
     )
+    .version(VERSION, "-V, --version", "print edgectl's version")
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-    })
+    .configureOutput(outputConfig)
     .addHelpText("after", PROGRAM_HELP)
     .showHelpAfterError("(run with --help for usage)")
     .allowExcessArguments(false)
     // Runs before any subcommand's action: what only actions need is loaded here, not at start.
-    .hook("preAction", () => ctx.prepare());
+    .hook("preAction", (_program, actionCommand) => ctx.prepare(actionCommand));
   for (const make of [
     validateCommand,
     planCommand,
@@ -70,15 +94,12 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     unboostCommand,
     heartbeatCommand,
     statusCommand,
+    completionCommand,
   ]) {
-    const cmd = make(ctx)
-      .exitOverride()
-      .configureOutput({
-        writeOut: (s) => io.stdout.write(s),
-        writeErr: (s) => io.stderr.write(s),
-      })
-      .allowExcessArguments(false);
+    const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
+    const help = COMMAND_HELP[cmd.name()];
+    if (help) cmd.addHelpText("after", commandHelpText(help));
     program.addCommand(cmd);
   }
   return program;

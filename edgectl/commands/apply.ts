@@ -24,6 +24,7 @@ export function applyCommand(ctx: CommandContext): Command {
       const { planIntent } = await import("../intent-plan.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
       const { formatDiff } = await import("../plan-diff.js");
+      const { ApplyShape, applyDocument, applyText } = await import("../output/apply-document.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       // `client` is edgectl's etcd client over every member (the fault suite's CAS mutant patches
@@ -32,7 +33,10 @@ export function applyCommand(ctx: CommandContext): Command {
         const plan = await planIntent(client, settings, desired);
         const { read, changes } = plan;
         if (changes.length === 0) {
-          ctx.print(`No changes: ${settings.prefix} already holds ${file}. Nothing written.`);
+          ctx.emit(applyDocument(file, settings, plan, null), {
+            schema: ApplyShape,
+            text: applyText,
+          });
           ctx.exit(ExitCode.ok);
           return;
         }
@@ -65,9 +69,10 @@ export function applyCommand(ctx: CommandContext): Command {
           ctx.warn(l),
         );
         if (!result.ok) throw commitFailure(result, epoch.value);
-        ctx.print(
-          `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
-        );
+        ctx.emit(applyDocument(file, settings, plan, result), {
+          schema: ApplyShape,
+          text: applyText,
+        });
         ctx.exit(ExitCode.ok);
       });
     });

@@ -45,6 +45,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const { createLogger } = await import("../../adapters/logger.js");
       const { heartbeatLog } = await import("../heartbeat-log.js");
       const { parseListenAddress } = await import("../listen-address.js");
+      const { HeartbeatEventShape } = await import("../output/shapes/heartbeat-shape.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
       const ttl = seconds("--ttl", opts.ttl, 1);
@@ -63,6 +64,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
         level: ctx.io.env.LOG_LEVEL || "info",
         destination: { write: (line: string) => ctx.io.stdout.write(line) },
       });
+      const writeLog = heartbeatLog(logger);
       let metrics: HeartbeatMetrics | undefined;
       let listener: MetricsListener | undefined;
       if (listen) {
@@ -89,7 +91,16 @@ export function heartbeatCommand(ctx: CommandContext): Command {
           ttlSeconds: ttl,
           intervalMs: interval * 1000,
           ...(opts.checkUrl ? { probe: httpProbe(opts.checkUrl, timeout * 1000) } : {}),
-          log: heartbeatLog(logger),
+          // Text mode: log lines (shared schema) on stdout. JSON mode: the documented event
+          // lines on stdout, and the log lines on stderr (ctx.io.stdout is stderr there).
+          log: (e) => {
+            writeLog(e);
+            if (ctx.mode === "json")
+              ctx.emitLine(
+                { time: new Date().toISOString(), ...e },
+                { schema: HeartbeatEventShape, text: () => [] },
+              );
+          },
           ...(metrics ? { observer: metrics } : {}),
           signal,
         });
