@@ -36,6 +36,9 @@ const EXIT: Record<CliErrorCode, ExitCode> = {
   "audit-mismatch": ExitCode.failure,
 };
 
+/** Every {@link CliErrorCode}, for the JSON error shape's enum (add a code to the union and `EXIT`). */
+export const CLI_ERROR_CODES = Object.keys(EXIT) as [CliErrorCode, ...CliErrorCode[]];
+
 /** An expected failure (bad input, refused, conflict): printed as its message, never a stack. */
 export class CliError extends Error {
   override readonly name = "CliError";

@@ -1,6 +1,8 @@
 /** Something text can be written to (process.stdout, or a buffer in tests). */
 export interface TextSink {
   write(text: string): unknown;
+  /** True for a terminal (process.stdout has it): only then is text output coloured. */
+  readonly isTTY?: boolean;
 }
 
 /** Everything a command may touch: only `main.ts` fills it from `process`. */

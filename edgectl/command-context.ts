@@ -1,35 +1,71 @@
 import { type Command, Option } from "commander";
 import type { CliIo } from "./cli-io.js";
 import type { CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
+import type { CliOutput, EmitOptions, SettableOutput } from "./output/cli-output.js";
+import type { Paint } from "./output/colour.js";
+import { OUTPUT_MODES, type OutputMode } from "./output/output-mode.js";
 
-/** What every command's action gets: the I/O, its settings, and where to record its exit code. */
+/**
+ * What every command's action gets: the I/O, its settings, its output and where to record its
+ * exit code. A command reports its result with {@link CommandContext.emit} (once) and fails by
+ * throwing (a `CliError` for expected failures); `run()` renders either in the chosen mode.
+ *
+ * @example
+ * ctx.emit(
+ *   { file, valid: true, pools: 3, rules: 2 },
+ *   { schema: ValidateShape, text: (r) => [`${r.file} is valid`] },
+ * );
+ */
 export interface CommandContext {
   readonly io: CliIo;
+  /** `text` or `json` (`-o`), as parsed for the command that runs. */
+  readonly mode: OutputMode;
   /** Settings from the environment and the command's (and program's) `--prefix`/`--endpoints`. */
   settings(cmd: Command): CliSettings;
   /** Records the exit code of the command that ran. */
   exit(code: number): void;
-  /** Writes lines to stdout. */
+  /** Emits the command's result: one JSON document (`-o json`) or its text lines. */
+  emit<T>(result: T, opts: EmitOptions<T>): void;
+  /** Emits one event of a long-running command: a JSON line (`-o json`) or its text lines. */
+  emitLine<T>(event: T, opts: EmitOptions<T>): void;
+  /** Writes lines for people: stdout in text mode, stderr in JSON mode (stdout stays JSON). */
   print(...lines: string[]): void;
   /** Writes lines to stderr. */
   warn(...lines: string[]): void;
+  /** Colours text bound for stdout; the identity off a terminal, with NO_COLOR or in JSON mode. */
+  readonly paint: Paint;
 }
 
 /** A context whose settings are loaded by {@link PreparedContext.prepare} before an action runs. */
 export interface PreparedContext extends CommandContext {
   /**
-   * Loads the settings reader (it pulls in the core's schemas, so `--help` does not load it);
-   * the program calls this in its `preAction` hook.
+   * Loads the settings reader (it pulls in the core's schemas, so `--help` does not load it) and
+   * fixes the output mode from the parsed `-o`; the program calls this in its `preAction` hook.
    */
-  prepare(): Promise<void>;
+  prepare(actionCommand: Command): Promise<void>;
+  /** The output, for `run()` to report failures in the same mode. */
+  readonly output: CliOutput;
 }
 
 /** Builds the context for one `run()`. */
-export function createCommandContext(io: CliIo, exit: (code: number) => void): PreparedContext {
+export function createCommandContext(
+  io: CliIo,
+  output: SettableOutput,
+  exit: (code: number) => void,
+): PreparedContext {
   let fromEnv: typeof cliSettingsFromEnv | null = null;
   return {
     io,
-    async prepare() {
+    output,
+    get mode() {
+      return output.mode;
+    },
+    async prepare(actionCommand) {
+      const { output: mode, json } = actionCommand.optsWithGlobals<{
+        output?: OutputMode;
+        json?: boolean;
+      }>();
+      output.setMode(json ? "json" : (mode ?? "text"));
       fromEnv ??= (await import("./cli-settings.js")).cliSettingsFromEnv;
     },
     settings(cmd) {
@@ -38,18 +74,26 @@ export function createCommandContext(io: CliIo, exit: (code: number) => void): P
       return fromEnv(io.env, { prefix: flags.prefix, endpoints: flags.endpoints });
     },
     exit,
-    print: (...lines) => {
-      for (const l of lines) io.stdout.write(`${l}\n`);
-    },
-    warn: (...lines) => {
-      for (const l of lines) io.stderr.write(`${l}\n`);
-    },
+    emit: (result, opts) => output.emit(result, opts),
+    emitLine: (event, opts) => output.emitLine(event, opts),
+    print: (...lines) => output.print(...lines),
+    warn: (...lines) => output.warn(...lines),
+    paint: (c, t) => output.paint(c, t),
   };
 }
 
-/** Adds the options every command accepts (`--endpoints`, `--prefix`, `--debug`). */
+/**
+ * Adds the options every command accepts (`-o/--output`, `--endpoints`, `--prefix`, `--debug`).
+ * `-o` has no default here: the program's and the command's would shadow each other.
+ */
 export function withCommonOptions(cmd: Command): Command {
   return cmd
+    .addOption(
+      new Option(
+        "-o, --output <format>",
+        "output format: text, or json (one JSON document on stdout)",
+      ).choices(OUTPUT_MODES),
+    )
     .addOption(
       new Option(
         "--endpoints <urls>",

@@ -10,6 +10,8 @@ import { planCommand } from "./commands/plan.js";
 import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
+import type { SettableOutput } from "./output/cli-output.js";
+import { VERSION } from "./version.js";
 
 /** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
 export const PROGRAM_HELP = `
@@ -43,23 +45,35 @@ Examples:
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
 `;
 
-/** Builds a fresh `edgectl` program; `exit` receives the exit code of the command that ran. */
-export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
-  const ctx = createCommandContext(io, exit);
+/**
+ * Builds a fresh `edgectl` program writing through `output`; `exit` receives the exit code of the
+ * command that ran. In JSON mode commander's own error text is not written: `run()` reports the
+ * error as the JSON error document instead.
+ */
+export function buildProgram(
+  io: CliIo,
+  output: SettableOutput,
+  exit: (code: number) => void,
+): Command {
+  const ctx = createCommandContext(io, output, exit);
+  const outputConfig = {
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => {
+      if (output.mode === "text") io.stderr.write(s);
+    },
+  };
   const program = withCommonOptions(new Command("edgectl"))
     .description(
       "Operator CLI for edge-router: routing intent, boosts, heartbeats and status in etcd",
     )
+    .version(VERSION, "-V, --version", "print edgectl's version")
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-    })
+    .configureOutput(outputConfig)
     .addHelpText("after", PROGRAM_HELP)
     .showHelpAfterError("(run with --help for usage)")
     .allowExcessArguments(false)
     // Runs before any subcommand's action: what only actions need is loaded here, not at start.
-    .hook("preAction", () => ctx.prepare());
+    .hook("preAction", (_program, actionCommand) => ctx.prepare(actionCommand));
   for (const make of [
     validateCommand,
     planCommand,
@@ -71,13 +85,7 @@ export function buildProgram(io: CliIo, exit: (code: number) => void): Command {
     heartbeatCommand,
     statusCommand,
   ]) {
-    const cmd = make(ctx)
-      .exitOverride()
-      .configureOutput({
-        writeOut: (s) => io.stdout.write(s),
-        writeErr: (s) => io.stderr.write(s),
-      })
-      .allowExcessArguments(false);
+    const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
     program.addCommand(cmd);
   }

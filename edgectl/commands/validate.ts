@@ -10,10 +10,24 @@ export function validateCommand(ctx: CommandContext): Command {
     .argument("<file>", "desired-state file")
     .action(async (file: string) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { desiredStateToKeys } = await import("../../core/index.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
+      const { ValidateShape } = await import("../output/shapes/validate-shape.js");
       const state = await loadDesiredState(file);
-      ctx.print(
-        `${file} is valid: ${Object.keys(state.pools).length} pools, ${Object.keys(state.countries).length} country rules`,
+      const keys = [...desiredStateToKeys(state, "").keys()];
+      ctx.emit(
+        {
+          file,
+          valid: true as const,
+          pools: Object.keys(state.pools).sort(),
+          rules: keys.filter((k) => !k.startsWith("pool/")).sort(),
+        },
+        {
+          schema: ValidateShape,
+          text: (r, paint) => [
+            `${r.file} is ${paint("green", "valid")}: ${r.pools.length} pools, ${r.rules.length} country rules`,
+          ],
+        },
       );
       ctx.exit(ExitCode.ok);
     });
