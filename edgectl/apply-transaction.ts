@@ -70,7 +70,9 @@ function commitTxn(
       ),
       client.put(keys.epoch).value(String(epoch.value + 1)),
       client.put(audit.key).value(audit.value),
-      ...(audit.prune ? [client.delete().range(new Range(audit.prune.start, audit.prune.end))] : []),
+      ...(audit.prune
+        ? [client.delete().range(new Range(audit.prune.start, audit.prune.end))]
+        : []),
     )
     .else(client.get(keys.lock), client.get(keys.epoch));
 }

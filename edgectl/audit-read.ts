@@ -1,11 +1,6 @@
 import type { IKeyValue } from "etcd3";
 import { safeText } from "../core/index.js";
-import {
-  type AuditRecord,
-  AuditRecordSchema,
-  auditKey,
-  epochOfAuditKey,
-} from "./audit-record.js";
+import { type AuditRecord, AuditRecordSchema, auditKey, epochOfAuditKey } from "./audit-record.js";
 import type { EtcdMembers } from "./etcd-members.js";
 
 /** One key under `AUDIT_PREFIX`, decoded: a record, or why it is not one. */
@@ -61,8 +56,7 @@ export async function readNewestAuditRecords(
     const page = Math.min(AUDIT_PAGE, limit - out.length);
     const res = await members.any("read audit records", (c, call) => {
       const b = c.getAll().sort("Key", "Descend").limit(page);
-      const range =
-        end === null ? b.prefix(auditPrefix) : b.inRange({ start: auditPrefix, end });
+      const range = end === null ? b.prefix(auditPrefix) : b.inRange({ start: auditPrefix, end });
       return (revision === null ? range : range.revision(revision)).options(call).exec();
     });
     // every page at the first page's revision: one consistent view

@@ -1,5 +1,5 @@
-import { type AuditValue, auditValueOf, textOfAuditValue } from "./audit-record.js";
 import type { StoredAuditRecord } from "./audit-read.js";
+import { type AuditValue, auditValueOf, textOfAuditValue } from "./audit-record.js";
 import { CliError } from "./cli-error.js";
 import type { PrefixRead } from "./etcd-client.js";
 import { isIntentKey } from "./plan-diff.js";
@@ -34,7 +34,8 @@ const show = (v: AuditValue) => (v === null ? "(absent)" : JSON.stringify(v));
 export function intentAfterEpoch(src: RollbackSource): Map<string, string> {
   const { target, currentEpoch } = src;
   const state = new Map<string, string>();
-  for (const e of src.read.entries) if (isIntentKey(e.rel)) state.set(e.rel, e.value.toString("utf8"));
+  for (const e of src.read.entries)
+    if (isIntentKey(e.rel)) state.set(e.rel, e.value.toString("utf8"));
   const byEpoch = new Map<number, StoredAuditRecord>();
   for (const r of src.records) if (r.epoch !== null) byEpoch.set(r.epoch, r);
   for (let e = currentEpoch; e > target; e--) {

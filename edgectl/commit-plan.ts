@@ -1,15 +1,20 @@
 import { acquireApplyLock } from "./apply-lock.js";
 import { epochAtRead } from "./apply-transaction.js";
 import type { AuditCommand } from "./audit-record.js";
+import { auditValueOf } from "./audit-record.js";
 import { auditStamp, COMMIT_EXTRA_OPS } from "./audit-write.js";
 import { CliError } from "./cli-error.js";
 import type { CliSettings } from "./cli-settings.js";
 import type { CommandContext } from "./command-context.js";
 import { commitFailure } from "./commit-failure.js";
 import { commitUnderLock } from "./commit-under-lock.js";
+import { compileOptions } from "./compile-options.js";
 import { confirm } from "./confirm.js";
+import { edgeEffect, formatEdgeEffect, type RouteShift } from "./edge-effect.js";
+import { toSnapshot } from "./etcd-client.js";
 import type { EtcdMembers } from "./etcd-members.js";
 import type { IntentPlan } from "./intent-plan.js";
+import { type IntentChangeResult, IntentChangeShape } from "./output/shapes/intent-change-shape.js";
 import { formatDiff, type KeyChange } from "./plan-diff.js";
 
 /** How one intent-changing command (`apply`, `move`, `rollback`) commits its plan. */
@@ -23,24 +28,46 @@ export interface CommitRequest {
   readonly noChanges: string;
   /** Lines printed after the diff, before the edge effect (e.g. what `move` did to weights). */
   readonly notes?: readonly string[];
+  /** `rollback`: the epoch restored (reported in the result). */
+  readonly rolledBackTo?: number;
 }
 
-/** What the command did: the result object its output is rendered from. */
-export interface CommitOutcome {
-  /** False when etcd already held the intent (nothing written). */
-  readonly applied: boolean;
-  /** The epoch now: the new one when applied, else the one read. */
-  readonly epoch: number;
-  /** The commit's revision when applied, else the read's. */
-  readonly revision: number;
-  readonly changes: readonly KeyChange[];
+/** The command's result: the one document of `-o json`, and the last text line. */
+function emitOutcome(
+  ctx: CommandContext,
+  req: CommitRequest,
+  result: IntentChangeResult,
+): IntentChangeResult {
+  ctx.emit(result, {
+    schema: IntentChangeShape,
+    text: (r) => [
+      r.applied
+        ? `Applied ${r.changes.length} changes: epoch ${r.epoch} at revision ${r.revision}.`
+        : req.noChanges,
+    ],
+  });
+  return result;
 }
+
+const changeOf = (c: KeyChange) => ({
+  key: c.rel,
+  kind: c.kind,
+  before: auditValueOf(c.kind === "add" ? undefined : c.before),
+  after: auditValueOf(c.kind === "remove" ? undefined : c.after),
+});
+
+const shiftOf = (s: RouteShift) => ({
+  route: s.country,
+  before: { pool: s.before.pool, source: s.before.source },
+  after: { pool: s.after.pool, source: s.after.source },
+});
 
 /**
  * The one way intent changes (SPEC §6 `apply`): print the plan and its edge effect, refuse a
  * change set etcd would reject or one that adds problems, confirm (or `--yes`), take
  * `lock/apply`, then the one CAS transaction with the audit record
- * ({@link commitUnderLock}). Throws the `CliError` of every failure (exit 1, 2, 3, 4, 5).
+ * ({@link commitUnderLock}); then emit the result ({@link IntentChangeShape}). Throws the
+ * `CliError` of every failure (exit 1, 2, 3, 4, 5).
  */
 export async function commitPlan(
   ctx: CommandContext,
@@ -48,12 +75,19 @@ export async function commitPlan(
   settings: CliSettings,
   plan: IntentPlan,
   req: CommitRequest,
-): Promise<CommitOutcome> {
+): Promise<IntentChangeResult> {
   const { read, changes } = plan;
   const epoch = epochAtRead(read);
+  const base = {
+    command: req.command,
+    readRevision: read.revision,
+    ...(req.rolledBackTo !== undefined ? { rolledBackTo: req.rolledBackTo } : {}),
+    changes: changes.map(changeOf),
+    notes: [...(req.notes ?? [])],
+  };
   if (changes.length === 0) {
-    ctx.print(req.noChanges);
-    return { applied: false, epoch: epoch.value, revision: read.revision, changes };
+    const result = { ...base, applied: false, epoch: epoch.value, revision: read.revision };
+    return emitOutcome(ctx, req, { ...result, effect: [] });
   }
   if (changes.length + COMMIT_EXTRA_OPS > settings.maxTxnOps) {
     throw new CliError(
@@ -62,11 +96,12 @@ export async function commitPlan(
     );
   }
   plan.assertNoNewProblems();
+  const shifts = edgeEffect(toSnapshot(read), changes, compileOptions(settings));
   ctx.print(
     `Plan for ${settings.prefix} at revision ${read.revision} (epoch ${epoch.value}):`,
     ...formatDiff(changes),
     ...(req.notes ?? []),
-    ...plan.effectLines(),
+    ...formatEdgeEffect(shifts),
   );
   if (!req.yes) {
     if (!ctx.io.isTTY) {
@@ -87,8 +122,11 @@ export async function commitPlan(
     ctx.warn(l),
   );
   if (!result.ok) throw commitFailure(result, epoch.value);
-  ctx.print(
-    `Applied ${changes.length} changes: epoch ${result.epoch} at revision ${result.revision}.`,
-  );
-  return { applied: true, epoch: result.epoch, revision: result.revision, changes };
+  return emitOutcome(ctx, req, {
+    ...base,
+    applied: true,
+    epoch: result.epoch,
+    revision: result.revision,
+    effect: shifts.map(shiftOf),
+  });
 }

@@ -1,7 +1,7 @@
 import { acquireApplyLock, type LockAttempt } from "./apply-lock.js";
 import { type CommitResult, commitApply, type EpochAtRead } from "./apply-transaction.js";
-import { CliError } from "./cli-error.js";
 import type { AuditStamp } from "./audit-write.js";
+import { CliError } from "./cli-error.js";
 import type { CliSettings } from "./cli-settings.js";
 import type { EtcdMembers } from "./etcd-members.js";
 import type { KeyChange } from "./plan-diff.js";

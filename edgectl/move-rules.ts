@@ -1,7 +1,7 @@
+import { liveOverride } from "../core/continent-rules.js";
 import {
   CountryRuleSchema,
   canonicalRule,
-  liveOverride,
   MAX_FALLBACKS,
   type RoutingState,
   type RuleTarget,
