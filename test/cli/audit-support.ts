@@ -73,3 +73,8 @@ export async function applyAll(
     expect(r.code, r.stderr).toBe(0);
   }
 }
+
+/** Marks pools healthy (lease-less `health/` keys this test owns), so edge effects have routes. */
+export async function markHealthy(client: Etcd3, prefix: string, pools: readonly string[]) {
+  for (const p of pools) await client.put(`${prefix}health/${p}`).value('{"status":"healthy"}');
+}
