@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { DesiredState } from "../../core/index.js";
 import { IntentChangeShape } from "../../edgectl/output/shapes/intent-change-shape.js";
 import { applyAll, auditScope, intentOf, markHealthy, recordsOf } from "./audit-support.js";
 import { exampleState, runCli, useCliSuite } from "./cli-harness.js";
@@ -7,7 +8,7 @@ const suite = useCliSuite();
 const POOLS = ["fra-1", "ams-1", "par-1"];
 
 /** A fresh prefix holding the SPEC example (DE on fra-1, _default on ams-1), pools healthy. */
-async function seeded(tag: string, state: ReturnType<typeof exampleState> = exampleState()) {
+async function seeded(tag: string, state: DesiredState = exampleState()) {
   const scope = auditScope(suite, tag);
   await markHealthy(suite.client, scope.prefix, POOLS);
   await applyAll(suite, scope.env, [state]);
@@ -112,13 +113,13 @@ describe("edgectl move", () => {
   });
 
   it("a weighted rule loses its weights (all viewers go to POOL), and the plan says so", async () => {
-    const state = exampleState() as ReturnType<typeof exampleState> & {
-      countries: Record<string, unknown>;
-    };
-    state.countries.DE = {
-      primary: "fra-1",
-      fallbacks: ["ams-1"],
-      weights: { "fra-1": 80, "ams-1": 20 },
+    const base = exampleState();
+    const state: DesiredState = {
+      ...base,
+      countries: {
+        ...base.countries,
+        DE: { primary: "fra-1", fallbacks: ["ams-1"], weights: { "fra-1": 80, "ams-1": 20 } },
+      },
     };
     const { prefix, env } = await seeded("mv5", state);
     const r = await runCli(["move", "DE", "--to", "par-1", "--yes"], { env });
