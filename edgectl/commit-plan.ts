@@ -110,7 +110,9 @@ export async function commitPlan(
         `refusing to ${req.command} without confirmation: stdin is not a terminal (pass --yes)`,
       );
     }
-    if (!(await confirm(ctx.io, `Apply ${changes.length} changes?`))) {
+    // in JSON mode stdout holds only the result: the question goes where the plan went
+    const io = ctx.mode === "json" ? { ...ctx.io, stdout: ctx.io.stderr } : ctx.io;
+    if (!(await confirm(io, `Apply ${changes.length} changes?`))) {
       throw new CliError("not-confirmed", "not applied: not confirmed");
     }
   }

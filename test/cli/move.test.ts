@@ -145,6 +145,23 @@ describe("edgectl move", () => {
     expect(r.stdout).toContain("Edge effect under current health: no country changes pool.");
   });
 
+  it("-o json on a terminal: the plan and the question go to stderr, stdout is the one document", async () => {
+    const { env } = await seeded("mv8");
+    const r = await runCli(["move", "DE", "--to", "par-1", "-o", "json"], {
+      env,
+      stdin: "yes\n",
+      isTTY: true,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Apply 1 changes? [y/N]");
+    expect(r.stderr).toContain("~ country/DE");
+    expect(IntentChangeShape.parse(JSON.parse(r.stdout))).toMatchObject({
+      command: "move",
+      applied: true,
+      epoch: 2,
+    });
+  });
+
   it("without a TTY and without --yes it refuses (exit 1), nothing written", async () => {
     const { prefix, env } = await seeded("mv7");
     const r = await runCli(["move", "DE", "--to", "ams-1"], { env });
