@@ -17,6 +17,10 @@ import { OUTPUT_MODES, type OutputMode } from "./output/output-mode.js";
  * );
  */
 export interface CommandContext {
+  /**
+   * The I/O. In JSON mode its `stdout` is stderr: whatever a command writes there directly (the
+   * `apply` prompt) reaches a person without breaking the one JSON document on stdout.
+   */
   readonly io: CliIo;
   /** `text` or `json` (`-o`), as parsed for the command that runs. */
   readonly mode: OutputMode;
@@ -54,8 +58,11 @@ export function createCommandContext(
   exit: (code: number) => void,
 ): PreparedContext {
   let fromEnv: typeof cliSettingsFromEnv | null = null;
+  const jsonIo: CliIo = { ...io, stdout: io.stderr };
   return {
-    io,
+    get io() {
+      return output.mode === "json" ? jsonIo : io;
+    },
     output,
     get mode() {
       return output.mode;

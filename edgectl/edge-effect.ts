@@ -65,9 +65,21 @@ function describeShares(s: RouteShift): string {
   return `${formatShares(s.before)} → ${formatShares(s.after)} (${sources})`;
 }
 
-/** The shares of viewers before and after a shift (for machine-readable output). */
-export function shiftShares(s: RouteShift) {
-  return { before: routeShares(s.before), after: routeShares(s.after) };
+/** A route as `-o json` shows it in the edge effect: where it sends viewers, in shares. */
+export function routeSummary(r: Route) {
+  return {
+    pool: r.pool,
+    origin: r.origin,
+    source: r.source,
+    degraded:
+      r.degraded === "all-pools-unhealthy" || r.degraded === "no-default-rule" ? r.degraded : null,
+    shares: routeShares(r),
+  };
+}
+
+/** A shift as `-o json` shows it (`RouteShiftShape`): both sides in shares of viewers. */
+export function shiftDocument(s: RouteShift) {
+  return { country: s.country, before: routeSummary(s.before), after: routeSummary(s.after) };
 }
 
 function describe(r: Route): string {

@@ -7,7 +7,7 @@ export interface PoolShare {
 }
 
 /** The viewers' shares of a route: its weighted split, else all of them on its pool. */
-export function routeShares(route: Route): PoolShare[] {
+export function routeShares(route: Pick<Route, "pool" | "weights">): PoolShare[] {
   const w = route.weights;
   if (!w || w.length === 0) return [{ pool: route.pool, percent: 100 }];
   const shares = percentShares(w);

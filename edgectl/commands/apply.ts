@@ -20,15 +20,19 @@ export function applyCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd-members.js");
       const { planIntent } = await import("../intent-plan.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
+      const { ApplyShape, applyDocument, applyText } = await import("../output/apply-document.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (client) => {
         const plan = await planIntent(client, settings, desired);
-        await commitPlan(ctx, client, settings, plan, {
+        const commit = await commitPlan(ctx, client, settings, plan, {
           command: "apply",
           reason: opts.reason,
           yes: opts.yes === true,
-          noChanges: `No changes: ${settings.prefix} already holds ${file}. Nothing written.`,
+        });
+        ctx.emit(applyDocument(file, settings, plan, commit), {
+          schema: ApplyShape,
+          text: applyText,
         });
         ctx.exit(ExitCode.ok);
       });

@@ -40,6 +40,8 @@ export function boostCommand(ctx: CommandContext): Command {
       const { parseTargetArgument } = await import("../target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { BoostShape } = await import("../output/shapes/boost-shape.js");
+      const { routeShares } = await import("../route-shares.js");
       const { target, name: cc } = parseTargetArgument(raw);
       const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
       if (percent !== undefined && opts.fallbacks)
@@ -97,13 +99,14 @@ export function boostCommand(ctx: CommandContext): Command {
         // The lease's end as the boost's promise: etcd restarts lease TTLs on a leader change, so
         // the compiler ends the boost at expires_at even while the lease lives on.
         const expiresAt = new Date(lease.grantedAt + lease.ttlSeconds * 1000).toISOString();
-        const value = JSON.stringify({
+        const written = {
           primary: split?.primary ?? rule.primary,
-          fallbacks: split?.fallbacks ?? rule.fallbacks,
-          ...(split ? { weights: split.weights } : {}),
+          fallbacks: [...(split?.fallbacks ?? rule.fallbacks)],
+          ...(split ? { weights: { ...split.weights } } : {}),
           ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
           expires_at: expiresAt,
-        });
+        };
+        const value = JSON.stringify(written);
         try {
           // a put under our own fresh lease may be sent again: the second one writes the same
           await members.any(`write override/${cc}`, (c, call) =>
@@ -120,15 +123,33 @@ export function boostCommand(ctx: CommandContext): Command {
           });
           throw e;
         }
-        ctx.print(
-          `override/${cc} → ${chain.join(" > ")}${
-            split
-              ? ` split ${Object.entries(split.weights)
-                  .map(([p, w]) => `${p} ${w}%`)
-                  .join(" · ")} (from ${split.base})`
-              : ""
-          } for ${opts.ttl}`,
-          `lease ${lease.hex} (${lease.id}), expires ${expiresAt}`,
+        const shares = split
+          ? routeShares({
+              pool: split.primary,
+              weights: Object.entries(split.weights).map(([pool, weight]) => ({ pool, weight })),
+            })
+          : null;
+        ctx.emit(
+          {
+            key: `override/${cc}`,
+            value: written,
+            split: shares,
+            split_base: split?.base ?? null,
+            ttl: opts.ttl,
+            lease: { id: lease.id, hex: lease.hex },
+            expires_at: expiresAt,
+          },
+          {
+            schema: BoostShape,
+            text: (r) => [
+              `${r.key} → ${chain.join(" > ")}${
+                r.split
+                  ? ` split ${r.split.map((x) => `${x.pool} ${x.percent}%`).join(" · ")} (from ${r.split_base})`
+                  : ""
+              } for ${r.ttl}`,
+              `lease ${r.lease.hex} (${r.lease.id}), expires ${r.expires_at}`,
+            ],
+          },
         );
       });
       ctx.exit(ExitCode.ok);

@@ -3,33 +3,51 @@ import type { CompiledMap } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { ExitCode } from "../exit-codes.js";
 
-/** `edgectl explain CC [--json]`: resolves CC exactly as the compiler would now, and says why. */
+/**
+ * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or
+ * says what a continent's rule does and which countries it covers.
+ */
 export function explainCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("explain"))
-    .description("show how a country is routed right now, and why")
-    .argument("<cc>", "country code (ISO 3166-1 alpha-2, XX, T1) or _default")
-    .option("--json", "print the explanation as JSON")
+    .description("show how a country (or a continent's rule) routes right now, and why")
+    .argument(
+      "<cc>",
+      "country code (ISO 3166-1 alpha-2, XX, T1), _default, or a continent (EU, AN, OC, continent/NA)",
+    )
+    .option("--json", "the same as -o json")
     .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
-    .action(async (raw: string, opts: { json?: boolean; kv: boolean }, cmd: Command) => {
+    .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { compile } = await import("../../core/index.js");
       const { compileOptions } = await import("../compile-options.js");
-      const { parseCountryArgument } = await import("../country-argument.js");
+      const { parseTargetArgument } = await import("../target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { explainContinent, formatContinentExplanation } = await import(
+        "../explain-continent.js"
+      );
       const { dependsOnLastGood, explainCountry, formatExplanation } = await import(
         "../explain-country.js"
       );
       const { readKvMaps } = await import("../kv-read.js");
-      const cc = parseCountryArgument(raw);
+      const { continentDocument, countryDocument } = await import("../output/explain-document.js");
+      const { ExplainShape } = await import("../output/shapes/explain-shape.js");
+      const { target, name } = parseTargetArgument(raw);
       const settings = ctx.settings(cmd);
       const read = await withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
       );
       const snapshot = toSnapshot(read);
       const options = compileOptions(settings);
+      const needsKv =
+        target.kind === "country"
+          ? dependsOnLastGood(snapshot, target.cc, options)
+          : compile(snapshot, options).problems.some(
+              (p) => p.key === `continent/${target.continent}`,
+            );
       let previous: CompiledMap | null = null;
       let history: string | undefined;
-      if (dependsOnLastGood(snapshot, cc, options)) {
+      if (needsKv) {
         if (!opts.kv) history = "KV not read (--no-kv): last valid rules are not shown";
         else {
           const kv = await readKvMaps(ctx.io);
@@ -41,9 +59,17 @@ export function explainCommand(ctx: CommandContext): Command {
               : "KV holds no routes map: there are no last valid rules";
         }
       }
-      const x = explainCountry(snapshot, cc, { ...options, previous }, history);
-      if (opts.json) ctx.print(JSON.stringify(x));
-      else ctx.print(...formatExplanation(x));
+      if (target.kind === "continent") {
+        const x = explainContinent(snapshot, target.continent, { ...options, previous });
+        const withHistory = history ? { ...x, reasons: [history, ...x.reasons] } : x;
+        ctx.emit(continentDocument(withHistory), {
+          schema: ExplainShape,
+          text: () => formatContinentExplanation(withHistory),
+        });
+      } else {
+        const x = explainCountry(snapshot, name, { ...options, previous }, history);
+        ctx.emit(countryDocument(x), { schema: ExplainShape, text: () => formatExplanation(x) });
+      }
       ctx.exit(ExitCode.ok);
     });
 }

@@ -14,19 +14,33 @@ export function exportCommand(ctx: CommandContext): Command {
       );
       const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { ExportShape } = await import("../output/shapes/export-shape.js");
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (members) => {
         const read = await readPrefixFromAny(members, settings.prefix);
         const state = readSnapshot(toSnapshot(read), settings.prefix);
         const desired = desiredStateFromRouting(state);
-        ctx.io.stdout.write(
-          `# edgectl export of ${settings.prefix} at revision ${read.revision}, epoch ${state.epoch}\n`,
+        const skipped = state.problems
+          .filter((p) => p.key.startsWith("pool/") || p.key.startsWith("country/"))
+          .map(formatProblem);
+        ctx.emit(
+          {
+            prefix: settings.prefix,
+            revision: read.revision,
+            epoch: state.epoch,
+            state: desired,
+            not_exported: skipped,
+          },
+          {
+            schema: ExportShape,
+            text: (r) => [
+              `# edgectl export of ${r.prefix} at revision ${r.revision}, epoch ${r.epoch}`,
+              // the document ends in a newline, which the line join adds back
+              stringify(desired, { lineWidth: 0 }).replace(/\n$/, ""),
+            ],
+          },
         );
-        ctx.io.stdout.write(stringify(desired, { lineWidth: 0 }));
-        const skipped = state.problems.filter(
-          (p) => p.key.startsWith("pool/") || p.key.startsWith("country/"),
-        );
-        for (const p of skipped) ctx.warn(`warning: not exported: ${formatProblem(p)}`);
+        if (ctx.mode === "text") for (const p of skipped) ctx.warn(`warning: not exported: ${p}`);
       });
       ctx.exit(ExitCode.ok);
     });

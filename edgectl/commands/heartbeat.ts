@@ -35,6 +35,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const { EtcdMembers } = await import("../etcd-members.js");
       const { runHeartbeat } = await import("../heartbeat-loop.js");
       const { httpProbe } = await import("../http-probe.js");
+      const { HeartbeatEventShape } = await import("../output/shapes/heartbeat-shape.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
       const ttl = seconds("--ttl", opts.ttl, 1);
@@ -57,7 +58,11 @@ export function heartbeatCommand(ctx: CommandContext): Command {
           ttlSeconds: ttl,
           intervalMs: interval * 1000,
           ...(opts.checkUrl ? { probe: httpProbe(opts.checkUrl, timeout * 1000) } : {}),
-          log: (e) => ctx.print(JSON.stringify({ time: new Date().toISOString(), ...e })),
+          log: (e) =>
+            ctx.emitLine(
+              { time: new Date().toISOString(), ...e },
+              { schema: HeartbeatEventShape, text: (x) => [JSON.stringify(x)] },
+            ),
           signal,
         });
       } finally {

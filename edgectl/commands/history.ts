@@ -13,7 +13,7 @@ const sign = (c: HistoryResult["records"][number]["changes"][number]) =>
 export function historyText(r: HistoryResult): string[] {
   const lines: string[] = [];
   if (r.records.length === 0 && r.invalid.length === 0)
-    return [`No audit records under ${r.auditPrefix}.`];
+    return [`No audit records under ${r.audit_prefix}.`];
   for (const rec of r.records) {
     const why = rec.reason === null ? "" : `  reason: ${JSON.stringify(rec.reason)}`;
     lines.push(`epoch ${rec.epoch}  ${rec.at}  ${rec.by}  ${rec.command}${why}`);
@@ -49,12 +49,12 @@ export function historyCommand(ctx: CommandContext): Command {
           Number(rawLimit),
         );
         const result: HistoryResult = {
-          auditPrefix: settings.auditPrefix,
+          audit_prefix: settings.auditPrefix,
           records: [],
           invalid: [],
         };
         for (const s of stored) {
-          if (s.ok) result.records.push({ ...s.record, commitRevision: s.commitRevision });
+          if (s.ok) result.records.push({ ...s.record, commit_revision: s.commitRevision });
           else result.invalid.push({ key: s.key, epoch: s.epoch, problem: s.problem });
         }
         ctx.emit(result, { schema: HistoryShape, text: historyText });

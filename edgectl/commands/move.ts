@@ -36,8 +36,15 @@ export function moveCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd-members.js");
       const { planOfChanges } = await import("../intent-plan.js");
       const { moveChanges } = await import("../move-rules.js");
+      const { commitFields } = await import("../output/apply-document.js");
+      const { MoveShape } = await import("../output/shapes/move-shape.js");
       const { parseTargetArgument } = await import("../target-argument.js");
-      const targets = list(raw).map((t) => parseTargetArgument(t));
+      const targets = list(raw).map((t) => {
+        const { target } = parseTargetArgument(t);
+        const key =
+          target.kind === "country" ? `country/${target.cc}` : `continent/${target.continent}`;
+        return { target, key };
+      });
       if (targets.length === 0)
         throw new CliError("invalid-input", "move: name at least one country or continent");
       const fallbacks = opts.fallbacks === undefined ? undefined : list(opts.fallbacks);
@@ -51,14 +58,28 @@ export function moveCommand(ctx: CommandContext): Command {
           opts.to,
           fallbacks,
         );
-        const names = targets.map((t) => t.name).join(", ");
-        await commitPlan(ctx, client, settings, planOfChanges(read, changes, settings), {
+        const plan = planOfChanges(read, changes, settings);
+        const commit = await commitPlan(ctx, client, settings, plan, {
           command: "move",
           reason: opts.reason,
           yes: opts.yes === true,
-          noChanges: `No changes: ${names} already ${targets.length === 1 ? "has" : "have"} primary ${opts.to} with that chain. Nothing written.`,
           notes,
         });
+        const keys = [...new Set(targets.map((t) => t.key))];
+        ctx.emit(
+          { ...commitFields(settings, plan, commit), targets: keys, to: opts.to, notes },
+          {
+            schema: MoveShape,
+            text: (r, paint) =>
+              r.applied
+                ? [
+                    `${paint("green", "Applied")} ${r.changes.length} changes: epoch ${r.epoch} at revision ${r.commit_revision}.`,
+                  ]
+                : [
+                    `No changes: ${r.targets.join(", ")} already ${r.targets.length === 1 ? "has" : "have"} primary ${r.to} with that chain. Nothing written.`,
+                  ],
+          },
+        );
         ctx.exit(ExitCode.ok);
       });
     });

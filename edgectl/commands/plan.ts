@@ -9,22 +9,60 @@ export function planCommand(ctx: CommandContext): Command {
     .argument("<file>", "desired-state file")
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      const { readSnapshot } = await import("../../core/index.js");
+      const { compileOptions } = await import("../compile-options.js");
+      const { edgeEffect, formatEdgeEffect, shiftDocument } = await import("../edge-effect.js");
+      const { toSnapshot } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
       const { planIntent } = await import("../intent-plan.js");
       const { loadDesiredState } = await import("../load-desired-state.js");
+      const { changeDocument } = await import("../output/plan-document.js");
+      const { PlanShape } = await import("../output/shapes/plan-shape.js");
       const { formatDiff } = await import("../plan-diff.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (members) => {
         const plan = await planIntent(members, settings, desired);
-        ctx.print(
-          `Plan for ${settings.prefix} at revision ${plan.read.revision}:`,
-          ...formatDiff(plan.changes),
-        );
-        if (plan.changes.length > 0) {
-          ctx.print(...plan.effectLines());
-          plan.assertNoNewProblems();
+        const snapshot = toSnapshot(plan.read);
+        const shifts =
+          plan.changes.length > 0
+            ? edgeEffect(snapshot, plan.changes, compileOptions(settings))
+            : [];
+        // text mode shows the plan before the problems; JSON mode has one document, the error
+        let problems: unknown = null;
+        try {
+          if (plan.changes.length > 0) plan.assertNoNewProblems();
+        } catch (e) {
+          if (ctx.mode === "json") throw e;
+          problems = e;
         }
+        ctx.emit(
+          {
+            file,
+            prefix: settings.prefix,
+            revision: plan.read.revision,
+            epoch: readSnapshot(snapshot, settings.prefix).epoch,
+            changes: plan.changes.map(changeDocument),
+            effect: shifts.map(shiftDocument),
+          },
+          {
+            schema: PlanShape,
+            text: (r, paint) => [
+              `Plan for ${r.prefix} at revision ${r.revision}:`,
+              ...formatDiff(plan.changes).map((l) =>
+                l.startsWith("  + ")
+                  ? paint("green", l)
+                  : l.startsWith("  - ")
+                    ? paint("red", l)
+                    : l.startsWith("  ~ ")
+                      ? paint("yellow", l)
+                      : l,
+              ),
+              ...(plan.changes.length > 0 ? formatEdgeEffect(shifts) : []),
+            ],
+          },
+        );
+        if (problems) throw problems;
       });
       ctx.exit(ExitCode.ok);
     });

@@ -24,6 +24,8 @@ export function rollbackCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd-members.js");
       const { planOfChanges } = await import("../intent-plan.js");
       const { validateDesiredDoc } = await import("../load-desired-state.js");
+      const { commitFields } = await import("../output/apply-document.js");
+      const { RollbackShape } = await import("../output/shapes/rollback-shape.js");
       const { diffIntent } = await import("../plan-diff.js");
       if (!/^[0-9]{1,12}$/.test(raw.trim()))
         throw new CliError("invalid-input", `rollback: "${raw}" is not an epoch (0 or more)`);
@@ -42,7 +44,6 @@ export function rollbackCommand(ctx: CommandContext): Command {
           target === current
             ? `Epoch ${target} is the current epoch: nothing to roll back. Nothing written.`
             : `No changes: the intent already equals the intent after epoch ${target}. Nothing written.`;
-        const req = { command: "rollback", reason, yes: opts.yes === true, noChanges } as const;
         let changes: ReturnType<typeof diffIntent> = [];
         if (target < current) {
           const [records, oldest] = await Promise.all([
@@ -56,10 +57,23 @@ export function rollbackCommand(ctx: CommandContext): Command {
           );
           changes = diffIntent(read, desired, settings.prefix);
         }
-        await commitPlan(ctx, client, settings, planOfChanges(read, changes, settings), {
-          ...req,
-          rolledBackTo: target,
+        const plan = planOfChanges(read, changes, settings);
+        const commit = await commitPlan(ctx, client, settings, plan, {
+          command: "rollback",
+          reason,
+          yes: opts.yes === true,
         });
+        ctx.emit(
+          { ...commitFields(settings, plan, commit), to_epoch: target },
+          {
+            schema: RollbackShape,
+            text: (r, paint) => [
+              r.applied
+                ? `${paint("green", "Applied")} ${r.changes.length} changes: epoch ${r.epoch} at revision ${r.commit_revision} (the intent after epoch ${r.to_epoch}).`
+                : noChanges,
+            ],
+          },
+        );
         ctx.exit(ExitCode.ok);
       });
     });

@@ -60,6 +60,8 @@ export function statusCommand(ctx: CommandContext): Command {
         { withEtcdMembers },
         { readKvMaps },
         { evaluateSync, formatSync },
+        { statusDocument },
+        { StatusShape },
       ] = await Promise.all([
         import("../../core/index.js"),
         import("../compile-options.js"),
@@ -67,6 +69,8 @@ export function statusCommand(ctx: CommandContext): Command {
         import("../etcd-members.js"),
         import("../kv-read.js"),
         import("../sync-status.js"),
+        import("../output/status-document.js"),
+        import("../output/shapes/status-shape.js"),
       ]);
       const read = await withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
@@ -88,7 +92,17 @@ export function statusCommand(ctx: CommandContext): Command {
         ...(pusher ? { pusher: await pusher } : {}),
       };
       const verdict = evaluateSync(inputs);
-      ctx.print(...formatSync(inputs, verdict));
+      ctx.emit(statusDocument(inputs, verdict), {
+        schema: StatusShape,
+        text: (_r, paint) =>
+          formatSync(inputs, verdict).map((l) =>
+            l === "edge is on the current config"
+              ? paint("green", l)
+              : l === "edge is behind:"
+                ? paint("red", l)
+                : l,
+          ),
+      });
       ctx.exit(verdict.inSync ? ExitCode.ok : ExitCode.failure);
     });
 }

@@ -14,16 +14,26 @@ export function unboostCommand(ctx: CommandContext): Command {
       const { routingKeys } = await import("../../core/index.js");
       const { parseTargetArgument } = await import("../target-argument.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
+      const { UnboostShape } = await import("../output/shapes/unboost-shape.js");
       const cc = parseTargetArgument(raw).name;
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
+      const done = (
+        outcome: "revoked" | "deleted" | "absent",
+        lease: string | null,
+        text: string,
+      ) =>
+        ctx.emit(
+          { key: `override/${cc}`, outcome, lease },
+          { schema: UnboostShape, text: () => [text] },
+        );
       await withEtcdMembers(settings, async (members) => {
         const res = await members.any(`read override/${cc}`, (c, call) =>
           c.get(key).options(call).exec(),
         );
         const kv = res.kvs[0];
         if (!kv) {
-          ctx.print(`override/${cc} does not exist: nothing to do`);
+          done("absent", null, `override/${cc} does not exist: nothing to do`);
           return;
         }
         if (kv.lease !== "0") {
@@ -33,7 +43,11 @@ export function unboostCommand(ctx: CommandContext): Command {
               if (!(e instanceof EtcdLeaseInvalidError)) throw e;
             }),
           );
-          ctx.print(`override/${cc} removed: lease ${leaseHex(kv.lease)} revoked`);
+          done(
+            "revoked",
+            leaseHex(kv.lease),
+            `override/${cc} removed: lease ${leaseHex(kv.lease)} revoked`,
+          );
           return;
         }
         // only delete the version we read, so a boost written meanwhile survives; sending it
@@ -45,7 +59,7 @@ export function unboostCommand(ctx: CommandContext): Command {
             .options(call)
             .commit(),
         );
-        ctx.print(`override/${cc} removed (it had no lease)`);
+        done("deleted", null, `override/${cc} removed (it had no lease)`);
       });
       ctx.exit(ExitCode.ok);
     });

@@ -8,6 +8,7 @@ import {
 } from "../../core/index.js";
 import { readPrefix, toSnapshot } from "../../edgectl/etcd-client.js";
 import type { Explanation } from "../../edgectl/explain-country.js";
+import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
 import { exampleState, runCli, uniquePrefix, useCliSuite, waitFor } from "./cli-harness.js";
 
 const ctx = useCliSuite();
@@ -179,12 +180,12 @@ describe("edgectl explain", () => {
         for (const cc of [...ccs, "XX", "IT"]) {
           const r = await runCli(["explain", cc, "--json", "--no-kv"], { env });
           expect(r.code, r.stderr).toBe(0);
-          const x = JSON.parse(r.stdout) as Explanation;
+          const x = ExplainCountryShape.parse(JSON.parse(r.stdout));
           const want = cc === "_default" ? map.default : resolveRoute(map, cc);
           expect(x.revision).toBe(read.revision);
           expect(x.route).toEqual(want);
           // the explanation's chain is consistent with the route it explains
-          const firstHealthy = x.chain.find((l) => l.takesTraffic);
+          const firstHealthy = x.chain.find((l) => l.takes_traffic);
           if (want.source === "floor") expect(firstHealthy).toBeUndefined();
           else expect(firstHealthy?.pool).toBe(want.pool);
         }

@@ -32,7 +32,7 @@ describe("edgectl history", () => {
     const doc = HistoryShape.parse(JSON.parse(r.stdout));
     const stored = await recordsOf(suite.client, auditPrefix);
     expect(doc.records).toEqual(
-      [...stored].reverse().map((s) => ({ ...s.record, commitRevision: s.commitRevision })),
+      [...stored].reverse().map((s) => ({ ...s.record, commit_revision: s.commitRevision })),
     );
     expect(doc.invalid).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DesiredState } from "../../core/index.js";
-import { IntentChangeShape } from "../../edgectl/output/shapes/intent-change-shape.js";
+import { MoveShape } from "../../edgectl/output/shapes/move-shape.js";
 import { applyAll, auditScope, intentOf, markHealthy, recordsOf } from "./audit-support.js";
 import { exampleState, runCli, useCliSuite } from "./cli-harness.js";
 
@@ -37,7 +37,7 @@ describe("edgectl move", () => {
     // again: already so, exit 0, nothing written
     const again = await runCli(["move", "DE", "--to", "ams-1", "--yes"], { env });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("No changes: DE already has primary ams-1");
+    expect(again.stdout).toContain("No changes: country/DE already has primary ams-1");
     expect(await suite.client.get(`${prefix}epoch`).string()).toBe("2");
   });
 
@@ -63,23 +63,22 @@ describe("edgectl move", () => {
       primary: "fra-1",
       fallbacks: ["ams-1", "par-1"],
     });
-    const doc = IntentChangeShape.parse(JSON.parse(r.stdout));
+    const doc = MoveShape.parse(JSON.parse(r.stdout));
+    expect(doc).toMatchObject({ applied: true, epoch: 2, targets: ["continent/EU"], to: "fra-1" });
     expect(doc.changes).toEqual([
       {
         key: "continent/EU",
         kind: "add",
-        before: null,
-        after: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
+        after: JSON.stringify({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] }),
       },
     ]);
-    const fr = doc.effect.find((e) => e.route === "FR");
-    expect(fr).toEqual({
-      route: "FR",
+    const fr = doc.effect.find((e) => e.country === "FR");
+    expect(fr).toMatchObject({
       before: { pool: "ams-1", source: "country/_default" },
       after: { pool: "fra-1", source: "continent/EU" },
     });
     // DE has its own rule (already fra-1): unaffected
-    expect(doc.effect.find((e) => e.route === "DE")).toBeUndefined();
+    expect(doc.effect.find((e) => e.country === "DE")).toBeUndefined();
     expect(doc.effect.length).toBeGreaterThan(20);
     // continent/NA spelled out, beside a country
     const na = await runCli(["move", "continent/NA,US", "--to", "par-1", "--yes"], { env });
@@ -155,8 +154,7 @@ describe("edgectl move", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("Apply 1 changes? [y/N]");
     expect(r.stderr).toContain("~ country/DE");
-    expect(IntentChangeShape.parse(JSON.parse(r.stdout))).toMatchObject({
-      command: "move",
+    expect(MoveShape.parse(JSON.parse(r.stdout))).toMatchObject({
       applied: true,
       epoch: 2,
     });

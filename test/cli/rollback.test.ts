@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { auditKey } from "../../edgectl/audit-record.js";
-import { IntentChangeShape } from "../../edgectl/output/shapes/intent-change-shape.js";
+import { RollbackShape } from "../../edgectl/output/shapes/rollback-shape.js";
 import { run } from "../../edgectl/run.js";
 import {
   applyAll,
@@ -143,20 +143,19 @@ describe("edgectl rollback", () => {
     expect(boost.code, boost.stderr).toBe(0);
     const r = await runCli(["rollback", "1", "--yes", "-o", "json"], { env });
     expect(r.code, r.stderr).toBe(0);
-    const doc = IntentChangeShape.parse(JSON.parse(r.stdout));
-    expect(doc).toMatchObject({ command: "rollback", applied: true, epoch: 3, rolledBackTo: 1 });
+    const doc = RollbackShape.parse(JSON.parse(r.stdout));
+    expect(doc).toMatchObject({ applied: true, epoch: 3, to_epoch: 1, prefix });
     expect(doc.changes.map((c) => [c.key, c.kind])).toEqual([
       ["country/DE", "change"],
       ["pool/v-1", "add"],
       ["pool/v-2", "remove"],
     ]);
-    expect(doc.effect).toEqual([
-      {
-        route: "DE",
-        before: { pool: "v-2", source: "country/DE" },
-        after: { pool: "v-1", source: "country/DE" },
-      },
-    ]);
+    expect(doc.effect).toHaveLength(1);
+    expect(doc.effect[0]).toMatchObject({
+      country: "DE",
+      before: { pool: "v-2", source: "country/DE" },
+      after: { pool: "v-1", source: "country/DE" },
+    });
     // the plan went to stderr, stdout is the one document
     expect(r.stderr).toContain("Plan for");
     expect(await suite.client.get(`${prefix}override/FR`).string()).not.toBeNull();

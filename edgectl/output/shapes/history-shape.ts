@@ -4,11 +4,11 @@ import { AuditRecordSchema } from "../../audit-record.js";
 /** `edgectl history -o json`: the audit records, newest first (SPEC §2's record shape). */
 export const HistoryShape = z
   .object({
-    auditPrefix: z.string().describe("AUDIT_PREFIX the records were read from"),
+    audit_prefix: z.string().describe("AUDIT_PREFIX the records were read from"),
     records: z
       .array(
         AuditRecordSchema.extend({
-          commitRevision: z
+          commit_revision: z
             .number()
             .int()
             .describe("the revision of the commit that wrote the record (its key's mod revision)"),

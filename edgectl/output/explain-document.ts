@@ -1,0 +1,46 @@
+import type { ContinentExplanation } from "../explain-continent.js";
+import type { Explanation } from "../explain-country.js";
+import type { ExplainResult } from "./shapes/explain-shape.js";
+
+/** A country explanation as `-o json` shows it (`ExplainCountryShape`). */
+export function countryDocument(x: Explanation): ExplainResult {
+  return {
+    kind: "country",
+    country: x.country,
+    revision: x.revision,
+    epoch: x.epoch,
+    rule_key: x.ruleKey,
+    rule: x.rule ? { ...x.rule, fallbacks: [...x.rule.fallbacks] } : null,
+    chain: x.chain.map((l) => ({
+      pool: l.pool,
+      defined: l.defined,
+      health: l.health,
+      origin: l.origin,
+      takes_traffic: l.takesTraffic,
+    })),
+    route: x.route as Extract<ExplainResult, { kind: "country" }>["route"],
+    source: x.source,
+    split: [...x.split],
+    reasons: [...x.reasons],
+    problems: [...x.problems],
+  };
+}
+
+/** A continent explanation as `-o json` shows it (`ExplainContinentShape`). */
+export function continentDocument(x: ContinentExplanation): ExplainResult {
+  return {
+    kind: "continent",
+    continent: x.continent,
+    revision: x.revision,
+    epoch: x.epoch,
+    rule_key: x.ruleKey,
+    rule: x.rule ? { ...x.rule, fallbacks: [...x.rule.fallbacks] } : null,
+    route: x.route as Extract<ExplainResult, { kind: "continent" }>["route"],
+    covers: [...x.covers],
+    own_rule: [...x.ownRule],
+    follows_default: [...x.followsDefault],
+    split: [...x.split],
+    reasons: [...x.reasons],
+    problems: [...x.problems],
+  };
+}

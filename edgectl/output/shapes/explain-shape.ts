@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { RouteShape, RuleShape, ShareShape } from "./common-shapes.js";
+
+const common = {
+  revision: z.number().int().describe("the etcd revision explained"),
+  epoch: z.number().int(),
+  rule_key: z
+    .string()
+    .nullable()
+    .describe("the key whose rule was walked: override/CC, country/CC, continent/K, override/K"),
+  rule: RuleShape.nullable(),
+  split: z.array(ShareShape).describe("viewers per pool: the weighted split, else 100 on one pool"),
+  reasons: z.array(z.string()).describe("why, one step per line"),
+  problems: z.array(z.string()).describe("compile problems of the keys involved"),
+};
+
+/** `edgectl explain CC -o json`: how a country (or `_default`) is routed now, and why. */
+export const ExplainCountryShape = z
+  .object({
+    kind: z.literal("country"),
+    country: z.string().describe("CC or _default"),
+    ...common,
+    chain: z
+      .array(
+        z.object({
+          pool: z.string(),
+          defined: z.boolean(),
+          health: z.enum(["healthy", "draining", "unhealthy", "missing"]),
+          origin: z.string(),
+          takes_traffic: z.boolean(),
+        }),
+      )
+      .describe("the rule's pools with what the compiler saw for each"),
+    route: RouteShape.describe("exactly the compiled route the Worker uses"),
+    source: z
+      .string()
+      .describe("the route's source: country/CC, continent/K, override/CC, override/K or floor"),
+  })
+  .describe("explain CC");
+
+/** `edgectl explain EU -o json`: what a continent's rule does now and which countries it covers. */
+export const ExplainContinentShape = z
+  .object({
+    kind: z.literal("continent"),
+    continent: z.enum(["AF", "AN", "AS", "EU", "NA", "OC", "SA"]),
+    ...common,
+    route: RouteShape.nullable().describe("the compiled route of the countries it covers"),
+    covers: z.array(z.string()).describe("countries the continent's rule (or override) routes"),
+    own_rule: z.array(z.string()).describe("its countries routed by a rule of their own"),
+    follows_default: z.array(z.string()).describe("its countries that follow _default"),
+  })
+  .describe("explain K (a continent: EU, AN, OC, continent/NA)");
+
+/** `edgectl explain -o json`: one of the two, by `kind`. */
+export const ExplainShape = z
+  .discriminatedUnion("kind", [ExplainCountryShape, ExplainContinentShape])
+  .describe("explain: a country's or a continent's routing now, and why");
+
+/** The parsed `explain` result. */
+export type ExplainResult = z.output<typeof ExplainShape>;

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { HeartbeatEvent } from "../../heartbeat-loop.js";
+
+const EVENTS = [
+  "registered",
+  "status-changed",
+  "renew-failing",
+  "renew-recovered",
+  "lease-lost",
+  "register-failed",
+  "stopped",
+] as const satisfies readonly HeartbeatEvent["event"][];
+
+// fails to compile when heartbeat-loop.ts gains an event this shape does not list
+type Missing = Exclude<HeartbeatEvent["event"], (typeof EVENTS)[number]>;
+const everyEvent: [Missing] extends [never] ? true : Missing = true;
+void everyEvent;
+
+/**
+ * `edgectl heartbeat POOL -o json`: long-running, so not one document but JSON lines, one per
+ * state change (the first is `registered`, the last `stopped` on SIGTERM). A failure that ends
+ * the command is the error shape as the last line.
+ */
+export const HeartbeatEventShape = z
+  .object({
+    time: z.string().describe("ISO 8601"),
+    event: z.enum(EVENTS),
+    pool: z.string(),
+    status: z.enum(["healthy", "draining", "unhealthy"]).describe("the status health/POOL holds"),
+    lease: z.string().optional().describe("the lease in hex, once one is granted"),
+    detail: z.string().optional(),
+  })
+  .describe("heartbeat: one line per state change");
+
+/** One parsed heartbeat event. */
+export type HeartbeatEventLine = z.output<typeof HeartbeatEventShape>;

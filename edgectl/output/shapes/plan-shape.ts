@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { KeyChangeShape, RouteShiftShape } from "./common-shapes.js";
+
+/**
+ * `edgectl plan FILE -o json`: the diff against etcd and its edge effect under current health.
+ * A proposed state with new problems is the error shape instead (`invalid-input`, exit 1).
+ */
+export const PlanShape = z
+  .object({
+    file: z.string(),
+    prefix: z.string(),
+    revision: z.number().int().describe("the etcd revision the plan was read at"),
+    epoch: z.number().int().describe("etcd's epoch at that revision"),
+    changes: z.array(KeyChangeShape).describe("sorted by key; empty: etcd already holds the file"),
+    effect: z
+      .array(RouteShiftShape)
+      .describe("every route whose pool, origin or split of viewers would change, in shares"),
+  })
+  .describe("plan: what apply would change, and where traffic would move");
+
+/** The parsed `plan` result. */
+export type PlanResult = z.output<typeof PlanShape>;

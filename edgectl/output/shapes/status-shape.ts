@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/**
+ * `edgectl status -o json`: the status document, with exit 0 in sync and 1 behind (behind is a
+ * result, not an error); 4 with the error shape when no etcd member answers.
+ */
+export const StatusShape = z
+  .object({
+    in_sync: z.boolean(),
+    behind: z.array(z.string()).describe("every reason the edge is behind; empty in sync"),
+    etcd: z.object({
+      revision: z.number().int(),
+      epoch: z.number().int(),
+      newest_change: z.number().int().describe("newest mod revision of a routing key"),
+    }),
+    kv: z.object({
+      meta: z
+        .object({
+          rev: z.number(),
+          epoch: z.number(),
+          heartbeat_at: z.string().nullable(),
+          pusher: z.string().nullable(),
+        })
+        .nullable()
+        .describe("KV `meta`; null when absent or unreadable"),
+      routes: z
+        .object({ rev: z.number(), epoch: z.number() })
+        .nullable()
+        .describe("KV `routes`; null when absent or invalid"),
+      error: z.string().nullable().describe("why KV could not be read; null when it could"),
+    }),
+    pusher: z
+      .discriminatedUnion("ok", [
+        z.object({
+          ok: z.literal(true),
+          role: z.string(),
+          pushed_revision: z.number().nullable(),
+          epoch: z.number().nullable(),
+        }),
+        z.object({ ok: z.literal(false), error: z.string() }),
+      ])
+      .nullable()
+      .describe("the pusher's /status; null with --no-pusher"),
+  })
+  .describe("status: is the edge on the current config?");
+
+/** The parsed `status` result. */
+export type StatusResult = z.output<typeof StatusShape>;

@@ -1,0 +1,41 @@
+import type { SyncInputs, SyncVerdict } from "../sync-status.js";
+import type { StatusResult } from "./shapes/status-shape.js";
+
+const text = (v: unknown) => (typeof v === "string" ? v : null);
+
+/** What `status` gathered and its verdict, as `-o json` shows it (`StatusShape`). */
+export function statusDocument(x: SyncInputs, v: SyncVerdict): StatusResult {
+  const { meta, routes } = x.kv;
+  return {
+    in_sync: v.inSync,
+    behind: [...v.behind],
+    etcd: {
+      revision: x.etcd.revision,
+      epoch: x.etcd.epoch,
+      newest_change: x.etcd.newestChange,
+    },
+    kv: {
+      // KV's meta is only checked for rev and epoch: the rest may be missing
+      meta: meta
+        ? {
+            rev: meta.rev,
+            epoch: meta.epoch,
+            heartbeat_at: text(meta.heartbeat_at),
+            pusher: text(meta.pusher),
+          }
+        : null,
+      routes: routes ? { rev: routes.rev, epoch: routes.epoch } : null,
+      error: x.kv.error ?? null,
+    },
+    pusher: !x.pusher
+      ? null
+      : x.pusher.ok
+        ? {
+            ok: true,
+            role: x.pusher.role,
+            pushed_revision: x.pusher.pushedRevision,
+            epoch: x.pusher.epoch,
+          }
+        : { ok: false, error: x.pusher.error },
+  };
+}
