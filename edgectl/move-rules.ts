@@ -97,7 +97,7 @@ export function moveChanges(
         .map(([p, n]) => `${p} ${n}`)
         .join(", ");
       notes.push(
-        `note: ${rel} has no weights: ${followed[0]}'s (${w}) are not carried over, so all of ${name}'s viewers go to ${pool}`,
+        `note: ${rel} is written without weights (${followed[0]} had ${w}): all of ${name}'s viewers go to ${pool}`,
       );
     }
     const override = liveOverrideOf(state, target, now);

@@ -128,7 +128,7 @@ describe("edgectl move", () => {
       fallbacks: ["fra-1", "ams-1"],
     });
     expect(r.stdout).toContain(
-      "note: country/DE has no weights: country/DE's (fra-1 80, ams-1 20) are not carried over, so all of DE's viewers go to par-1",
+      "note: country/DE is written without weights (country/DE had fra-1 80, ams-1 20): all of DE's viewers go to par-1",
     );
   });
 
