@@ -20,8 +20,8 @@ export type StoredAuditRecord =
       readonly problem: string;
     };
 
-/** Records read per request: a page stays far below gRPC's message limit even for big records. */
-export const AUDIT_PAGE = 100;
+/** Records read per request: 25 records of a large apply (~30 KB each) stay far below gRPC's 4 MiB. */
+export const AUDIT_PAGE = 25;
 
 function decode(auditPrefix: string, kv: IKeyValue): StoredAuditRecord {
   const key = kv.key.toString("utf8");

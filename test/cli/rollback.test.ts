@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { AUDIT_PAGE } from "../../edgectl/audit-read.js";
 import { auditKey } from "../../edgectl/audit-record.js";
 import { RollbackShape } from "../../edgectl/output/shapes/rollback-shape.js";
 import { run } from "../../edgectl/run.js";
@@ -69,6 +70,20 @@ describe("edgectl rollback", () => {
     const r = await runCli(["rollback", "1", "--yes"], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(await intentOf(suite.client, prefix)).toEqual(intentFor(variant(1), prefix));
+  });
+
+  it("reads the records it needs in pages: back across more epochs than one page holds", async () => {
+    const { prefix, env } = auditScope(suite, "rbpages");
+    const n = AUDIT_PAGE + 6;
+    await applyAll(
+      suite,
+      env,
+      Array.from({ length: n }, (_, i) => variant(i + 1)),
+    );
+    const r = await runCli(["rollback", "1", "--yes"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await intentOf(suite.client, prefix)).toEqual(intentFor(variant(1), prefix));
+    expect(await suite.client.get(`${prefix}epoch`).string()).toBe(String(n + 1));
   });
 
   it("a racing apply during rollback → exit 2 and nothing written", async () => {
