@@ -23,7 +23,13 @@ export type AuditValue = z.output<typeof AuditValueSchema>;
 
 /** One intent key the epoch changed; `key` is relative to the routing prefix (`country/DE`). */
 export const AuditChangeSchema = z
-  .object({ key: z.string().min(1), before: AuditValueSchema, after: AuditValueSchema })
+  .object({
+    key: z.string().min(1).describe("relative to the routing prefix: country/DE, pool/fra-1, …"),
+    before: AuditValueSchema.describe(
+      "the value before (JSON; a non-object as its text), null: absent",
+    ),
+    after: AuditValueSchema.describe("the value after, null: deleted"),
+  })
   .strict();
 export type AuditChange = z.output<typeof AuditChangeSchema>;
 
@@ -36,13 +42,13 @@ export type AuditChange = z.output<typeof AuditChangeSchema>;
  */
 export const AuditRecordSchema = z
   .object({
-    epoch: z.number().int().positive(),
-    rev: z.number().int().nonnegative(),
-    at: z.iso.datetime({ offset: true }),
-    by: z.string().min(1),
+    epoch: z.number().int().positive().describe("the epoch this change set"),
+    rev: z.number().int().nonnegative().describe("the etcd revision the plan was read at"),
+    at: z.iso.datetime({ offset: true }).describe("when edgectl sent the commit (ISO 8601)"),
+    by: z.string().min(1).describe("EDGECTL_USER, else user@host"),
     command: AuditCommandSchema,
-    reason: z.string().nullable(),
-    changes: z.array(AuditChangeSchema),
+    reason: z.string().nullable().describe("--reason (rollback: 'rollback to epoch N[: …]')"),
+    changes: z.array(AuditChangeSchema).describe("every intent key changed, sorted by key"),
   })
   .strict();
 export type AuditRecord = z.output<typeof AuditRecordSchema>;

@@ -98,7 +98,7 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(
       new Option(
         "-o, --output <format>",
-        "output format: text, or json (one JSON document on stdout)",
+        "output format (json: one JSON document on stdout)",
       ).choices(OUTPUT_MODES),
     )
     .addOption(

@@ -1,8 +1,10 @@
 import { Command } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { createCommandContext, withCommonOptions } from "./command-context.js";
+import { COMMAND_HELP, commandHelpText } from "./command-help.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
+import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
 import { heartbeatCommand } from "./commands/heartbeat.js";
@@ -43,6 +45,10 @@ Environment:
   EDGECTL_AUDIT_KEEP        audit records kept, older ones pruned (default 1000)
   EDGECTL_USER              who the audit record names (default: OS user@host)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+  NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
+
+Output: -o json prints one JSON document on stdout (errors {"error":{"code","message"}}), with
+the same exit codes; every shape is in docs/reference.md §6.
 
 Examples:
   edgectl --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 status
@@ -51,6 +57,10 @@ Examples:
   edgectl history --limit 5 && edgectl rollback 41 --reason "undo the move"
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
+  edgectl -o json explain DE | jq '{source, split}'
+  source <(edgectl completion bash)
+
+Run "edgectl COMMAND --help" for a command's examples and the environment it reads.
 `;
 
 /**
@@ -95,9 +105,12 @@ export function buildProgram(
     unboostCommand,
     heartbeatCommand,
     statusCommand,
+    completionCommand,
   ]) {
     const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
+    const help = COMMAND_HELP[cmd.name()];
+    if (help) cmd.addHelpText("after", commandHelpText(help));
     program.addCommand(cmd);
   }
   return program;

@@ -1,6 +1,6 @@
-// Inlined by the build (esbuild bundles JSON imports), so dist/ carries the version it was built
-// from; from source (tsx, vitest) it is read from package.json itself.
-import pkg from "../package.json" with { type: "json" };
+// The build inlines only this field (esbuild tree-shakes a named JSON import), so dist/ carries
+// the version it was built from; from source (tsx, vitest) it is read from package.json itself.
+import { version } from "../package.json";
 
 /** edge-router's version, package.json's `version`: what `edgectl --version` prints. */
-export const VERSION: string = pkg.version;
+export const VERSION: string = version;

@@ -46,6 +46,18 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+# `edgectl completion zsh|fish` is checked in the real shells (test/cli/completion.test.ts).
+if ! command -v zsh >/dev/null 2>&1 || ! command -v fish >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    say "zsh or fish not found: installing Debian's (for the completion tests)…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq zsh fish >&2
+  else
+    say "zsh or fish not found: the completion tests then check those scripts' form only."
+  fi
+fi
+
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
   exit 0
 fi

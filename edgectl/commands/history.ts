@@ -32,16 +32,6 @@ export function historyCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("history"))
     .description("list the audit records of intent changes, newest first")
     .option("--limit <n>", `how many records (default ${DEFAULT_HISTORY_LIMIT})`)
-    .addHelpText(
-      "after",
-      `
-Reads AUDIT_PREFIX (default /edge/audit/v1/), where apply, move and rollback record each epoch.
-
-Examples:
-  edgectl history --limit 5
-  edgectl -o json history | jq -r '.records[] | "\\(.epoch) \\(.by) \\(.reason)"'
-`,
-    )
     .action(async (opts: { limit?: string }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { readNewestAuditRecords } = await import("../audit-read.js");

@@ -28,19 +28,6 @@ export function moveCommand(ctx: CommandContext): Command {
     .option("--fallbacks <pools>", "comma-separated fallbacks instead of the old primary and chain")
     .option("--reason <text>", "why (kept in the audit record; see edgectl history)")
     .option("-y, --yes", "apply without asking for confirmation")
-    .addHelpText(
-      "after",
-      `
-Exit codes as apply: 0 applied (or nothing to change), 1 invalid or unknown pool, 2 conflict,
-3 locked, 4 etcd unavailable, 5 outcome unknown. Environment: as apply (ETCD_*, ROUTING_PREFIX,
-AUDIT_PREFIX, EDGECTL_USER, EDGECTL_AUDIT_KEEP, EDGECTL_LOCK_TTL, EDGECTL_MAX_TXN_OPS).
-
-Examples:
-  edgectl move DE --to ams-1 --reason "fra-1 maintenance"   # DE: ams-1, then fra-1, …
-  edgectl move DE,FR,NL --to fra-1 --fallbacks ams-1 --yes
-  edgectl move EU --to fra-1 --yes -o json                  # continent/EU (continent/NA: North America)
-`,
-    )
     .action(async (raw: string, opts: MoveOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { CliError } = await import("../cli-error.js");

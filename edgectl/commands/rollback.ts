@@ -13,18 +13,6 @@ export function rollbackCommand(ctx: CommandContext): Command {
     .argument("<epoch>", "the epoch to go back to (see edgectl history)")
     .option("-y, --yes", "apply without asking for confirmation")
     .option("--reason <text>", "why (kept in the audit record after 'rollback to epoch N: ')")
-    .addHelpText(
-      "after",
-      `
-Rebuilt from the audit records under AUDIT_PREFIX (works after etcd compaction); overrides are
-left alone. Exit codes as apply; 1 also when EPOCH is older than the kept records, or a record
-is missing or does not match the intent.
-
-Examples:
-  edgectl history --limit 5
-  edgectl rollback 41 --reason "the move overloaded ams-1"
-`,
-    )
     .action(async (raw: string, opts: { yes?: boolean; reason?: string }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { epochAtRead } = await import("../apply-transaction.js");

@@ -1,0 +1,134 @@
+/** What `edgectl CMD --help` adds after the options: examples and the environment it reads. */
+export interface CommandHelp {
+  readonly examples: readonly string[];
+  /** `NAME  what it is` lines. */
+  readonly env: readonly string[];
+}
+
+const ETCD = [
+  "ETCD_ENDPOINTS            comma-separated members (default http://127.0.0.1:2379); --endpoints wins",
+  "ETCD_USERNAME, ETCD_PASSWORD, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE",
+  "ROUTING_PREFIX            etcd prefix (default /edge/routing/v1/); --prefix wins",
+  "EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default 5000); exit 4 after twice this",
+];
+const COMPILE = ["FLOOR_POOL, ORIGIN_TEMPLATE   as the pusher compiles them"];
+const KV = [
+  "KV_SINK, KV_LOCAL_PERSIST, KV_NAMESPACE_ID, CF_ACCOUNT_ID, CF_API_TOKEN, CF_API_BASE_URL",
+  "                          the KV the pusher writes (read only)",
+];
+const AUDIT = ["AUDIT_PREFIX              where the audit records live (default /edge/audit/v1/)"];
+const COMMIT = [
+  "EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)",
+  "EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)",
+  ...AUDIT,
+  "EDGECTL_AUDIT_KEEP        audit records kept; the commit prunes older ones (default 1000)",
+  "EDGECTL_USER              who the audit record names (default: the OS user@host)",
+];
+const COLOUR = ["NO_COLOR, TERM            no colours when NO_COLOR is set or TERM=dumb"];
+
+/** Per command: examples (with `-o json`) and the variables it reads. */
+export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
+  validate: {
+    examples: [
+      "edgectl validate routing.yaml",
+      "edgectl validate routing.json -o json | jq .rules",
+    ],
+    env: COLOUR,
+  },
+  plan: {
+    examples: [
+      "edgectl plan routing.yaml",
+      "edgectl plan routing.yaml -o json | jq '.effect[] | {country, after: .after.shares}'",
+    ],
+    env: [...ETCD, ...COMPILE, ...COLOUR],
+  },
+  apply: {
+    examples: [
+      "edgectl apply routing.yaml            # shows the plan and asks",
+      'edgectl apply routing.yaml --yes --reason "DE to fra-1" -o json | jq .epoch',
+    ],
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
+  },
+  move: {
+    examples: [
+      'edgectl move DE --to ams-1 --reason "fra-1 maintenance"   # ams-1, then fra-1, …',
+      "edgectl move DE,FR,NL --to fra-1 --fallbacks ams-1 --yes",
+      "edgectl move EU --to fra-1 --yes -o json | jq '.effect | length'",
+    ],
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
+  },
+  history: {
+    examples: [
+      "edgectl history --limit 5",
+      "edgectl history -o json | jq -r '.records[] | \"\\(.epoch) \\(.by) \\(.reason)\"'",
+    ],
+    env: [...ETCD, ...AUDIT, ...COLOUR],
+  },
+  rollback: {
+    examples: [
+      "edgectl history --limit 5 && edgectl rollback 41   # the intent right after epoch 41",
+      'edgectl rollback 41 --yes --reason "the move overloaded ams-1" -o json | jq .epoch',
+    ],
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
+  },
+  export: {
+    examples: ["edgectl export > routing.yaml", "edgectl export -o json | jq .state.countries"],
+    env: [...ETCD, ...COLOUR],
+  },
+  explain: {
+    examples: [
+      "edgectl explain DE",
+      "edgectl explain EU                     # a continent: its rule and the countries it covers",
+      "edgectl explain DE -o json | jq '{source, split}'",
+    ],
+    env: [...ETCD, ...COMPILE, ...KV, ...COLOUR],
+  },
+  boost: {
+    examples: [
+      'edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"',
+      "edgectl boost DE --pool ams-1 --percent 20 --ttl 2h",
+      "edgectl boost EU --pool par-1 --ttl 30m -o json | jq .expires_at",
+    ],
+    env: [...ETCD, ...COLOUR],
+  },
+  unboost: {
+    examples: ["edgectl unboost DE", "edgectl unboost EU -o json | jq -r .outcome"],
+    env: [...ETCD, ...COLOUR],
+  },
+  heartbeat: {
+    examples: [
+      "edgectl heartbeat fra-1 --ttl 15",
+      "edgectl heartbeat fra-1 --check-url http://127.0.0.1:8081/healthz -o json",
+    ],
+    env: [...ETCD, ...COLOUR],
+  },
+  status: {
+    examples: [
+      "edgectl status",
+      "edgectl status --no-pusher -o json | jq -e .in_sync   # exit 1 when behind",
+    ],
+    env: [
+      ...ETCD,
+      ...COMPILE,
+      ...KV,
+      "PUSHER_LISTEN             where the pusher's /status is (default 127.0.0.1:9464); --pusher wins",
+      "HEARTBEAT_SECONDS         the pusher's heartbeat: KV meta older than twice this is behind",
+      ...COLOUR,
+    ],
+  },
+  completion: {
+    examples: [
+      "source <(edgectl completion bash)",
+      "edgectl completion zsh > ~/.zfunc/_edgectl   # a directory on $fpath",
+      "edgectl completion fish > ~/.config/fish/completions/edgectl.fish",
+    ],
+    env: [],
+  },
+};
+
+/** The help text of a command: `Examples:` and `Environment:` sections. */
+export function commandHelpText(help: CommandHelp): string {
+  const section = (title: string, lines: readonly string[]) =>
+    lines.length > 0 ? `\n${title}:\n${lines.map((l) => `  ${l}`).join("\n")}\n` : "";
+  return `${section("Examples", help.examples)}${section("Environment", help.env.length > 0 ? help.env : ["(none)"])}`;
+}
