@@ -139,6 +139,29 @@ describe("edgectl rollback", () => {
     expect((await recordsOf(suite.client, auditPrefix)).map((x) => x.record.epoch)).toEqual([3, 4]);
   });
 
+  it("refuses a rollback that would remove a pool a live boost names (exit 1), as apply does", async () => {
+    const { prefix, env } = auditScope(suite, "rbboost");
+    await applyAll(suite, env, [variant(1), variant(2)]);
+    const boost = await runCli(["boost", "FR", "--pool", "v-2", "--ttl", "10m"], { env });
+    expect(boost.code, boost.stderr).toBe(0);
+    const r = await runCli(["rollback", "1", "--yes", "-o", "json"], { env });
+    expect(r.code).toBe(1);
+    const err = JSON.parse(r.stdout).error;
+    expect(err.code).toBe("invalid-input");
+    expect(err.details.join("\n")).toContain("v-2");
+    expect(await intentOf(suite.client, prefix)).toEqual(intentFor(variant(2), prefix));
+    // the current epoch as JSON: nothing applied
+    const noop = await runCli(["rollback", "2", "-o", "json"], { env });
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(RollbackShape.parse(JSON.parse(noop.stdout))).toMatchObject({
+      applied: false,
+      epoch: 2,
+      to_epoch: 2,
+      commit_revision: null,
+      changes: [],
+    });
+  });
+
   it("intent changed outside edgectl: exit 1 naming the epoch and key, nothing written", async () => {
     const { prefix, env } = auditScope(suite, "rboob");
     await applyAll(suite, env, [variant(1), variant(2)]);
