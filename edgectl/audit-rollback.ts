@@ -1,3 +1,4 @@
+import { safeText } from "../core/index.js";
 import type { StoredAuditRecord } from "./audit-read.js";
 import { type AuditValue, auditValueOf, textOfAuditValue } from "./audit-record.js";
 import { CliError } from "./cli-error.js";
@@ -21,7 +22,7 @@ export interface RollbackSource {
 const same = (text: string | undefined, v: AuditValue) =>
   JSON.stringify(auditValueOf(text)) === JSON.stringify(v);
 
-const show = (v: AuditValue) => (v === null ? "(absent)" : JSON.stringify(v));
+const show = (v: AuditValue) => (v === null ? "(absent)" : safeText(JSON.stringify(v)));
 
 /**
  * The intent keys (relative → text) as they were right after `target`: the current intent with
@@ -67,7 +68,7 @@ export function intentAfterEpoch(src: RollbackSource): Map<string, string> {
       if (!isIntentKey(c.key) || !same(now, c.after)) {
         throw new CliError(
           "audit-mismatch",
-          `cannot roll back to epoch ${target}: epoch ${e}'s record says it set ${c.key} to ${show(c.after)}, but after it the key holds ${show(auditValueOf(now))} (changed outside edgectl?); nothing written`,
+          `cannot roll back to epoch ${target}: epoch ${e}'s record says it set ${safeText(c.key)} to ${show(c.after)}, but after it the key holds ${show(auditValueOf(now))} (changed outside edgectl?); nothing written`,
         );
       }
       const before = textOfAuditValue(c.before);

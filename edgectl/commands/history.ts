@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { safeText } from "../../core/safe-text.js";
 import { type CommandContext, withCommonOptions } from "../command-context.js";
 import { ExitCode } from "../exit-codes.js";
 import type { HistoryResult } from "../output/shapes/history-shape.js";
@@ -15,9 +16,10 @@ export function historyText(r: HistoryResult): string[] {
   if (r.records.length === 0 && r.invalid.length === 0)
     return [`No audit records under ${r.audit_prefix}.`];
   for (const rec of r.records) {
-    const why = rec.reason === null ? "" : `  reason: ${JSON.stringify(rec.reason)}`;
-    lines.push(`epoch ${rec.epoch}  ${rec.at}  ${rec.by}  ${rec.command}${why}`);
-    const keys = rec.changes.map((c) => `${sign(c)}${c.key}`);
+    // records are anyone's text with write access to AUDIT_PREFIX: never raw on a terminal
+    const why = rec.reason === null ? "" : `  reason: ${safeText(JSON.stringify(rec.reason), 500)}`;
+    lines.push(`epoch ${rec.epoch}  ${rec.at}  ${safeText(rec.by)}  ${rec.command}${why}`);
+    const keys = rec.changes.map((c) => `${sign(c)}${safeText(c.key)}`);
     lines.push(`    ${keys.length ? keys.join("  ") : "(no changes)"}`);
   }
   for (const bad of r.invalid) lines.push(`invalid record ${bad.key}: ${bad.problem}`);

@@ -74,6 +74,18 @@ describe("edgectl history", () => {
     expect(text.stdout).toContain(`invalid record ${auditKey(auditPrefix, 2)}: not JSON`);
   });
 
+  it("shows who and why escaped: a record's text never reaches the terminal raw", async () => {
+    const { env } = auditScope(suite, "hesc", { EDGECTL_USER: "eve\u001b[2J\u202e" });
+    const r0 = await runCli(
+      ["apply", suite.files.write(exampleState()), "--yes", "--reason", "x\u009b31m"],
+      { env },
+    );
+    expect(r0.code, r0.stderr).toBe(0);
+    const r = await runCli(["history"], { env });
+    expect(r.stdout).toContain('eve\\u001b[2J\\u202e  apply  reason: "x\\u009b31m"');
+    expect(r.stdout).not.toMatch(/[\u001b\u009b\u202e]/);
+  });
+
   it("--limit must be a whole number from 1 (exit 1)", async () => {
     const { env } = auditScope(suite, "hlim");
     for (const bad of ["0", "-3", "x"]) {
