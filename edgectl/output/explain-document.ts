@@ -36,6 +36,7 @@ export function continentDocument(x: ContinentExplanation): ExplainResult {
     rule_key: x.ruleKey,
     rule: x.rule ? { ...x.rule, fallbacks: [...x.rule.fallbacks] } : null,
     route: x.route as Extract<ExplainResult, { kind: "continent" }>["route"],
+    source: x.route?.source ?? null,
     covers: [...x.covers],
     own_rule: [...x.ownRule],
     follows_default: [...x.followsDefault],

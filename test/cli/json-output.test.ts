@@ -129,7 +129,7 @@ describe("-o json against a real etcd, each shape checked with its schema", () =
       ExplainShape,
     );
     if (eu.kind !== "continent") throw new Error(`expected a continent, got ${eu.kind}`);
-    expect(eu).toMatchObject({ continent: "EU", rule_key: "continent/EU" });
+    expect(eu).toMatchObject({ continent: "EU", rule_key: "continent/EU", source: "continent/EU" });
     expect(eu.rule).toEqual({ primary: "par-1", fallbacks: ["ams-1"] });
     expect(eu.covers).toContain("FR");
     expect(eu.covers).not.toContain("DE");
@@ -140,7 +140,22 @@ describe("-o json against a real etcd, each shape checked with its schema", () =
       (await runCli(["explain", "continent/NA", "-o", "json"], { env })).stdout,
       ExplainShape,
     );
-    expect(na).toMatchObject({ kind: "continent", rule_key: null, covers: [], route: null });
+    expect(na).toMatchObject({
+      kind: "continent",
+      rule_key: null,
+      source: null,
+      covers: [],
+      route: null,
+    });
+    // a continent's boost replaces its rule for the countries it covers
+    expect((await runCli(["boost", "EU", "--pool", "ams-1", "--ttl", "1m"], { env })).code).toBe(0);
+    const boosted = oneDocument(
+      (await runCli(["explain", "EU", "-o", "json"], { env })).stdout,
+      ExplainShape,
+    );
+    expect(boosted).toMatchObject({ rule_key: "override/EU", source: "override/EU" });
+    if (boosted.kind === "continent") expect(boosted.covers).toContain("FR");
+    expect((await runCli(["unboost", "EU"], { env })).code).toBe(0);
     const text = await runCli(["explain", "EU"], { env });
     expect(text.stdout).toContain("rule:   continent/EU primary par-1");
     expect(text.stdout).toMatch(/covers \(\d+\): .*FR/);
@@ -218,6 +233,14 @@ describe("-o json against a real etcd, each shape checked with its schema", () =
 });
 
 describe("-o json error documents carry text mode's exit codes", () => {
+  it("heartbeat's fatal failure is the error document as its only line", async () => {
+    const r = await runCli(["heartbeat", "Not_A_Pool", "-o", "json"], {
+      env: ctx.envFor(uniquePrefix("json-hb-bad")),
+    });
+    expect(r.code).toBe(1);
+    expect(errorDocument(r.stdout)).toMatchObject({ code: "invalid-input" });
+  });
+
   it("1 invalid: a file with problems names each, with code invalid-input", async () => {
     const bad = exampleState() as { countries: Record<string, unknown> };
     bad.countries.DE = { primary: "nowhere-1" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { Explanation } from "../../edgectl/explain-country.js";
+import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
 import { exampleState, runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
 
 const ctx = useCliSuite();
@@ -37,9 +37,9 @@ describe("edgectl boost --percent", () => {
     });
     expect(kv?.lease).not.toBe("0");
 
-    const x = JSON.parse(
-      (await runCli(["explain", "DE", "--json"], { env })).stdout,
-    ) as Explanation;
+    const x = ExplainCountryShape.parse(
+      JSON.parse((await runCli(["explain", "DE", "--json"], { env })).stdout),
+    );
     expect(x.source).toBe("override/DE");
     expect(x.split).toEqual([
       { pool: "fra-1", percent: 70 },
@@ -78,17 +78,17 @@ describe("edgectl boost --percent", () => {
       fallbacks: ["ams-1", "fra-1"],
       weights: { "par-1": 75, "fra-1": 25 },
     });
-    const fr = JSON.parse(
-      (await runCli(["explain", "FR", "--json"], { env })).stdout,
-    ) as Explanation;
+    const fr = ExplainCountryShape.parse(
+      JSON.parse((await runCli(["explain", "FR", "--json"], { env })).stdout),
+    );
     expect(fr.source).toBe("override/EU");
     expect(fr.split.map((s) => s.percent)).toEqual([75, 25]);
     const na = await runCli(["boost", "continent/na", "--pool", "fra-1", "--ttl", "1h"], { env });
     expect(na.code, na.stderr).toBe(0);
     expect(await ctx.client.get(`${prefix}override/continent/NA`).string()).not.toBeNull();
-    const us = JSON.parse(
-      (await runCli(["explain", "US", "--json"], { env })).stdout,
-    ) as Explanation;
+    const us = ExplainCountryShape.parse(
+      JSON.parse((await runCli(["explain", "US", "--json"], { env })).stdout),
+    );
     expect(us.source).toBe("override/continent/NA");
     const un = await runCli(["unboost", "continent/NA"], { env });
     expect(un.code, un.stderr).toBe(0);
@@ -149,21 +149,21 @@ describe("plan, explain, validate and export with continents and weights", () =>
 
   it("explain names a continent source", async () => {
     const { prefix, env } = await seeded("explain-eu", withEurope());
-    const x = JSON.parse(
-      (await runCli(["explain", "IT", "--json"], { env })).stdout,
-    ) as Explanation;
+    const x = ExplainCountryShape.parse(
+      JSON.parse((await runCli(["explain", "IT", "--json"], { env })).stdout),
+    );
     expect(x.source).toBe("continent/EU");
-    expect(x.ruleKey).toBe("continent/EU");
+    expect(x.rule_key).toBe("continent/EU");
     expect(x.route.pool).toBe("par-1");
     expect(x.reasons.join("\n")).toContain("continent/EU covers its continent");
     expect(x.split).toEqual([{ pool: "par-1", percent: 100 }]);
     for (const p of ["par-1", "ams-1"])
       await ctx.client.put(`${prefix}health/${p}`).value('{"status":"draining"}');
-    const floor = JSON.parse(
-      (await runCli(["explain", "IT", "--json"], { env })).stdout,
-    ) as Explanation;
+    const floor = ExplainCountryShape.parse(
+      JSON.parse((await runCli(["explain", "IT", "--json"], { env })).stdout),
+    );
     expect(floor.route.degraded).toBe("all-pools-unhealthy");
-    expect(floor.ruleKey).toBe("continent/EU");
+    expect(floor.rule_key).toBe("continent/EU");
     expect(floor.chain.map((l) => l.health)).toEqual(["draining", "draining"]);
   });
 

@@ -45,6 +45,10 @@ export const ExplainContinentShape = z
     continent: z.enum(["AF", "AN", "AS", "EU", "NA", "OC", "SA"]),
     ...common,
     route: RouteShape.nullable().describe("the compiled route of the countries it covers"),
+    source: z
+      .string()
+      .nullable()
+      .describe("the source of that route: continent/K, override/K, override/continent/K or floor"),
     covers: z.array(z.string()).describe("countries the continent's rule (or override) routes"),
     own_rule: z.array(z.string()).describe("its countries routed by a rule of their own"),
     follows_default: z.array(z.string()).describe("its countries that follow _default"),
