@@ -6,6 +6,23 @@ import { exampleState, runCli, useCliSuite } from "./cli-harness.js";
 
 const suite = useCliSuite();
 
+/** Every record's changes are exactly the intent diff between its commit revision and the one before. */
+async function expectRecordsMatchEtcd(prefix: string, auditPrefix: string): Promise<void> {
+  const records = await recordsOf(suite.client, auditPrefix);
+  for (const { record, commitRevision } of records) {
+    const was = await intentOf(suite.client, prefix, commitRevision - 1);
+    const now = await intentOf(suite.client, prefix, commitRevision);
+    const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort();
+    const real = keys
+      .filter((k) => was[k] !== now[k])
+      .map((key) => ({ key, before: auditValueOf(was[key]), after: auditValueOf(now[key]) }));
+    expect(record.changes, `epoch ${record.epoch}`).toEqual(real);
+    expect(real.length).toBeGreaterThan(0);
+    const epochAt = await suite.client.get(`${prefix}epoch`).revision(commitRevision).string();
+    expect(epochAt).toBe(String(record.epoch));
+  }
+}
+
 describe("audit records", () => {
   it("apply writes {AUDIT_PREFIX}{12-digit epoch} in the epoch's transaction: rev, at, by, command, reason", async () => {
     const { prefix, auditPrefix, env } = auditScope(suite, "rec", { EDGECTL_USER: "alice" });
@@ -65,18 +82,24 @@ describe("audit records", () => {
       "move",
       "rollback",
     ]);
-    for (const { record, commitRevision } of records) {
-      const was = await intentOf(suite.client, prefix, commitRevision - 1);
-      const now = await intentOf(suite.client, prefix, commitRevision);
-      const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])].sort();
-      const real = keys
-        .filter((k) => was[k] !== now[k])
-        .map((key) => ({ key, before: auditValueOf(was[key]), after: auditValueOf(now[key]) }));
-      expect(record.changes, `epoch ${record.epoch}`).toEqual(real);
-      expect(real.length).toBeGreaterThan(0);
-      const epochAt = await suite.client.get(`${prefix}epoch`).revision(commitRevision).string();
-      expect(epochAt).toBe(String(record.epoch));
-    }
+    await expectRecordsMatchEtcd(prefix, auditPrefix);
+  });
+
+  it("concurrent applies: one record per epoch step, contiguous, each equal to its real diff", async () => {
+    const { prefix, auditPrefix, env } = auditScope(suite, "race");
+    await applyAll(suite, env, [exampleState()]);
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((i) =>
+        runCli(["apply", suite.files.write(variant(i)), "--yes"], { env }),
+      ),
+    );
+    for (const r of results) expect([0, 2, 3], r.stderr).toContain(r.code);
+    const wins = results.filter((r) => r.code === 0).length;
+    expect(wins).toBeGreaterThanOrEqual(1);
+    const epochs = (await recordsOf(suite.client, auditPrefix)).map((r) => r.record.epoch);
+    expect(epochs).toEqual(Array.from({ length: 1 + wins }, (_, k) => k + 1));
+    expect(await suite.client.get(`${prefix}epoch`).string()).toBe(String(1 + wins));
+    await expectRecordsMatchEtcd(prefix, auditPrefix);
   });
 
   it("keeps the newest EDGECTL_AUDIT_KEEP records, pruned in the commit", async () => {
