@@ -21,7 +21,7 @@ export interface MovePlan {
 }
 
 /** The intent key of a target's own rule, relative to the prefix. */
-function ruleKey(target: RuleTarget): string {
+export function ruleKey(target: RuleTarget): string {
   return target.kind === "country" ? `country/${target.cc}` : `continent/${target.continent}`;
 }
 

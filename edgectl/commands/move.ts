@@ -35,29 +35,18 @@ export function moveCommand(ctx: CommandContext): Command {
       const { readPrefixFromAny } = await import("../etcd-client.js");
       const { withEtcdMembers } = await import("../etcd-members.js");
       const { planOfChanges } = await import("../intent-plan.js");
-      const { moveChanges } = await import("../move-rules.js");
+      const { moveChanges, ruleKey } = await import("../move-rules.js");
       const { commitFields } = await import("../output/apply-document.js");
       const { MoveShape } = await import("../output/shapes/move-shape.js");
       const { parseTargetArgument } = await import("../target-argument.js");
-      const targets = list(raw).map((t) => {
-        const { target } = parseTargetArgument(t);
-        const key =
-          target.kind === "country" ? `country/${target.cc}` : `continent/${target.continent}`;
-        return { target, key };
-      });
+      const targets = list(raw).map((t) => parseTargetArgument(t).target);
       if (targets.length === 0)
         throw new CliError("invalid-input", "move: name at least one country or continent");
       const fallbacks = opts.fallbacks === undefined ? undefined : list(opts.fallbacks);
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (client) => {
         const read = await readPrefixFromAny(client, settings.prefix);
-        const { changes, notes } = moveChanges(
-          read,
-          settings.prefix,
-          targets.map((t) => t.target),
-          opts.to,
-          fallbacks,
-        );
+        const { changes, notes } = moveChanges(read, settings.prefix, targets, opts.to, fallbacks);
         const plan = planOfChanges(read, changes, settings);
         const commit = await commitPlan(ctx, client, settings, plan, {
           command: "move",
@@ -65,7 +54,7 @@ export function moveCommand(ctx: CommandContext): Command {
           yes: opts.yes === true,
           notes,
         });
-        const keys = [...new Set(targets.map((t) => t.key))];
+        const keys = [...new Set(targets.map(ruleKey))];
         ctx.emit(
           { ...commitFields(settings, plan, commit), targets: keys, to: opts.to, notes },
           {
