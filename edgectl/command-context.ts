@@ -72,7 +72,7 @@ export function createCommandContext(
         output?: OutputMode;
         json?: boolean;
       }>();
-      output.setMode(json ? "json" : (mode ?? "text"));
+      output.begin(json ? "json" : (mode ?? "text"));
       fromEnv ??= (await import("./cli-settings.js")).cliSettingsFromEnv;
     },
     settings(cmd) {

@@ -1,7 +1,7 @@
 import { CommanderError } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { ExitCode } from "./exit-codes.js";
-import { createCliOutput } from "./output/cli-output.js";
+import { createCliOutput, lacksJsonResult } from "./output/cli-output.js";
 import { failureOf } from "./output/failure.js";
 import { outputModeFromArgv } from "./output/output-mode.js";
 import { buildProgram } from "./program.js";
@@ -21,6 +21,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   });
   try {
     await program.parseAsync([...argv], { from: "user" });
+    // the JSON contract is one document: an action that finished without one is a bug
+    if (lacksJsonResult(output))
+      throw new Error("internal: the command finished without a JSON result");
     return code;
   } catch (e) {
     // help and version are "errors" to commander; they exit 0

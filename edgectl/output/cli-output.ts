@@ -47,15 +47,27 @@ export interface CliOutput {
   fail(failure: Failure, debug: boolean): void;
 }
 
-/** A {@link CliOutput} whose mode can still be set once commander has parsed the line. */
+/** A {@link CliOutput} whose mode is fixed when a command's action begins. */
 export interface SettableOutput extends CliOutput {
-  setMode(mode: OutputMode): void;
+  /** A command's action begins, with `-o` as commander parsed it. */
+  begin(mode: OutputMode): void;
+  /** Whether an action began (false after a usage error, `--help` or `--version`). */
+  readonly began: boolean;
+}
+
+/**
+ * True when a command's action ran in JSON mode and finished without a result: a bug, which
+ * `run()` reports as the `unexpected` error document rather than an empty stdout.
+ */
+export function lacksJsonResult(output: SettableOutput): boolean {
+  return output.began && output.mode === "json" && !output.emitted;
 }
 
 /** Builds the output of one `run()`, starting in `mode` (the argv pre-scan). */
 export function createCliOutput(io: CliIo, mode: OutputMode): SettableOutput {
   let current = mode;
   let emitted = false;
+  let began = false;
   let paintOut = painter(colourEnabled(io.stdout, io.env, current));
   const paintErr = () => painter(colourEnabled(io.stderr, io.env, current));
   const line = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
@@ -66,7 +78,11 @@ export function createCliOutput(io: CliIo, mode: OutputMode): SettableOutput {
     get emitted() {
       return emitted;
     },
-    setMode(m) {
+    get began() {
+      return began;
+    },
+    begin(m) {
+      began = true;
       current = m;
       paintOut = painter(colourEnabled(io.stdout, io.env, current));
     },

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { createCliOutput, lacksJsonResult } from "../../edgectl/output/cli-output.js";
 import { ErrorShape } from "../../edgectl/output/shapes/error-shape.js";
 import { ValidateShape } from "../../edgectl/output/shapes/validate-shape.js";
 import { exampleState, runCli, tempFiles } from "./cli-harness.js";
@@ -64,5 +65,26 @@ describe("-o json output framework", () => {
     expect(r.stderr.match(/unknown option '--bogus'/g)).toHaveLength(1);
     const ok = await runCli(["validate", files.write(exampleState())], { env: {} });
     expect(ok.stdout).toMatch(/is valid: 3 pools, 2 country rules\n$/);
+  });
+
+  it("a JSON-mode action without a result is caught; a second result is refused", () => {
+    let out = "";
+    const io = {
+      env: {},
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: () => 0 },
+    };
+    const output = createCliOutput(io, "text");
+    expect(lacksJsonResult(output)).toBe(false); // no action began (usage error, --help)
+    output.begin("json");
+    expect(lacksJsonResult(output)).toBe(true);
+    const opts = { schema: ValidateShape, text: () => [] };
+    const doc = { file: "f", valid: true as const, pools: [], rules: [] };
+    const withExtra = { ...doc, extra: "dropped" };
+    output.emit(withExtra, opts);
+    expect(lacksJsonResult(output)).toBe(false);
+    // the shape is the filter: what is not in it is not written
+    expect(JSON.parse(out)).toEqual(doc);
+    expect(() => output.emit(doc, opts)).toThrow(/second result/);
   });
 });
