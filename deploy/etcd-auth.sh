@@ -10,6 +10,8 @@
 #   root            the admin user (required before `auth enable`)
 #   edge-pusher     read-only on the routing prefix; read-write on the election prefix
 #   edgectl         read-write on the routing prefix (apply, boost, unboost, lock/apply, epoch)
+#                   and on the audit prefix (apply, move and rollback write a record there in
+#                   the epoch's transaction and prune old ones; history and rollback read it)
 #   edge-health-P   one per pool: may write only its own health/P key (and read pool/P)
 #
 # Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD and HEALTH_PASSWORD_<pool
@@ -59,6 +61,7 @@ for ep in "${ENDPOINT_LIST[@]}"; do
 done
 
 PREFIX="${ROUTING_PREFIX:-/edge/routing/v1/}"
+AUDIT_PREFIX="${AUDIT_PREFIX:-/edge/audit/v1/}"
 ELECTION_PREFIX="${PUSHER_ELECTION_PREFIX:-/edge/pusher/v1/}"
 POOLS="${POOLS:-fra-1 ams-1 par-1}"
 
@@ -125,9 +128,11 @@ ctl role grant-permission edge-pusher --prefix=true readwrite "$ELECTION_PREFIX"
 add_user edge-pusher "$(password PUSHER_PASSWORD)" "$(pick PUSHER_PASSWORD)"
 ctl user grant-role edge-pusher edge-pusher >/dev/null
 
-# 3. edgectl (operators, CI): read-write on the routing prefix.
+# 3. edgectl (operators, CI): read-write on the routing prefix and on the audit records (the
+#    pusher gets no grant there: it never reads them).
 try ctl role add edgectl >/dev/null
 ctl role grant-permission edgectl --prefix=true readwrite "$PREFIX" >/dev/null
+ctl role grant-permission edgectl --prefix=true readwrite "$AUDIT_PREFIX" >/dev/null
 add_user edgectl "$(password EDGECTL_PASSWORD)" "$(pick EDGECTL_PASSWORD)"
 ctl user grant-role edgectl edgectl >/dev/null
 

@@ -1,7 +1,8 @@
-import { type Etcd3, EtcdLeaseInvalidError, GRPCNotFoundError } from "etcd3";
+import { type Etcd3, EtcdLeaseInvalidError, GRPCNotFoundError, Range } from "etcd3";
 import { isMemberFailure } from "../adapters/etcd-fault-handling.js";
 import { EpochSchema, routingKeys } from "../core/index.js";
 import type { ApplyLock } from "./apply-lock.js";
+import { type AuditStamp, auditWrites } from "./audit-write.js";
 import { settleCommit } from "./commit-settlement.js";
 import type { PrefixRead } from "./etcd-client.js";
 import type { EtcdMembers } from "./etcd-members.js";
@@ -52,8 +53,10 @@ function commitTxn(
   lock: Pick<ApplyLock, "holder" | "createRevision">,
   epoch: EpochAtRead,
   changes: readonly KeyChange[],
+  stamp: AuditStamp,
 ) {
   const keys = routingKeys(prefix);
+  const audit = auditWrites(stamp, epoch.value + 1, changes);
   const txn =
     epoch.modRevision === null
       ? client.if(keys.epoch, "Create", "==", 0)
@@ -66,6 +69,10 @@ function commitTxn(
         c.kind === "remove" ? client.delete().key(c.key) : client.put(c.key).value(c.after ?? ""),
       ),
       client.put(keys.epoch).value(String(epoch.value + 1)),
+      client.put(audit.key).value(audit.value),
+      ...(audit.prune
+        ? [client.delete().range(new Range(audit.prune.start, audit.prune.end))]
+        : []),
     )
     .else(client.get(keys.lock), client.get(keys.epoch));
 }
@@ -73,7 +80,8 @@ function commitTxn(
 /**
  * The one apply transaction: if `epoch` is unchanged since the read (same mod revision, or still
  * absent) and `lock/apply` is still this holder's (same value and create revision), write and
- * delete the changed keys and bump `epoch`; otherwise write nothing and say which check failed.
+ * delete the changed keys, bump `epoch`, write the epoch's audit record (`stamp`) and prune the
+ * records past retention; otherwise write nothing and say which check failed.
  * It is sent once, to the member that answered last; a lost reply is settled through any member
  * within `settleBudgetMs` ({@link settleCommit}), never by sending it again.
  */
@@ -83,11 +91,12 @@ export async function commitApply(
   lock: Pick<ApplyLock, "holder" | "createRevision" | "lease">,
   epoch: EpochAtRead,
   changes: readonly KeyChange[],
+  stamp: AuditStamp,
   settleBudgetMs: number,
 ): Promise<CommitResult> {
   let res: Awaited<ReturnType<ReturnType<typeof commitTxn>["commit"]>>;
   try {
-    res = await members.once((c) => commitTxn(c, prefix, lock, epoch, changes).commit());
+    res = await members.once((c) => commitTxn(c, prefix, lock, epoch, changes, stamp).commit());
   } catch (e) {
     if (!isUncertainOutcome(e)) throw e;
     return settleCommit(members, prefix, lock, epoch, changes, settleBudgetMs);

@@ -13,7 +13,11 @@ export type CliErrorCode =
   | "locked"
   | "unreachable"
   | "etcd-unavailable"
-  | "outcome-unknown";
+  | "outcome-unknown"
+  /** `rollback`: a record it needs is pruned or missing. */
+  | "audit-missing"
+  /** `rollback`: the records do not match the intent (or one is invalid). */
+  | "audit-mismatch";
 
 const EXIT: Record<CliErrorCode, ExitCode> = {
   usage: ExitCode.failure,
@@ -28,6 +32,8 @@ const EXIT: Record<CliErrorCode, ExitCode> = {
   unreachable: ExitCode.failure,
   "etcd-unavailable": ExitCode.unavailable,
   "outcome-unknown": ExitCode.unknown,
+  "audit-missing": ExitCode.failure,
+  "audit-mismatch": ExitCode.failure,
 };
 
 /** Every {@link CliErrorCode}, for the JSON error shape's enum (add a code to the union and `EXIT`). */

@@ -16,6 +16,14 @@ const KV = [
   "KV_SINK, KV_LOCAL_PERSIST, KV_NAMESPACE_ID, CF_ACCOUNT_ID, CF_API_TOKEN, CF_API_BASE_URL",
   "                          the KV the pusher writes (read only)",
 ];
+const AUDIT = ["AUDIT_PREFIX              where the audit records live (default /edge/audit/v1/)"];
+const COMMIT = [
+  "EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)",
+  "EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)",
+  ...AUDIT,
+  "EDGECTL_AUDIT_KEEP        audit records kept; the commit prunes older ones (default 1000)",
+  "EDGECTL_USER              who the audit record names (default: the OS user@host)",
+];
 const COLOUR = ["NO_COLOR, TERM            no colours when NO_COLOR is set or TERM=dumb"];
 
 /** Per command: examples (with `-o json`) and the variables it reads. */
@@ -37,15 +45,31 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   apply: {
     examples: [
       "edgectl apply routing.yaml            # shows the plan and asks",
-      "edgectl apply routing.yaml --yes -o json | jq .epoch",
+      'edgectl apply routing.yaml --yes --reason "DE to fra-1" -o json | jq .epoch',
     ],
-    env: [
-      ...ETCD,
-      ...COMPILE,
-      "EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)",
-      "EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)",
-      ...COLOUR,
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
+  },
+  move: {
+    examples: [
+      'edgectl move DE --to ams-1 --reason "fra-1 maintenance"   # ams-1, then fra-1, …',
+      "edgectl move DE,FR,NL --to fra-1 --fallbacks ams-1 --yes",
+      "edgectl move EU --to fra-1 --yes -o json | jq '.effect | length'",
     ],
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
+  },
+  history: {
+    examples: [
+      "edgectl history --limit 5",
+      "edgectl history -o json | jq -r '.records[] | \"\\(.epoch) \\(.by) \\(.reason)\"'",
+    ],
+    env: [...ETCD, ...AUDIT, ...COLOUR],
+  },
+  rollback: {
+    examples: [
+      "edgectl history --limit 5 && edgectl rollback 41   # the intent right after epoch 41",
+      'edgectl rollback 41 --yes --reason "the move overloaded ams-1" -o json | jq .epoch',
+    ],
+    env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],
   },
   export: {
     examples: ["edgectl export > routing.yaml", "edgectl export -o json | jq .state.countries"],

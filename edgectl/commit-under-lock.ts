@@ -1,5 +1,6 @@
 import { acquireApplyLock, type LockAttempt } from "./apply-lock.js";
 import { type CommitResult, commitApply, type EpochAtRead } from "./apply-transaction.js";
+import type { AuditStamp } from "./audit-write.js";
 import { CliError } from "./cli-error.js";
 import type { CliSettings } from "./cli-settings.js";
 import type { EtcdMembers } from "./etcd-members.js";
@@ -17,7 +18,8 @@ export function settleBudgetMs(etcdTimeoutMs: number): number {
 }
 
 /**
- * Given the first attempt at `lock/apply`, sends the one commit and releases the lock through
+ * Given the first attempt at `lock/apply`, sends the one commit (the changes, the epoch bump and
+ * the audit record of `stamp`) and releases the lock through
  * any live member whatever happened (a failed apply never blocks the next one for the lock's
  * TTL). When the
  * commit's member failed and settlement proved the commit did not and cannot land
@@ -32,6 +34,7 @@ export async function commitUnderLock(
   first: LockAttempt,
   epoch: EpochAtRead,
   changes: readonly KeyChange[],
+  stamp: AuditStamp,
   warn: (line: string) => void,
 ): Promise<CommitResult> {
   let attempt = first;
@@ -56,6 +59,7 @@ export async function commitUnderLock(
         attempt.lock,
         epoch,
         changes,
+        stamp,
         settleBudgetMs(settings.etcdTimeoutMs),
       );
     } finally {

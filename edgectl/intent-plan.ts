@@ -24,7 +24,15 @@ export async function planIntent(
   desired: DesiredState,
 ): Promise<IntentPlan> {
   const read = await readPrefixFromAny(members, settings.prefix);
-  const changes = diffIntent(read, desired, settings.prefix);
+  return planOfChanges(read, diffIntent(read, desired, settings.prefix), settings);
+}
+
+/** The plan of changes already worked out from `read` (`move`, `rollback`). */
+export function planOfChanges(
+  read: PrefixRead,
+  changes: KeyChange[],
+  settings: CliSettings,
+): IntentPlan {
   return {
     read,
     changes,

@@ -25,7 +25,10 @@ export function parsePercent(raw: string): number {
 }
 
 /** The rule the target follows without any override: its own, its continent's, or _default's. */
-function currentRule(state: RoutingState, target: RuleTarget): [string, CountryRule] | undefined {
+export function currentRule(
+  state: RoutingState,
+  target: RuleTarget,
+): [string, CountryRule] | undefined {
   const keys: [string, CountryRule | undefined][] = [];
   if (target.kind === "country") {
     keys.push([`country/${target.cc}`, state.countries.get(target.cc)]);

@@ -8,7 +8,10 @@ import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
 import { heartbeatCommand } from "./commands/heartbeat.js";
+import { historyCommand } from "./commands/history.js";
+import { moveCommand } from "./commands/move.js";
 import { planCommand } from "./commands/plan.js";
+import { rollbackCommand } from "./commands/rollback.js";
 import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
@@ -38,6 +41,9 @@ Environment:
   EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default 5000); a call tries other members
                             for twice this before exit 4
   EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)
+  AUDIT_PREFIX              where apply, move and rollback keep audit records (default /edge/audit/v1/)
+  EDGECTL_AUDIT_KEEP        audit records kept, older ones pruned (default 1000)
+  EDGECTL_USER              who the audit record names (default: OS user@host)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
   NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
 
@@ -46,7 +52,9 @@ the same exit codes; every shape is in docs/reference.md §6.
 
 Examples:
   edgectl --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379,http://10.0.0.3:2379 status
-  edgectl plan routing.yaml && edgectl apply routing.yaml --yes
+  edgectl plan routing.yaml && edgectl apply routing.yaml --yes --reason "DE to fra-1"
+  edgectl move DE,FR --to fra-1 --reason "ams-1 maintenance"
+  edgectl history --limit 5 && edgectl rollback 41 --reason "undo the move"
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
   edgectl -o json explain DE | jq '{source, split}'
@@ -88,6 +96,9 @@ export function buildProgram(
     validateCommand,
     planCommand,
     applyCommand,
+    moveCommand,
+    historyCommand,
+    rollbackCommand,
     exportCommand,
     explainCommand,
     boostCommand,

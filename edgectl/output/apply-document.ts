@@ -16,16 +16,17 @@ export interface ApplyCommit {
   readonly revision: number;
 }
 
-/** The `apply` result document (`ApplyShape`) of a plan, committed or found already applied. */
-export function applyDocument(
-  file: string,
+/**
+ * What every intent-changing command (`apply`, `move`, `rollback`) reports about its commit: the
+ * fields of `ApplyShape` but `file`.
+ */
+export function commitFields(
   settings: CliSettings,
   plan: Pick<IntentPlan, "read" | "changes">,
   commit: ApplyCommit | null,
-): ApplyResult {
+): Omit<ApplyResult, "file"> {
   const snapshot = toSnapshot(plan.read);
   return {
-    file,
     prefix: settings.prefix,
     applied: commit !== null,
     revision: plan.read.revision,
@@ -37,6 +38,16 @@ export function applyDocument(
         ? []
         : edgeEffect(snapshot, plan.changes, compileOptions(settings)).map(shiftDocument),
   };
+}
+
+/** The `apply` result document (`ApplyShape`) of a plan, committed or found already applied. */
+export function applyDocument(
+  file: string,
+  settings: CliSettings,
+  plan: Pick<IntentPlan, "read" | "changes">,
+  commit: ApplyCommit | null,
+): ApplyResult {
+  return { file, ...commitFields(settings, plan, commit) };
 }
 
 /** `apply`'s closing line in text mode (the plan was printed before it asked). */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DesiredState, desiredStateToKeys } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply-lock.js";
 import { commitApply, epochAtRead } from "../../edgectl/apply-transaction.js";
+import { auditStamp } from "../../edgectl/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
 import { settleCommit } from "../../edgectl/commit-settlement.js";
 import { readPrefix } from "../../edgectl/etcd-client.js";
@@ -31,6 +32,15 @@ afterAll(async () => {
   await etcd?.stop();
   files.cleanup();
 });
+
+/** The audit stamp of a commit driven by hand, as `apply` would make it from a read. */
+const stampOf = (rev: number) =>
+  auditStamp(
+    { auditPrefix: "/edgectl-test-audit/by-hand/", auditKeep: 1000, user: "test" },
+    "apply",
+    undefined,
+    rev,
+  );
 
 const envFor = (prefix: string, extra: Record<string, string> = {}) => ({
   ETCD_ENDPOINTS: etcd.endpoint,
@@ -244,6 +254,7 @@ describe("edgectl apply", () => {
       old.lock,
       epochAtRead(oldRead),
       oldChanges,
+      stampOf(oldRead.revision),
       5000,
     );
     expect(late).toMatchObject({ ok: false, reason: "lock-lost" });
@@ -269,13 +280,29 @@ describe("edgectl apply", () => {
     });
     expect((await dump(prefix))["lock/apply"]).toBeUndefined();
     // the same transaction arriving late (still in flight when settled) writes nothing
-    const lateArrival = await commitApply(members, prefix, fenced.lock, epoch, changes, 5000);
+    const lateArrival = await commitApply(
+      members,
+      prefix,
+      fenced.lock,
+      epoch,
+      changes,
+      stampOf(read.revision),
+      5000,
+    );
     expect(lateArrival).toMatchObject({ ok: false, reason: "lock-lost" });
     expect((await dump(prefix)).epoch).toBe("1");
 
     const held = await acquireApplyLock(members, prefix, 30, "paused-holder");
     if (!held.ok) throw new Error("could not lock");
-    const landed = await commitApply(members, prefix, held.lock, epoch, changes, 5000);
+    const landed = await commitApply(
+      members,
+      prefix,
+      held.lock,
+      epoch,
+      changes,
+      stampOf(read.revision),
+      5000,
+    );
     expect(landed.ok).toBe(true);
     await held.lock.release();
     // its reply was "lost" and two more applies came after it
@@ -300,6 +327,7 @@ describe("edgectl apply", () => {
       other.lock,
       epoch2,
       diffIntent(read2, variant(5), prefix),
+      stampOf(read2.revision),
       5000,
     );
     expect(theirs.ok).toBe(true);

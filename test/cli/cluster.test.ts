@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DesiredState } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply-lock.js";
 import { commitApply, epochAtRead } from "../../edgectl/apply-transaction.js";
+import { auditStamp } from "../../edgectl/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli-settings.js";
 import { commitUnderLock } from "../../edgectl/commit-under-lock.js";
 import { readPrefix } from "../../edgectl/etcd-client.js";
@@ -92,6 +93,15 @@ async function applyAttempt(
 async function revisionNow(c: Etcd3, prefix: string): Promise<number> {
   return Number((await c.get(`${prefix}epoch`).exec()).header.revision);
 }
+
+/** The audit stamp of a commit driven by hand, as `apply` would make it from a read. */
+const stampOf = (rev: number) =>
+  auditStamp(
+    { auditPrefix: "/edgectl-test-audit/by-hand/", auditKeep: 1000, user: "test" },
+    "apply",
+    undefined,
+    rev,
+  );
 
 const describeRuns = (xs: readonly ApplyAttempt[]) =>
   xs.map((a) => `${a.marker}→${a.code}${a.code ? ` ${a.stderr.split("\n")[0]}` : ""}`).join("\n");
@@ -257,7 +267,15 @@ describe("edgectl on a 3-member etcd cluster", () => {
     if (!held.ok) throw new Error("could not lock");
     expect(members.current).toBe(proxy.endpoint);
     proxy.disconnect();
-    const result = await commitApply(members, prefix, held.lock, epochAtRead(read), changes, 5000);
+    const result = await commitApply(
+      members,
+      prefix,
+      held.lock,
+      epochAtRead(read),
+      changes,
+      stampOf(read.revision),
+      5000,
+    );
     expect(result).toEqual({ ok: false, reason: "not-landed", epochNow: "1" });
     // revoked through a live member, not left for its 30 s TTL: the next apply is not locked out
     expect(await client.get(`${prefix}lock/apply`).string()).toBeNull();
@@ -291,6 +309,7 @@ describe("edgectl on a 3-member etcd cluster", () => {
       first,
       epochAtRead(read),
       diffIntent(read, want, prefix),
+      stampOf(read.revision),
       (l) => warnings.push(l),
     );
     expect(result).toMatchObject({ ok: true, epoch: 2 });
@@ -325,6 +344,7 @@ describe("edgectl on a 3-member etcd cluster", () => {
       held.lock,
       epochAtRead(read),
       diffIntent(read, desiredFor("cut", 1), prefix),
+      stampOf(read.revision),
       3000,
     );
     expect(result).toEqual({ ok: false, reason: "unknown", epochNow: null });

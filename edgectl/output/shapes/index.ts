@@ -6,7 +6,10 @@ import { ErrorShape } from "./error-shape.js";
 import { ExplainShape } from "./explain-shape.js";
 import { ExportShape } from "./export-shape.js";
 import { HeartbeatEventShape } from "./heartbeat-shape.js";
+import { HistoryShape } from "./history-shape.js";
+import { MoveShape } from "./move-shape.js";
 import { PlanShape } from "./plan-shape.js";
+import { RollbackShape } from "./rollback-shape.js";
 import { StatusShape } from "./status-shape.js";
 import { UnboostShape } from "./unboost-shape.js";
 import { ValidateShape } from "./validate-shape.js";
@@ -22,6 +25,9 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
   { invocation: "edgectl validate FILE -o json", schema: ValidateShape },
   { invocation: "edgectl plan FILE -o json", schema: PlanShape },
   { invocation: "edgectl apply FILE --yes -o json", schema: ApplyShape },
+  { invocation: "edgectl move CC[,CC…] --to POOL --yes -o json", schema: MoveShape },
+  { invocation: "edgectl history -o json", schema: HistoryShape },
+  { invocation: "edgectl rollback EPOCH --yes -o json", schema: RollbackShape },
   { invocation: "edgectl export -o json", schema: ExportShape },
   { invocation: "edgectl explain CC|K -o json", schema: ExplainShape },
   { invocation: "edgectl boost CC --pool P --ttl D -o json", schema: BoostShape },

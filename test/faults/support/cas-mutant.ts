@@ -14,7 +14,7 @@ export interface CasMutant {
 const EPOCH_COMPARE =
   /epoch\.modRevision === null\s*\?\s*client\.if\(keys\.epoch, "Create", "==", 0\)\s*:\s*client\.if\(keys\.epoch, "Mod", "==", epoch\.modRevision\);/;
 
-/** Where `apply` takes the lock after reading and planning, as the mutant's patch expects it. */
+/** Where `apply` (and `move`, `rollback`: edgectl/commit-plan.ts) takes the lock after reading and planning, as the mutant's patch expects it. */
 const LOCK_AFTER_READ =
   /const attempt = await acquireApplyLock\(client, settings\.prefix, settings\.lockTtlSeconds\);/;
 
@@ -58,7 +58,7 @@ export function buildCasMutant(): CasMutant {
   );
   patch(
     root,
-    "edgectl/commands/apply.ts",
+    "edgectl/commit-plan.ts",
     LOCK_AFTER_READ,
     "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
   );
