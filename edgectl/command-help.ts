@@ -66,7 +66,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   rollback: {
     examples: [
-      "edgectl history --limit 5 && edgectl rollback 41   # the intent right after epoch 41",
+      "edgectl rollback 41   # the intent right after epoch 41 (edgectl history lists them)",
       'edgectl rollback 41 --yes --reason "the move overloaded ams-1" -o json | jq .epoch',
     ],
     env: [...ETCD, ...COMPILE, ...COMMIT, ...COLOUR],

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { VERSION } from "../adapters/version.js";
 import type { CliIo } from "./cli-io.js";
 import { createCommandContext, withCommonOptions } from "./command-context.js";
 import { COMMAND_HELP, commandHelpText } from "./command-help.js";
@@ -16,7 +17,6 @@ import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
-import { VERSION } from "./version.js";
 
 /** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
 export const PROGRAM_HELP = `

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCliOutput } from "../../edgectl/output/cli-output.js";
@@ -33,7 +33,12 @@ describe("edgectl --version", () => {
     expect(bin.code, bin.stderr).toBe(0);
     expect(bin.stdout).toBe(`${pkg.version}\n`);
     // the build inlines the version alone, not the whole package.json
-    const bundle = readFileSync(resolve(import.meta.dirname, "../../dist/edgectl.js"), "utf8");
+    // edgectl.js and the chunks it shares with the pusher (the version is one of them)
+    const dist = resolve(import.meta.dirname, "../../dist");
+    const bundle = ["edgectl.js", ...readdirSync(resolve(dist, "chunks")).map((f) => `chunks/${f}`)]
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(resolve(dist, f), "utf8"))
+      .join("\n");
     expect(bundle).toContain(`var version = ${JSON.stringify(pkg.version)};`);
     expect(bundle).not.toContain("devDependencies");
   });
