@@ -1,7 +1,7 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
-import { formatProblem } from "../core/index.js";
+import { type CompiledMap, formatProblem } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -10,6 +10,7 @@ import type { PusherConfig } from "./config.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { HistoryTracker } from "./history.js";
 import { HistoryFollower } from "./history-follower.js";
+import { isAfter } from "./kv-view.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
@@ -44,6 +45,8 @@ export interface PusherTuning {
   readonly watchSilenceMs?: number;
   /** Strings never to show in `/status` (e.g. the API token). */
   readonly secrets?: readonly string[];
+  /** How far behind a KV read may be (Workers KV: about 60 s; `KV_STALE_READ_MS`). */
+  readonly kvStaleReadMs?: number;
 }
 
 /** Dependencies of the pusher, passed explicitly. */
@@ -117,8 +120,12 @@ export function createPusher(deps: PusherDeps): Pusher {
     minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
     heartbeatMs: config.heartbeatSeconds * 1000,
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
+    ...(tuning.kvStaleReadMs !== undefined ? { staleReadMs: tuning.kvStaleReadMs } : {}),
     onLoaded: (map) => {
-      compileLoop.setPrevious(map);
+      // KV seeds the last valid rules once; later (maybe stale) only if newer than our compile.
+      const kvFirst = map && (!seeded || !lastCompiled || isAfter(map, lastCompiled));
+      seeded ||= map !== null;
+      compileLoop.setPrevious(kvFirst ? map : lastCompiled);
       compileLoop.trigger();
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
@@ -134,6 +141,8 @@ export function createPusher(deps: PusherDeps): Pusher {
   });
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
+  let lastCompiled: CompiledMap | null = null;
+  let seeded = false;
   compileLoop = new CompileLoop({
     client: etcd,
     prefix: config.prefix,
@@ -145,6 +154,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     history,
     onNewHistory: (change, revision) => follower.followed(change, revision),
     onCompiled: (result) => {
+      lastCompiled = result.map;
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
       if (joined !== lastProblems) {
