@@ -10,10 +10,10 @@ import type { PusherConfig } from "./config.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { HistoryTracker } from "./history.js";
 import { HistoryFollower } from "./history-follower.js";
-import { isAfter } from "./kv-view.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
+import { takeoverSeed } from "./takeover-seed.js";
 import { RoutingView } from "./ui/routing-view.js";
 import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
@@ -122,10 +122,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
     ...(tuning.kvStaleReadMs !== undefined ? { staleReadMs: tuning.kvStaleReadMs } : {}),
     onLoaded: (map) => {
-      // KV seeds the last valid rules once; later (maybe stale) only if newer than our compile.
-      const kvFirst = map && (!seeded || !lastCompiled || isAfter(map, lastCompiled));
-      seeded ||= map !== null;
-      compileLoop.setPrevious(kvFirst ? map : lastCompiled);
+      compileLoop.setPrevious(takeoverSeed(lastCompiled, map));
       compileLoop.trigger();
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
@@ -142,7 +139,6 @@ export function createPusher(deps: PusherDeps): Pusher {
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
   let lastCompiled: CompiledMap | null = null;
-  let seeded = false;
   compileLoop = new CompileLoop({
     client: etcd,
     prefix: config.prefix,
