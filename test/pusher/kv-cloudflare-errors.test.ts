@@ -1,6 +1,7 @@
 import { APIError } from "cloudflare/error";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../adapters/errors.js";
 import { toKvError } from "../../adapters/kv/cloudflare-errors.js";
 import {
   CLOUDFLARE_BUDGET,
@@ -13,7 +14,6 @@ import {
   kvSettingsFromEnv,
   Secret,
 } from "../../adapters/kv/index.js";
-import { ConfigError } from "../../adapters/errors.js";
 import { type KvStandin, startKvStandin } from "../helpers/kv-standin.js";
 
 const TOKEN = "cf-TOKEN-3b9e1f7a2d-never-shown";
