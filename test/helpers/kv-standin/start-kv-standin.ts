@@ -119,9 +119,7 @@ export async function startKvStandin(opts: KvStandinOptions = {}): Promise<KvSta
     req: IncomingMessage,
   ): void {
     const current = values.get(key);
-    const v = stale
-      ? staleRead(values.candidates(key, now()), staleRand, stale.ratio ?? 0.5)
-      : current;
+    const v = stale ? staleRead(values.candidates(key, now()), staleRand, stale) : current;
     if (v !== current) entry.stale = true;
     if (v === undefined) {
       fail(req, res, entry, 404, { code: 10009, message: "get: 'key not found'" });

@@ -4,6 +4,11 @@ export interface StaleReadOptions {
   readonly windowMs: number;
   /** Share of reads that return an older value when one exists (default 0.5). */
   readonly ratio?: number;
+  /**
+   * Which older value a stale read returns: any of them at random (default), or always the
+   * oldest, as the location furthest behind would (for deterministic tests).
+   */
+  readonly pick?: "random" | "oldest";
 }
 
 interface Version {
@@ -84,9 +89,10 @@ export class VersionedValues extends Map<string, string> {
 export function staleRead(
   candidates: readonly (string | undefined)[],
   rand: () => number,
-  ratio: number,
+  opts: StaleReadOptions,
 ): string | undefined {
   const current = candidates[candidates.length - 1];
-  if (candidates.length < 2 || rand() >= ratio) return current;
+  if (candidates.length < 2 || rand() >= (opts.ratio ?? 0.5)) return current;
+  if (opts.pick === "oldest") return candidates[0];
   return candidates[Math.floor(rand() * (candidates.length - 1))];
 }
