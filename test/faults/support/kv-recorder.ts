@@ -56,6 +56,11 @@ export async function startRecordedKv(
     token,
   });
   ctx.defer(() => standin.close());
+  ctx.defer(() => {
+    const gets = standin.requests.filter((q) => q.method === "GET");
+    const served = gets.filter((q) => q.stale).length;
+    ctx.progress(`KV stand-in: ${served} of ${gets.length} reads served stale`);
+  });
   const stale = standin.staleReads;
   ctx.progress(
     stale
