@@ -56,10 +56,15 @@ export async function startRecordedKv(
     token,
   });
   ctx.defer(() => standin.close());
+  const logsFrom = ctx.transcript.entries.length;
   ctx.defer(() => {
     const gets = standin.requests.filter((q) => q.method === "GET");
     const served = gets.filter((q) => q.stale).length;
-    ctx.progress(`KV stand-in: ${served} of ${gets.length} reads served stale`);
+    const logs = ctx.transcript.entries.slice(logsFrom).filter((e) => e.kind === "log");
+    const count = (what: string) => logs.reduce((n, e) => n + e.text.split(what).length - 1, 0);
+    ctx.progress(
+      `KV stand-in: ${served} of ${gets.length} reads served stale; pushers judged ${count("a stale copy or a late write")} stale, repaired ${count("KV routes drifted from etcd")} drifts`,
+    );
   });
   const stale = standin.staleReads;
   ctx.progress(
