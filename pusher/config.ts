@@ -51,6 +51,11 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   },
   { name: "CF_API_BASE_URL", default: "Cloudflare's", meaning: "for tests against a stand-in" },
   {
+    name: "CF_API_BUDGET",
+    default: "900",
+    meaning: "API requests per 5 minutes this process may send (of the account's 1,200)",
+  },
+  {
     name: "ORIGIN_TEMPLATE",
     default: DEFAULT_ORIGIN_TEMPLATE,
     meaning: "origin of undefined pools",

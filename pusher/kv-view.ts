@@ -1,4 +1,14 @@
-import { type CompiledMap, type CompileResult, sameMap } from "../core/index.js";
+import { type CompiledMap, type CompileResult, sameMap, sameRouting } from "../core/index.js";
+
+/** How long a Workers KV read may lag behind a write (Cloudflare: up to about 60 s). */
+export const KV_STALE_READ_MS = 60_000;
+
+/**
+ * What an anti-entropy read of `routes` says: KV agrees; KV holds a map older than one this
+ * pusher learned less than a staleness window ago (`stale`: maybe a KV location that has not
+ * caught up, maybe a former leader's late write); or KV really differs (`drift`).
+ */
+export type KvReadVerdict = "in-sync" | "stale" | "drift";
 
 /** True when map `a` comes after map `b`: maps order by `(history, rev)`. */
 export function isAfter(
@@ -17,6 +27,8 @@ export class KvView {
   desired: CompileResult | null = null;
   /** What KV holds as far as this pusher knows. */
   written: CompiledMap | null = null;
+  /** When `written` was learned (written by this pusher, or read), on the pusher's clock. */
+  writtenAt = Number.NEGATIVE_INFINITY;
   /** True after activation until the first compile arrives: nothing is due before it. */
   awaitingCompile = false;
   private metaSignature: string | null = null;
@@ -46,6 +58,33 @@ export class KvView {
       this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
     }
     return this.sameAs.same ? null : d;
+  }
+
+  /** Records what KV holds, learned at `at` (a write that completed, or a read). */
+  learned(map: CompiledMap | null, at: number): void {
+    this.written = map;
+    this.writtenAt = at;
+  }
+
+  /**
+   * Judges a read of `routes` (`inKv`; null when absent, `unparsable` when not a map) against the
+   * newest compile. KV is eventually consistent: a read may return any value the key held in the
+   * last `staleMs`, or "not found" for a key created within it. So a map ordered before the one
+   * this pusher learned (wrote or read) less than `staleMs` ago, or no map at all, is `stale`:
+   * not counted as drift. Once `staleMs` has passed, an older map is drift like any difference.
+   */
+  judgeRead(
+    inKv: CompiledMap | null,
+    unparsable: boolean,
+    now: number,
+    staleMs: number,
+  ): KvReadVerdict {
+    const desired = this.desired?.map;
+    const known = this.written;
+    const older = !unparsable && known !== null && (inKv === null || isAfter(known, inKv));
+    if (older && now - this.writtenAt < staleMs) return "stale";
+    if (!desired || !inKv || older) return "drift";
+    return sameRouting(inKv, desired) ? "in-sync" : "drift";
   }
 
   /** True when `meta` no longer describes the map it would describe now. */

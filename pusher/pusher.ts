@@ -1,7 +1,7 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
-import { formatProblem } from "../core/index.js";
+import { type CompiledMap, formatProblem } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -13,6 +13,7 @@ import { HistoryFollower } from "./history-follower.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics, type PusherMetrics } from "./metrics.js";
 import { PusherStatus } from "./status.js";
+import { takeoverSeed } from "./takeover-seed.js";
 import { RoutingView } from "./ui/routing-view.js";
 import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
@@ -44,6 +45,8 @@ export interface PusherTuning {
   readonly watchSilenceMs?: number;
   /** Strings never to show in `/status` (e.g. the API token). */
   readonly secrets?: readonly string[];
+  /** How far behind a KV read may be (Workers KV: about 60 s; `KV_STALE_READ_MS`). */
+  readonly kvStaleReadMs?: number;
 }
 
 /** Dependencies of the pusher, passed explicitly. */
@@ -117,8 +120,9 @@ export function createPusher(deps: PusherDeps): Pusher {
     minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
     heartbeatMs: config.heartbeatSeconds * 1000,
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
+    ...(tuning.kvStaleReadMs !== undefined ? { staleReadMs: tuning.kvStaleReadMs } : {}),
     onLoaded: (map) => {
-      compileLoop.setPrevious(map);
+      compileLoop.setPrevious(takeoverSeed(lastCompiled, map));
       compileLoop.trigger();
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
@@ -134,6 +138,7 @@ export function createPusher(deps: PusherDeps): Pusher {
   });
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
   let lastProblems = "";
+  let lastCompiled: CompiledMap | null = null;
   compileLoop = new CompileLoop({
     client: etcd,
     prefix: config.prefix,
@@ -145,6 +150,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     history,
     onNewHistory: (change, revision) => follower.followed(change, revision),
     onCompiled: (result) => {
+      lastCompiled = result.map;
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
       if (joined !== lastProblems) {

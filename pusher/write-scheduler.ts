@@ -1,11 +1,12 @@
 import type { Logger } from "pino";
-import type { KvSink } from "../adapters/kv/kv-sink.js";
-import { type CompiledMap, type CompileResult, parseMap, sameRouting } from "../core/index.js";
+import { KvError, type KvSink } from "../adapters/kv/kv-sink.js";
+import { type CompiledMap, type CompileResult, parseMap } from "../core/index.js";
+import { checkKvRoutes } from "./anti-entropy.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
 import { kvRetryDelay } from "./kv-retry.js";
-import { isAfter, KvView } from "./kv-view.js";
+import { isAfter, KV_STALE_READ_MS, KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 
@@ -27,6 +28,8 @@ export interface WriteSchedulerOptions {
   readonly minIntervalMs: number;
   readonly heartbeatMs: number;
   readonly backoff: BackoffPolicy;
+  /** How far behind a KV read may be (default `KV_STALE_READ_MS`, Cloudflare's 60 s). */
+  readonly staleReadMs?: number;
   /** Receives the `routes` map found in KV on activation (the last known good). */
   readonly onLoaded: (map: CompiledMap | null) => void;
   /**
@@ -190,7 +193,7 @@ export class WriteScheduler {
       const text = await this.o.kv.get(ROUTES_KEY);
       const map = text === null ? null : parseMap(text);
       if (text !== null && !map) this.o.logger.warn("KV routes is not a valid map; rewriting it");
-      this.view.written = map;
+      this.view.learned(map, this.o.clock.now());
       this.needLoad = false;
       this.attempts = 0;
       this.o.status.kvOk();
@@ -202,34 +205,11 @@ export class WriteScheduler {
     }
   }
 
+  /** One anti-entropy check (`checkKvRoutes`). */
   private async reconcile(): Promise<number> {
-    const desired = this.view.desired?.map;
-    if (!desired) return 0;
-    let text: string | null;
-    try {
-      text = await this.o.kv.get(ROUTES_KEY);
-    } catch (e) {
-      return this.failed("read", e);
-    }
+    const out = await checkKvRoutes(this.o, this.view, this.o.staleReadMs ?? KV_STALE_READ_MS);
+    if (out.kind === "failed") return this.failed("read", out.error);
     this.reconcileRequested = false;
-    this.o.status.kvOk();
-    const inKv = text === null ? null : parseMap(text);
-    // Same routing is fine, unless KV went back (a late write of a former leader, a stale copy).
-    const written = this.view.written;
-    if (inKv && sameRouting(inKv, desired) && !(written && isAfter(written, inKv))) return 0;
-    this.o.metrics.driftRepairs.inc();
-    this.o.logger.warn(
-      { kv_revision: inKv?.rev ?? null, revision: desired.rev },
-      "KV routes drifted from etcd; rewriting",
-    );
-    this.view.written = inKv;
-    this.view.forgetMeta();
-    if (inKv && isAfter(inKv, desired)) {
-      this.o.status.recordError(
-        "kv",
-        new Error(`KV holds history ${inKv.history} revision ${inKv.rev}, after etcd's`),
-      );
-    }
     return 0;
   }
 
@@ -252,7 +232,7 @@ export class WriteScheduler {
     this.attempts = 0;
     this.o.status.kvOk();
     this.o.metrics.pushes.inc();
-    if (routes) this.view.written = routes;
+    if (routes) this.view.learned(routes, this.o.clock.now());
     this.view.metaWritten(metaSource);
     this.metaWrittenAt = started;
     const m = metaSource;
@@ -283,6 +263,7 @@ export class WriteScheduler {
         op,
         attempt: this.attempts,
         retry_in_ms: delay,
+        code: e instanceof KvError ? e.code : undefined,
         error: this.o.status.scrub(e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
       },
       `KV ${op} failed`,

@@ -3,7 +3,7 @@ import { Namespaces } from "cloudflare/resources/kv/namespaces/namespaces";
 import { createClient } from "cloudflare/tree-shakable";
 import type { Logger } from "pino";
 import { chunkEntries } from "./bulk-chunks.js";
-import { toKvError } from "./cloudflare-errors.js";
+import { envelopeErrors, toKvError } from "./cloudflare-errors.js";
 import { type KvEntry, KvError, type KvSink, type PutOptions } from "./kv-sink.js";
 import { CLOUDFLARE_BUDGET, RequestBudget } from "./request-budget.js";
 import type { Secret } from "./secret.js";
@@ -20,10 +20,21 @@ export interface CloudflareSinkOptions {
   readonly baseUrl?: string;
   /** Per-request deadline (default 10 s). */
   readonly timeoutMs?: number;
-  /** Shared account budget (default: 1,100 requests per 5 minutes). */
+  /** This process's share of the account budget (default: `CLOUDFLARE_BUDGET`, 900 per 5 minutes). */
   readonly budget?: RequestBudget;
   readonly logger?: Logger;
   readonly now?: () => number;
+}
+
+/**
+ * Only the API's envelope with `10009 key not found` is an absent key. Another 404 (unknown
+ * namespace 10013) is an error, and so is a 404 without the envelope: a proxy's or another
+ * server's page says nothing about the key.
+ */
+function isKeyNotFound(e: unknown): boolean {
+  if (!(e instanceof NotFoundError)) return false;
+  const errors = envelopeErrors(e);
+  return errors !== null && errors.length > 0 && errors.every((x) => x.code === 10009);
 }
 
 /**
@@ -82,8 +93,7 @@ export function createCloudflareSink(opts: CloudflareSinkOptions): KvSink {
           const res = await client.kv.namespaces.values.get(key, ids, { signal });
           return await res.text();
         } catch (e) {
-          // 10009 "key not found" is an absent key; other 404s (unknown namespace) are errors.
-          if (e instanceof NotFoundError && e.errors.every((x) => x.code === 10009)) return null;
+          if (isKeyNotFound(e)) return null;
           throw e;
         }
       });

@@ -20,7 +20,9 @@ export async function createKvSink(
     });
   }
   const { createCloudflareSink } = await import("./cloudflare-sink.js");
+  const { CLOUDFLARE_BUDGET, RequestBudget } = await import("./request-budget.js");
   return createCloudflareSink({
+    budget: new RequestBudget({ ...CLOUDFLARE_BUDGET, limit: settings.apiBudget }),
     accountId: settings.accountId,
     namespaceId: settings.namespaceId,
     apiToken: settings.apiToken,

@@ -25,7 +25,9 @@ export {
 export { createLocalSink, type LocalSinkOptions } from "./local-sink.js";
 export {
   type BudgetClock,
+  CLOUDFLARE_ACCOUNT_LIMIT,
   CLOUDFLARE_BUDGET,
+  DEFAULT_API_BUDGET,
   RequestBudget,
   type RequestBudgetOptions,
 } from "./request-budget.js";

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { ConfigError } from "../errors.js";
+import { CLOUDFLARE_ACCOUNT_LIMIT, DEFAULT_API_BUDGET } from "./request-budget.js";
 import { Secret } from "./secret.js";
 
 /** Default for `KV_LOCAL_PERSIST`: what `wrangler dev` uses when `--persist-to` is not given. */
@@ -34,6 +35,8 @@ export interface CloudflareKvSettings {
   readonly accountId: string;
   readonly apiToken: Secret;
   readonly apiBaseUrl?: string;
+  /** Most API requests this process sends per 5 minutes (`CF_API_BUDGET`). */
+  readonly apiBudget: number;
 }
 
 /** Where KV writes go: `KV_SINK` (docs/reference.md, "The pusher"). */
@@ -83,6 +86,21 @@ export function isLoopbackHost(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** `CF_API_BUDGET`: a whole number of requests per 5 minutes, at most the account's 1,200. */
+function apiBudgetFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.CF_API_BUDGET?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_API_BUDGET;
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= CLOUDFLARE_ACCOUNT_LIMIT.limit)) {
+    throw new ConfigError(
+      "invalid-setting",
+      "CF_API_BUDGET",
+      `"${raw}" is not a number of requests per 5 minutes from 1 to ${CLOUDFLARE_ACCOUNT_LIMIT.limit}`,
+    );
+  }
+  return n;
+}
+
 function required(env: Readonly<Record<string, string | undefined>>, name: string): string {
   const v = env[name]?.trim();
   if (!v) throw new ConfigError("missing-setting", name, "is required when KV_SINK=cloudflare");
@@ -90,8 +108,8 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 /**
- * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN` and
- * `CF_API_BASE_URL` (docs/reference.md, the pusher's variables; https unless loopback). Throws
+ * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN`,
+ * `CF_API_BASE_URL` and `CF_API_BUDGET` (docs/reference.md, the pusher's variables; https unless loopback). Throws
  * ConfigError naming the variable; never echoes the token.
  */
 export function kvSettingsFromEnv(
@@ -116,6 +134,7 @@ export function kvSettingsFromEnv(
   if (!ACCOUNT_ID.test(accountId)) {
     throw new ConfigError("invalid-setting", "CF_ACCOUNT_ID", `"${accountId}" is not an id`);
   }
+  const apiBudget = apiBudgetFrom(env);
   const base = env.CF_API_BASE_URL?.trim();
   if (base !== undefined && base !== "") {
     let url: URL | undefined;
@@ -145,7 +164,8 @@ export function kvSettingsFromEnv(
       accountId,
       apiToken: new Secret(token),
       apiBaseUrl: base,
+      apiBudget,
     };
   }
-  return { kind: "cloudflare", namespaceId, accountId, apiToken: new Secret(token) };
+  return { kind: "cloudflare", namespaceId, accountId, apiToken: new Secret(token), apiBudget };
 }

@@ -4,15 +4,33 @@ export interface KvEntry {
   readonly value: string;
 }
 
-/** Codes for KV sink failures. */
+/**
+ * Codes for KV sink failures. `server-error` is a 5xx in the API's own envelope, `edge-error` a
+ * 5xx HTML page from Cloudflare's edge in front of it; `unexpected-response` is an answer that is
+ * not the API's envelope at all (a proxy's page, a wrong `CF_API_BASE_URL`). The credential codes
+ * follow the API's: `credentials-missing` (9106), `credentials-malformed` (6003/6111: the header
+ * is not `Bearer <token>`), `unauthorized` (10000, or 401/403: the token is refused).
+ */
 export type KvErrorCode =
   | "network"
   | "timeout"
   | "rate-limited"
   | "server-error"
+  | "edge-error"
+  | "unexpected-response"
+  | "credentials-missing"
+  | "credentials-malformed"
   | "unauthorized"
   | "bad-request"
   | "unsuccessful-keys";
+
+const NOT_RETRYABLE: ReadonlySet<KvErrorCode> = new Set([
+  "unauthorized",
+  "credentials-missing",
+  "credentials-malformed",
+  "bad-request",
+  "unexpected-response",
+]);
 
 /** A failed KV operation. `retryAfterMs` is set from a `Retry-After` header when present. */
 export class KvError extends Error {
@@ -27,10 +45,13 @@ export class KvError extends Error {
   }
 }
 
-/** Whether a KV failure is worth retrying (everything but auth and malformed requests). */
+/**
+ * Whether a KV failure is worth retrying: everything but refused or malformed credentials,
+ * malformed requests, and answers from something that is not the API.
+ */
 export function isRetryableKvError(e: unknown): boolean {
   if (!(e instanceof KvError)) return true;
-  return e.code !== "unauthorized" && e.code !== "bad-request";
+  return !NOT_RETRYABLE.has(e.code);
 }
 
 /** Options of one `putMany`. */

@@ -17,10 +17,22 @@ export interface RequestBudgetOptions {
 }
 
 /**
- * Cloudflare's API allows 1,200 requests per 5 minutes per user, counted across dashboard and
- * every token, and blocks all calls for 5 minutes once exceeded; keep 100 in reserve for operators.
+ * Cloudflare's API allows 1,200 requests per 5 minutes per user, counted across the dashboard,
+ * every token and every tool, and blocks all calls for 5 minutes once exceeded.
  */
-export const CLOUDFLARE_BUDGET: RequestBudgetOptions = { limit: 1_100, windowMs: 5 * 60_000 };
+export const CLOUDFLARE_ACCOUNT_LIMIT = { limit: 1_200, windowMs: 5 * 60_000 } as const;
+
+/**
+ * One process's default share of that (`CF_API_BUDGET`): 900, leaving 300 for edgectl, wrangler
+ * and the dashboard. The pusher needs about 310 at most (one write per second, its reads).
+ */
+export const DEFAULT_API_BUDGET = 900;
+
+/** The default budget of one process: {@link DEFAULT_API_BUDGET} per 5 minutes. */
+export const CLOUDFLARE_BUDGET: RequestBudgetOptions = {
+  limit: DEFAULT_API_BUDGET,
+  windowMs: CLOUDFLARE_ACCOUNT_LIMIT.windowMs,
+};
 
 const systemClock: BudgetClock = { now: () => Date.now(), sleep: (ms) => delay(ms) };
 

@@ -85,6 +85,7 @@ describe("edge-pusher entry point", () => {
       "KV_NAMESPACE_ID",
       "CF_API_TOKEN",
       "CF_API_BASE_URL",
+      "CF_API_BUDGET",
       "ORIGIN_TEMPLATE",
       "FLOOR_POOL",
       "PUSHER_LISTEN",

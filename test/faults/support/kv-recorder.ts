@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { type CompiledMap, type MapMeta, parseMap } from "../../../core/index.js";
-import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../helpers/kv-standin.js";
+import {
+  type KvStandin,
+  type KvStandinOptions,
+  type StaleReadOptions,
+  startKvStandin,
+} from "../../helpers/kv-standin.js";
 import type { FaultContext } from "../scenario.js";
 
 /** One value the stand-in stored, in order. */
@@ -26,14 +31,47 @@ export function fakeCfToken(): string {
   return `cf-${randomBytes(18).toString("base64url")}`;
 }
 
-/** Starts the stand-in (torn down with the scenario) and registers its token as a secret. */
+/**
+ * How stale the suite's KV reads may be: as on Cloudflare, any value of the last 60 s (or "not
+ * found" for a key created within them), for half the reads that can be stale.
+ */
+export const FAULT_SUITE_STALE_READS: StaleReadOptions = { windowMs: 60_000, ratio: 0.5 };
+
+/**
+ * Starts the stand-in (torn down with the scenario) and registers its token as a secret. Reads
+ * are eventually consistent (`FAULT_SUITE_STALE_READS`, seeded by the run's seed, printed) unless
+ * `opts.staleReads` says otherwise. Every client of the scenario (pushers, edgectl) talks to this
+ * one server, so they share one account budget.
+ */
 export async function startRecordedKv(
   ctx: FaultContext,
   opts: KvStandinOptions = {},
 ): Promise<RecordedKv> {
   const token = opts.token ?? fakeCfToken();
-  const standin = await startKvStandin({ perKeyWriteLimit: "off", ...opts, token });
+  const standin = await startKvStandin({
+    perKeyWriteLimit: "off",
+    seed: ctx.seed,
+    staleReads: FAULT_SUITE_STALE_READS,
+    ...opts,
+    token,
+  });
   ctx.defer(() => standin.close());
+  const logsFrom = ctx.transcript.entries.length;
+  ctx.defer(() => {
+    const gets = standin.requests.filter((q) => q.method === "GET");
+    const served = gets.filter((q) => q.stale).length;
+    const logs = ctx.transcript.entries.slice(logsFrom).filter((e) => e.kind === "log");
+    const count = (what: string) => logs.reduce((n, e) => n + e.text.split(what).length - 1, 0);
+    ctx.progress(
+      `KV stand-in: ${served} of ${gets.length} reads served stale; pushers judged ${count("a stale copy or a late write")} stale, repaired ${count("KV routes drifted from etcd")} drifts`,
+    );
+  });
+  const stale = standin.staleReads;
+  ctx.progress(
+    stale
+      ? `KV stand-in: stale reads within ${stale.windowMs / 1000} s (ratio ${stale.ratio ?? 0.5}, seed ${standin.seed})`
+      : "KV stand-in: consistent reads",
+  );
   ctx.transcript.secret("CF_API_TOKEN", token);
   const writes: RecordedWrite[] = [];
   const values = standin.values;

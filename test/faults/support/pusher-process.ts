@@ -61,6 +61,8 @@ export async function startPusherProcess(
     PUSHER_ID: o.id,
     PUSHER_LISTEN: `127.0.0.1:${port}`,
     HEARTBEAT_SECONDS: "5",
+    // Anti-entropy every 10 s, so reconciles meet the stand-in's stale reads in every scenario.
+    RESYNC_SECONDS: "10",
     ORIGIN_TEMPLATE: "https://{pool}.origin.example.com",
     FLOOR_POOL: "par-1",
     LOG_LEVEL: "info",
