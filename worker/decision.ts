@@ -1,4 +1,5 @@
-import { type CompiledMap, type DegradedReason, type Route, resolveRoute } from "../core/index.js";
+import type { CompiledMap, DegradedReason, Route } from "../core/compiled-map.js";
+import { resolveRoute } from "../core/resolve.js";
 import { floorRoute } from "./floor-route.js";
 import type { MapSnapshot } from "./map-cache.js";
 import type { WorkerSettings } from "./settings.js";

@@ -1,4 +1,5 @@
-import { type DegradedReason, formatSplit } from "../core/index.js";
+import type { DegradedReason } from "../core/compiled-map.js";
+import { formatSplit } from "../core/rule-weights.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
 import { hideOriginsInHeaders, type PublicOrigin } from "./hide-origins.js";

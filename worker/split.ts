@@ -1,4 +1,5 @@
-import { type ChainLink, pickWeighted, type Route } from "../core/index.js";
+import type { ChainLink, Route } from "../core/compiled-map.js";
+import { pickWeighted } from "../core/rendezvous.js";
 
 /**
  * A weighted route as one viewer takes it (SPEC §4.3): the pool weighted rendezvous hashing
