@@ -3,15 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createLocalSink } from "../../adapters/kv/index.js";
-import {
-  compile,
-  formatSplit,
-  pickWeighted,
-  type Route,
-  resolveRoute,
-  serializeMap,
-} from "../../core/index.js";
-import { splitRoute } from "../../worker/split.js";
+import { compile, pickWeighted, type Route, resolveRoute, serializeMap } from "../../core/index.js";
+import { splitHeader, splitRoute } from "../../worker/split.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
@@ -52,7 +45,7 @@ function splitCostNs(route: Route, viewer: string): number {
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     sink += splitRoute(route, `${viewer}-${i}`).chain.length;
-    sink += formatSplit(route.weights ?? []).length;
+    sink += splitHeader(route.weights ?? []).length;
   }
   const ns = Number(process.hrtime.bigint() - start) / n;
   return sink > 0 ? ns : Number.NaN;
