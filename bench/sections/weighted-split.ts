@@ -23,6 +23,9 @@ export interface WeightedSplitResult {
   readonly plain_rps: number;
   readonly weighted_p99_ms: number;
   readonly plain_p99_ms: number;
+  /** workerd CPU per request on each side: the split's cost as workerd pays it. */
+  readonly weighted_cpu_us_per_req: number;
+  readonly plain_cpu_us_per_req: number;
   readonly weighted_rounds: number;
   readonly weighted_errors: number;
 }
@@ -99,13 +102,20 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     "x-edge-debug-country": cc,
     "x-edge-debug-viewer": viewer,
   });
-  const run = (cc: string, seconds: number) =>
-    autocannon({
+  const cpu = { DE: 0, FR: 0, reqsDE: 0, reqsFR: 0 };
+  const run = async (cc: "DE" | "FR", seconds: number) => {
+    const before = workerd.cpuSeconds();
+    const r = await autocannon({
       url: `${workerd.url}/video/segment-1.ts?q=1`,
       connections: o.connections,
       duration: seconds,
       headers: headers(cc),
     });
+    cpu[cc] += workerd.cpuSeconds() - before;
+    if (cc === "DE") cpu.reqsDE += r.requests.total;
+    else cpu.reqsFR += r.requests.total;
+    return r;
+  };
 
   // Sanity: DE is split (and the viewer's pick served it), FR is not.
   const check = async (cc: string) => {
@@ -119,6 +129,7 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
   if (p.split) throw new Error("the plain route carries X-Edge-Split");
   await run("DE", 2);
   await run("FR", 2);
+  Object.assign(cpu, { DE: 0, FR: 0, reqsDE: 0, reqsFR: 0 });
 
   const ratios: number[] = [];
   const a: number[] = [];
@@ -149,6 +160,11 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
   // where a median of 2-second pair ratios still follows a neighbour's bursts.
   const ratio = round(a.reduce((x, y) => x + y, 0) / b.reduce((x, y) => x + y, 0), 3);
   const splitNs = splitCostNs(de, viewer);
+  const cpuDe = (cpu.DE * 1e6) / cpu.reqsDE;
+  const cpuFr = (cpu.FR * 1e6) / cpu.reqsFR;
+  o.log(
+    `  pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}; workerd CPU ${cpuDe.toFixed(0)} (weighted) vs ${cpuFr.toFixed(0)} (plain) µs per request`,
+  );
   o.log(`  split + X-Edge-Split cost in process: ${splitNs.toFixed(0)} ns per request`);
   o.log(
     `  weighted/plain throughput ratio ${ratio} (goal ≥ 0.95)${ratio >= 0.95 ? "" : "  ✗ BELOW GOAL"}`,
@@ -161,6 +177,8 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     plain_rps: round(summarize(b).p50, 0),
     weighted_p99_ms: round(summarize(ap99).p50, 1),
     plain_p99_ms: round(summarize(bp99).p50, 1),
+    weighted_cpu_us_per_req: round(cpuDe, 0),
+    plain_cpu_us_per_req: round(cpuFr, 0),
     weighted_rounds: rounds,
     weighted_errors: errors,
   };
