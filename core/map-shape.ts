@@ -26,34 +26,42 @@ function isName(x: unknown): x is string {
 
 const TAB_OR_NEWLINE = /[\t\n\r]/g;
 
+/** Checked origins of one document: a map names a handful of origins over hundreds of routes. */
+type UrlMemo = Map<string, string | null>;
+
 /**
  * `z.string().url()`: trimmed, the URL parser accepts it; the output is the trimmed text without
  * ASCII tabs and newlines (what zod returns). `null` when refused.
  */
-function urlText(x: unknown): string | null {
+function urlText(x: unknown, memo: UrlMemo): string | null {
   if (typeof x !== "string") return null;
+  const known = memo.get(x);
+  if (known !== undefined) return known;
   const trimmed = x.trim();
+  let out: string | null;
   try {
     new URL(trimmed);
+    out = trimmed.replace(TAB_OR_NEWLINE, "");
   } catch {
-    return null;
+    out = null;
   }
-  return trimmed.replace(TAB_OR_NEWLINE, "");
+  memo.set(x, out);
+  return out;
 }
 
-function linkOf(x: unknown): ChainLink | null {
+function linkOf(x: unknown, memo: UrlMemo): ChainLink | null {
   if (!isObj(x) || !isName(x.pool)) return null;
-  const origin = urlText(x.origin);
+  const origin = urlText(x.origin, memo);
   return origin === null ? null : { pool: x.pool, origin };
 }
 
 const MAX_CHAIN = 16;
 
-function chainOf(x: unknown): ChainLink[] | null {
+function chainOf(x: unknown, memo: UrlMemo): ChainLink[] | null {
   if (!Array.isArray(x) || x.length < 1 || x.length > MAX_CHAIN) return null;
   const out: ChainLink[] = [];
   for (const item of x) {
-    const link = linkOf(item);
+    const link = linkOf(item, memo);
     if (!link) return null;
     out.push(link);
   }
@@ -77,11 +85,11 @@ function isDegraded(x: unknown): x is DegradedReason | null {
   return x === null || x === "all-pools-unhealthy" || x === "no-default-rule";
 }
 
-function routeOf(x: unknown): Route | null {
+function routeOf(x: unknown, memo: UrlMemo): Route | null {
   if (!isObj(x) || !isName(x.pool)) return null;
-  const origin = urlText(x.origin);
+  const origin = urlText(x.origin, memo);
   if (origin === null) return null;
-  const chain = chainOf(x.chain);
+  const chain = chainOf(x.chain, memo);
   if (!chain || typeof x.source !== "string" || !isDegraded(x.degraded)) return null;
   const weights = weightsOf(x.weights);
   const route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
@@ -89,12 +97,12 @@ function routeOf(x: unknown): Route | null {
 }
 
 /** `z.record(z.string(), route)`: every own enumerable key but `__proto__` (zod skips it). */
-function countriesOf(x: unknown): Record<string, Route> | null {
+function countriesOf(x: unknown, memo: UrlMemo): Record<string, Route> | null {
   if (!isObj(x)) return null;
   const out: Record<string, Route> = {};
   for (const cc of Object.keys(x)) {
     if (cc === "__proto__") continue;
-    const route = routeOf(x[cc]);
+    const route = routeOf(x[cc], memo);
     if (!route) return null;
     out[cc] = route;
   }
@@ -113,9 +121,10 @@ function isTextList(x: unknown): x is string[] {
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;
   if (typeof raw.compiled_at !== "string") return null;
-  const def = routeOf(raw.default);
+  const memo: UrlMemo = new Map();
+  const def = routeOf(raw.default, memo);
   if (!def) return null;
-  const countries = countriesOf(raw.countries);
+  const countries = countriesOf(raw.countries, memo);
   if (!countries || !isTextList(raw.problems)) return null;
   const history = raw.history === undefined ? 0 : raw.history;
   if (!isCount(history)) return null;
