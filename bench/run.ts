@@ -12,6 +12,7 @@ import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { uiRender } from "./sections/ui-render.js";
 import { weightedSplit } from "./sections/weighted-split.js";
+import { workerBundle } from "./sections/worker-bundle.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
         connections: 16,
       }),
     ),
+    bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
     ),
@@ -141,7 +143,10 @@ async function main(): Promise<void> {
     edge_propagation_ms: results.propagation?.edge_propagation_ms ?? null,
     burst: results.burst,
     failover_ms: results.failover,
-    worker: results.worker && { ...results.worker, ...results.weighted },
+    worker:
+      results.worker || results.weighted || results.bundle
+        ? { ...results.worker, ...results.weighted, ...results.bundle }
+        : null,
     pusher_scale: results.pusher_scale,
     write_economy: results.write_economy,
     ui: results.ui,

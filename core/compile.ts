@@ -36,11 +36,6 @@ export interface CompileResult {
   readonly state: RoutingState;
 }
 
-/** Default `FLOOR_POOL`. */
-export const DEFAULT_FLOOR_POOL = "par-1";
-/** Default `ORIGIN_TEMPLATE`. */
-export const DEFAULT_ORIGIN_TEMPLATE = "https://{pool}.origin.example.com";
-
 /** The origin of a pool: its `pool/` definition, else the template. */
 export function originFor(
   pool: string,

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { isPoolName } from "./keys.js";
+import { originProblem } from "./origin-check.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
 /** Most fallbacks a rule may list. */
 export const MAX_FALLBACKS = 8;
-/** Longest host name an origin may have: the DNS limit. */
-export const MAX_HOST_CHARS = 253;
 /** Largest value accepted under the prefix, in bytes. */
 export const MAX_VALUE_BYTES = 64 * 1024;
 
@@ -118,24 +117,8 @@ export type OverrideRule = z.output<typeof OverrideRuleSchema>;
 export const OriginSchema = z
   .string()
   .superRefine((s, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(s);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "not an absolute URL" });
-      return;
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      ctx.addIssue({ code: "custom", message: "scheme must be https: or http:" });
-    } else if (url.username || url.password) {
-      ctx.addIssue({ code: "custom", message: "must not contain credentials" });
-    } else if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+\/?$/i.test(s.trim())) {
-      // Checked on the text: URL parsing folds "/./" and "/.." into "/".
-      ctx.addIssue({ code: "custom", message: "must not have a path, query or fragment" });
-    } else if (url.hostname.length > MAX_HOST_CHARS) {
-      // DNS names end at 253 characters; this also bounds every route in the map (SPEC §3.6).
-      ctx.addIssue({ code: "custom", message: `host name over ${MAX_HOST_CHARS} characters` });
-    }
+    const problem = originProblem(s);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
   })
   .transform((s) => new URL(s).origin);
 

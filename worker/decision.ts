@@ -1,4 +1,5 @@
-import { type CompiledMap, type DegradedReason, type Route, resolveRoute } from "../core/index.js";
+import type { CompiledMap, DegradedReason, Route } from "../core/compiled-map.js";
+import { resolveRoute } from "../core/resolve.js";
 import { floorRoute } from "./floor-route.js";
 import type { MapSnapshot } from "./map-cache.js";
 import type { WorkerSettings } from "./settings.js";
@@ -22,18 +23,22 @@ function reasons(stale: boolean, route: Route): readonly DegradedReason[] {
   return route.degraded ? ["stale-map", route.degraded] : ["stale-map"];
 }
 
+const NO_VIEWER = () => "";
+
 /**
  * Routes `country` with the isolate's map snapshot (the floor when there is none); a weighted
- * route puts the pool picked for `viewer` first.
+ * route puts the pool picked for the viewer first. `viewer` is called only for a weighted route
+ * (it reads request headers).
  */
 export function decide(
   snapshot: MapSnapshot,
   country: string,
   settings: WorkerSettings,
-  viewer = "",
+  viewer: () => string = NO_VIEWER,
 ): RoutingDecision {
   const map: CompiledMap | null = snapshot.map;
   if (!map) return { country, rev: null, route: floorRoute(settings), degraded: NO_MAP };
-  const route = splitRoute(resolveRoute(map, country), viewer);
+  const own = resolveRoute(map, country);
+  const route = own.weights ? splitRoute(own, viewer()) : own;
   return { country, rev: map.rev, route, degraded: reasons(snapshot.stale, route) };
 }

@@ -3,6 +3,9 @@ import { normalizeHost } from "./origin-hosts.js";
 /** Response headers whose values carry URLs a browser follows or shows. */
 const URL_HEADERS = ["location", "content-location", "link", "refresh"] as const;
 
+/** Every response header `hideOriginsInHeaders` may rewrite (lower case, as `Headers` yields). */
+export const ORIGIN_BEARING_HEADERS: ReadonlySet<string> = new Set([...URL_HEADERS, "set-cookie"]);
+
 /** `scheme://authority` or `//authority` anywhere in a header value. */
 const URL_AUTHORITY = /([a-z][a-z0-9+.-]*:)?\/\/([^/?#\s<>"'`,;\\]*)/gi;
 

@@ -1,4 +1,5 @@
-import { type CompiledMap, parseMap } from "../core/index.js";
+import type { CompiledMap } from "../core/compiled-map.js";
+import { parseMapShape } from "../core/map-shape.js";
 
 /** The fields that order maps: etcd history first, then revision within it. */
 export type MapPosition = Pick<CompiledMap, "history" | "rev">;
@@ -24,7 +25,7 @@ export type MapVerdict =
  * of taking a new map (measured in `npm run bench` as `worker.map_refresh_ms`).
  */
 export function judgeMapText(text: string, held: CompiledMap | null): MapVerdict {
-  const map = parseMap(text);
+  const map = parseMapShape(text);
   if (!map) return { kind: "malformed" };
   if (held && !supersedes(map, held)) return { kind: "older" };
   return { kind: "newer", map };

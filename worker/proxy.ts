@@ -1,4 +1,4 @@
-import type { ChainLink, Route } from "../core/index.js";
+import type { ChainLink, Route } from "../core/compiled-map.js";
 import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
 import { setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";

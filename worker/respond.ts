@@ -1,8 +1,9 @@
-import { type DegradedReason, formatSplit } from "../core/index.js";
+import type { DegradedReason } from "../core/compiled-map.js";
 import type { RoutingDecision } from "./decision.js";
-import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
-import { hideOriginsInHeaders, type PublicOrigin } from "./hide-origins.js";
+import { EDGE_HEADERS } from "./edge-headers.js";
+import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";
 import type { ProxyOutcome } from "./proxy.js";
+import { splitHeader } from "./split.js";
 
 /** Headers that let a shared cache (or Cloudflare's) keep a response despite `no-store`. */
 const SHARED_CACHE_HEADERS = [
@@ -11,12 +12,33 @@ const SHARED_CACHE_HEADERS = [
   "surrogate-control",
 ];
 
-/** What the response must not reveal, and to whom it may. */
+/**
+ * What the response must not reveal, and to whom it may. The origin hosts and the public origin
+ * are asked for only when the origin's response has a header that can name an origin.
+ */
 export interface ResponseView {
   readonly debug: boolean;
   /** Host names of every origin of the map (and of the decided route). */
-  readonly originHosts: ReadonlySet<string>;
-  readonly publicOrigin: PublicOrigin;
+  readonly originHosts: () => ReadonlySet<string>;
+  readonly publicOrigin: () => PublicOrigin;
+}
+
+/**
+ * One pass over the origin's response headers: removes every `X-Edge-*` (case-insensitive; it
+ * could leak an origin) and says whether any header that can carry an origin URL or cookie
+ * domain is present.
+ */
+function stripEdgeAndSpotOrigins(headers: Headers): boolean {
+  let doomed: string[] | undefined;
+  let spotted = false;
+  for (const name of headers.keys()) {
+    if (name.startsWith("x-edge-")) {
+      doomed ??= [];
+      doomed.push(name);
+    } else if (!spotted && ORIGIN_BEARING_HEADERS.has(name)) spotted = true;
+  }
+  if (doomed) for (const name of doomed) headers.delete(name);
+  return spotted;
 }
 
 /**
@@ -32,8 +54,7 @@ export function edgeResponse(
 ): Response {
   const response = new Response(outcome.response.body, outcome.response);
   const h = response.headers;
-  stripEdgeHeaders(h);
-  hideOriginsInHeaders(h, view.originHosts, view.publicOrigin);
+  if (stripEdgeAndSpotOrigins(h)) hideOriginsInHeaders(h, view.originHosts(), view.publicOrigin());
   h.set(EDGE_HEADERS.pool, outcome.link.pool);
   h.set(EDGE_HEADERS.country, decision.country);
   h.set(EDGE_HEADERS.revision, String(decision.rev ?? 0));
@@ -42,7 +63,7 @@ export function edgeResponse(
   const degraded = degradedHeader(decision.degraded, failedOver);
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (failedOver) h.set(EDGE_HEADERS.failover, outcome.tried.join(">"));
-  if (decision.route.weights) h.set(EDGE_HEADERS.split, formatSplit(decision.route.weights));
+  if (decision.route.weights) h.set(EDGE_HEADERS.split, splitHeader(decision.route.weights));
   if (view.debug) {
     h.set(EDGE_HEADERS.origin, outcome.link.origin);
     h.set("Cache-Control", "private, no-store");

@@ -1,9 +1,6 @@
-import {
-  DEFAULT_FLOOR_POOL,
-  DEFAULT_ORIGIN_TEMPLATE,
-  isPoolName,
-  originTemplateProblem,
-} from "../core/index.js";
+import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/defaults.js";
+import { isPoolName } from "../core/keys.js";
+import { originTemplateProblem } from "../core/settings-check.js";
 
 /** The Worker's parsed configuration. */
 export interface WorkerSettings {

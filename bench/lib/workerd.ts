@@ -5,6 +5,7 @@ import { newMiniflare } from "../../test/helpers/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
+import { processCpuSeconds } from "./process-cpu.js";
 
 const PASS_ENTRY = fileURLToPath(new URL("../workers/passthrough.ts", import.meta.url));
 
@@ -21,6 +22,8 @@ export interface BenchWorkerd {
   edgeFetch(path: string, cc: string): Promise<Response>;
   /** RSS of workerd processes started by this Miniflare, MiB. */
   rssMb(): number;
+  /** CPU seconds the workerd processes started by this Miniflare have used so far. */
+  cpuSeconds(): number;
 }
 
 /** The pass-through Worker (`bench/workers/passthrough.ts`) bundled for workerd. */
@@ -96,5 +99,6 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
         redirect: "manual",
       }) as unknown as Promise<Response>,
     rssMb: () => mine.reduce((s, p) => s + (rssMb(p) || 0), 0),
+    cpuSeconds: () => mine.reduce((s, p) => s + processCpuSeconds(p), 0),
   };
 }

@@ -3,15 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createLocalSink } from "../../adapters/kv/index.js";
-import {
-  compile,
-  formatSplit,
-  pickWeighted,
-  type Route,
-  resolveRoute,
-  serializeMap,
-} from "../../core/index.js";
-import { splitRoute } from "../../worker/split.js";
+import { compile, pickWeighted, type Route, resolveRoute, serializeMap } from "../../core/index.js";
+import { splitHeader, splitRoute } from "../../worker/split.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
@@ -26,10 +19,18 @@ export interface WeightedSplitResult {
   readonly weighted_ratio_round_p50: number;
   /** CPU cost of the split itself (pick, reorder, header) per request, measured in process. */
   readonly weighted_split_ns: number;
+  /**
+   * The control: a second plain route (GB) against the plain one (FR) in the same rounds. Both
+   * do the same work, so its distance from 1 is what the machine alone does to such a ratio.
+   */
+  readonly weighted_aa_ratio: number;
   readonly weighted_rps: number;
   readonly plain_rps: number;
   readonly weighted_p99_ms: number;
   readonly plain_p99_ms: number;
+  /** workerd CPU per request on each side: the split's cost as workerd pays it. */
+  readonly weighted_cpu_us_per_req: number;
+  readonly plain_cpu_us_per_req: number;
   readonly weighted_rounds: number;
   readonly weighted_errors: number;
 }
@@ -45,16 +46,22 @@ export interface WeightedSplitOptions {
 
 const NAMESPACE = "bench-weighted";
 
-/** Nanoseconds per request for the Worker's split work, over 200,000 distinct viewers. */
+/**
+ * Nanoseconds of CPU per request for the Worker's split work (pick, the route for the pick,
+ * `X-Edge-Split`), over 200,000 distinct viewers. CPU time, not wall time: on a shared machine
+ * the process may wait for a core, and that wait is not the split's.
+ */
 function splitCostNs(route: Route, viewer: string): number {
   const n = 200_000;
+  const keys = Array.from({ length: n }, (_, i) => `${viewer}-${i}`);
   let sink = 0;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
-    sink += splitRoute(route, `${viewer}-${i}`).chain.length;
-    sink += formatSplit(route.weights ?? []).length;
+  const start = process.cpuUsage();
+  for (const key of keys) {
+    sink += splitRoute(route, key).chain.length;
+    sink += splitHeader(route.weights ?? []).length;
   }
-  const ns = Number(process.hrtime.bigint() - start) / n;
+  const used = process.cpuUsage(start);
+  const ns = ((used.user + used.system) * 1000) / n;
   return sink > 0 ? ns : Number.NaN;
 }
 const TOKEN = "bench-weighted-debug-token";
@@ -106,13 +113,19 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     "x-edge-debug-country": cc,
     "x-edge-debug-viewer": viewer,
   });
-  const run = (cc: string, seconds: number) =>
-    autocannon({
+  const cpu = { DE: 0, FR: 0, GB: 0, reqsDE: 0, reqsFR: 0, reqsGB: 0 };
+  const run = async (cc: "DE" | "FR" | "GB", seconds: number) => {
+    const before = workerd.cpuSeconds();
+    const r = await autocannon({
       url: `${workerd.url}/video/segment-1.ts?q=1`,
       connections: o.connections,
       duration: seconds,
       headers: headers(cc),
     });
+    cpu[cc] += workerd.cpuSeconds() - before;
+    cpu[`reqs${cc}`] += r.requests.total;
+    return r;
+  };
 
   // Sanity: DE is split (and the viewer's pick served it), FR is not.
   const check = async (cc: string) => {
@@ -120,28 +133,35 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     await res.arrayBuffer();
     return { pool: res.headers.get("x-edge-pool"), split: res.headers.get("x-edge-split") };
   };
-  const [w, p] = [await check("DE"), await check("FR")];
+  const [w, p, q] = [await check("DE"), await check("FR"), await check("GB")];
   if (!w.split || w.pool !== pickWeighted(viewer, weights))
     throw new Error(`the weighted route did not split (${JSON.stringify(w)})`);
-  if (p.split) throw new Error("the plain route carries X-Edge-Split");
+  if (p.split || q.split) throw new Error("a plain route carries X-Edge-Split");
   await run("DE", 2);
   await run("FR", 2);
+  await run("GB", 2);
+  Object.assign(cpu, { DE: 0, FR: 0, GB: 0, reqsDE: 0, reqsFR: 0, reqsGB: 0 });
 
   const ratios: number[] = [];
   const a: number[] = [];
   const b: number[] = [];
   const ap99: number[] = [];
   const bp99: number[] = [];
+  const control: number[] = [];
   let errors = 0;
-  // Short rounds, four times as many, in ABBA order: on a shared 2-core machine a neighbour's
-  // burst then lands on both sides alike, and the median of the pair ratios sets the figure.
+  // Short rounds, four times as many, in mirrored order: on a shared 2-core machine a
+  // neighbour's burst then lands on every side alike.
   const rounds = o.rounds * 4;
   const seconds = Math.max(2, Math.round(o.seconds / 2));
   for (let i = 0; i < rounds; i++) {
-    const [x, y] =
-      i % 2 === 0
-        ? [await run("DE", seconds), await run("FR", seconds)]
-        : await run("FR", seconds).then(async (fr) => [await run("DE", seconds), fr] as const);
+    // DE·FR·GB, then GB·FR·DE: the weighted route and the control swap ends, FR sits between.
+    const order = i % 2 === 0 ? (["DE", "FR", "GB"] as const) : (["GB", "FR", "DE"] as const);
+    const got: Partial<Record<"DE" | "FR" | "GB", Awaited<ReturnType<typeof run>>>> = {};
+    for (const cc of order) got[cc] = await run(cc, seconds);
+    const { DE: x, FR: y, GB: z } = got;
+    if (!x || !y || !z) throw new Error("a round missed a side");
+    errors += z.errors + z.timeouts + z.non2xx;
+    control.push(z.requests.average);
     errors += x.errors + x.timeouts + x.non2xx + y.errors + y.timeouts + y.non2xx;
     ratios.push(x.requests.average / y.requests.average);
     a.push(x.requests.average);
@@ -149,25 +169,35 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     ap99.push(x.latency.p99);
     bp99.push(y.latency.p99);
     o.log(
-      `  round ${i + 1}/${rounds}: weighted ${x.requests.average.toFixed(0)} req/s, plain ${y.requests.average.toFixed(0)} req/s`,
+      `  round ${i + 1}/${rounds}: weighted ${x.requests.average.toFixed(0)} req/s, plain ${y.requests.average.toFixed(0)} req/s, control ${z.requests.average.toFixed(0)} req/s`,
     );
   }
   // Total over total: with ABBA order a drift in the machine's load cancels out of the sums,
   // where a median of 2-second pair ratios still follows a neighbour's bursts.
-  const ratio = round(a.reduce((x, y) => x + y, 0) / b.reduce((x, y) => x + y, 0), 3);
+  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+  const ratio = round(sum(a) / sum(b), 3);
+  const aa = round(sum(control) / sum(b), 3);
   const splitNs = splitCostNs(de, viewer);
+  const cpuDe = (cpu.DE * 1e6) / cpu.reqsDE;
+  const cpuFr = (cpu.FR * 1e6) / cpu.reqsFR;
+  o.log(
+    `  pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}; workerd CPU ${cpuDe.toFixed(0)} (weighted) vs ${cpuFr.toFixed(0)} (plain) µs per request`,
+  );
   o.log(`  split + X-Edge-Split cost in process: ${splitNs.toFixed(0)} ns per request`);
   o.log(
-    `  weighted/plain throughput ratio ${ratio} (goal ≥ 0.95)${ratio >= 0.95 ? "" : "  ✗ BELOW GOAL"}`,
+    `  weighted/plain throughput ratio ${ratio} (goal ≥ 0.95)${ratio >= 0.95 ? "" : "  ✗ BELOW GOAL"}; control plain/plain ${aa}`,
   );
   return {
     weighted_ratio: ratio,
     weighted_ratio_round_p50: round(summarize(ratios).p50, 3),
     weighted_split_ns: round(splitNs, 0),
+    weighted_aa_ratio: aa,
     weighted_rps: round(summarize(a).p50, 0),
     plain_rps: round(summarize(b).p50, 0),
     weighted_p99_ms: round(summarize(ap99).p50, 1),
     plain_p99_ms: round(summarize(bp99).p50, 1),
+    weighted_cpu_us_per_req: round(cpuDe, 0),
+    plain_cpu_us_per_req: round(cpuFr, 0),
     weighted_rounds: rounds,
     weighted_errors: errors,
   };

@@ -18,7 +18,15 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   readonly map_refresh_ms: MapRefreshResult;
   readonly rps: number;
   readonly baseline_rps: number;
+  /** Total routing requests ÷ total pass-through requests over the ABBA rounds (goal ≥ 0.95). */
   readonly ratio: number;
+  /** Median of the per-pair ratios, and their spread: how much the machine moved them. */
+  readonly ratio_round_p50: number;
+  readonly ratio_round_min: number;
+  readonly ratio_round_max: number;
+  /** workerd CPU per request on each side (its own cost; a neighbour's load moves it less). */
+  readonly workerd_cpu_us_per_req: number;
+  readonly baseline_workerd_cpu_us_per_req: number;
   readonly p99_ms: number;
   readonly baseline_p99_ms: number;
   readonly rounds: number;
@@ -28,7 +36,7 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   readonly workerd_rss_mb: number;
 }
 
-/** Round plan: A/B/A/B… so drift in the machine's load hits both sides alike. */
+/** Round plan: `rounds` pairs in ABBA order, so drift in the machine's load hits both sides alike. */
 export interface WorkerOverheadOptions {
   readonly rounds: number;
   readonly seconds: number;
@@ -94,10 +102,30 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   const pass: number[] = [];
   const edgeP99: number[] = [];
   const passP99: number[] = [];
+  const cpu = { edge: 0, pass: 0, edgeReqs: 0, passReqs: 0 };
   let errors = 0;
-  for (let i = 0; i < o.rounds; i++) {
-    const a = await run(EDGE_HOST, o.seconds);
-    const b = await run(PASS_HOST, o.seconds);
+  // Twice the rounds at half the length: the same load time, more pairs to even out a neighbour.
+  const pairs = o.rounds * 2;
+  const seconds = Math.max(2, Math.round(o.seconds / 2));
+  const measured = async (host: string) => {
+    const before = workerd.cpuSeconds();
+    const r = await run(host, seconds);
+    const used = workerd.cpuSeconds() - before;
+    if (host === EDGE_HOST) {
+      cpu.edge += used;
+      cpu.edgeReqs += r.requests.total;
+    } else {
+      cpu.pass += used;
+      cpu.passReqs += r.requests.total;
+    }
+    return r;
+  };
+  // ABBA: the side that runs first alternates, so neither always follows a warm-up or a drift.
+  for (let i = 0; i < pairs; i++) {
+    const [a, b] =
+      i % 2 === 0
+        ? [await measured(EDGE_HOST), await measured(PASS_HOST)]
+        : await measured(PASS_HOST).then(async (p) => [await measured(EDGE_HOST), p] as const);
     errors += a.errors + a.timeouts + a.non2xx + b.errors + b.timeouts + b.non2xx;
     ratios.push(a.requests.average / b.requests.average);
     edge.push(a.requests.average);
@@ -105,9 +133,16 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     edgeP99.push(a.latency.p99);
     passP99.push(b.latency.p99);
     o.log(
-      `  round ${i + 1}/${o.rounds}: routing ${a.requests.average.toFixed(0)} req/s (p99 ${a.latency.p99} ms), pass-through ${b.requests.average.toFixed(0)} req/s (p99 ${b.latency.p99} ms)`,
+      `  round ${i + 1}/${pairs}: routing ${a.requests.average.toFixed(0)} req/s (p99 ${a.latency.p99} ms), pass-through ${b.requests.average.toFixed(0)} req/s (p99 ${b.latency.p99} ms)`,
     );
   }
+  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+  const ratio = sum(edge) / sum(pass);
+  const edgeCpuUs = (cpu.edge * 1e6) / cpu.edgeReqs;
+  const passCpuUs = (cpu.pass * 1e6) / cpu.passReqs;
+  o.log(
+    `  routing/pass-through ${ratio.toFixed(3)} (pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request`,
+  );
   // Throughput is measured; now latency, in its own workerd (this one idles meanwhile).
   const rss = workerd.rssMb();
   const own = new Cleanup();
@@ -133,11 +168,16 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     map_refresh_ms: refresh,
     rps: round(summarize(edge).p50, 0),
     baseline_rps: round(summarize(pass).p50, 0),
-    ratio: round(summarize(ratios).p50, 3),
+    ratio: round(ratio, 3),
+    ratio_round_p50: round(summarize(ratios).p50, 3),
+    ratio_round_min: round(Math.min(...ratios), 3),
+    ratio_round_max: round(Math.max(...ratios), 3),
+    workerd_cpu_us_per_req: round(edgeCpuUs, 0),
+    baseline_workerd_cpu_us_per_req: round(passCpuUs, 0),
     p99_ms: round(summarize(edgeP99).p50, 1),
     baseline_p99_ms: round(summarize(passP99).p50, 1),
-    rounds: o.rounds,
-    round_seconds: o.seconds,
+    rounds: pairs,
+    round_seconds: seconds,
     connections: o.connections,
     errors,
     workerd_rss_mb: round(rss, 1),

@@ -1,4 +1,4 @@
-import type { Route } from "../../core/index.js";
+import type { Route } from "../../core/compiled-map.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
 
 /** Bindings of the pass-through Worker. */

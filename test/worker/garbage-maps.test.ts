@@ -1,55 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { mapShapeCases } from "../cases/map-shape-cases.js";
 import { buildMap } from "../cases/routing-cases.js";
 import { type Origins, startOrigins } from "../helpers/origins.js";
 import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 type Doc = Record<string, unknown>;
 
-/** Garbage `routes` documents, each built from a good one (so only the named flaw differs). */
+/** The shared table's documents that are not compiled maps (test/cases/map-shape-cases.ts). */
 function garbage(good: string): [string, string][] {
-  const g = (): Doc => JSON.parse(good) as Doc;
-  const edit = (f: (d: Doc) => void) => {
-    const d = g();
-    f(d);
-    return JSON.stringify(d);
-  };
-  const route = (d: Doc) => d.default as Doc;
-  return [
-    ["empty string", ""],
-    ["whitespace", "   \n"],
-    ["null", "null"],
-    ["true", "true"],
-    ["a number", "42"],
-    ["a string", '"routes"'],
-    ["an empty object", "{}"],
-    ["an empty array", "[]"],
-    ["an array of maps", `[${good}]`],
-    ["truncated JSON", good.slice(0, Math.floor(good.length / 2))],
-    ["one byte short", good.slice(0, -1)],
-    ["a BOM in front", `\uFEFF${good}`],
-    ["trailing garbage", `${good}}`],
-    ["NUL bytes", "\u0000\u0000"],
-    ["deeply nested arrays", "[".repeat(200_000)],
-    ["a huge unterminated string", `{"v":1,"x":"${"a".repeat(3_000_000)}`],
-    ["v: 2", edit((d) => (d.v = 2))],
-    ["rev as a string", edit((d) => (d.rev = String(d.rev)))],
-    ["rev negative", edit((d) => (d.rev = -1))],
-    ["rev fractional", edit((d) => (d.rev = 1.5))],
-    ["no default", edit((d) => delete d.default)],
-    ["default null", edit((d) => (d.default = null))],
-    ["default an array", edit((d) => (d.default = []))],
-    ["countries an array", edit((d) => (d.countries = [d.default]))],
-    ["countries null", edit((d) => (d.countries = null))],
-    ["a country route as a string", edit((d) => (d.countries = { DE: "fra-1" }))],
-    ["an empty chain", edit((d) => (route(d).chain = []))],
-    ["chain not an array", edit((d) => (route(d).chain = { pool: "x" }))],
-    ["origin not a URL", edit((d) => (route(d).origin = "not a url"))],
-    ["pool empty", edit((d) => (route(d).pool = ""))],
-    ["pool a number", edit((d) => (route(d).pool = 7))],
-    ["degraded unknown", edit((d) => (route(d).degraded = "on-fire"))],
-    ["problems a string", edit((d) => (d.problems = "x"))],
-  ];
+  return mapShapeCases(good)
+    .filter((c) => c.verdict.kind === "rejected")
+    .map((c) => [c.name, c.text]);
 }
 
 describe("garbage routes documents never cause a 500", () => {
@@ -154,6 +116,30 @@ describe("garbage routes documents never cause a 500", () => {
       });
       if (status === 502) expect(res.body).not.toContain("127.0.0.1");
       else expect(JSON.parse(res.body)).toMatchObject({ origin: "ams-1", url: "/x" });
+    }
+  });
+
+  it("the shared table's odd but valid maps route, weights dropped where malformed", async () => {
+    for (const c of mapShapeCases(good)) {
+      if (c.verdict.kind !== "accepted") continue;
+      await worker.putMap(c.text);
+      const res = await worker.dispatch("/x", { country: "DE" });
+      expect({
+        name: c.name,
+        status: res.status,
+        rev: res.headers.get("x-edge-revision"),
+        degraded: res.headers.get("x-edge-degraded"),
+        pool: res.headers.get("x-edge-pool"),
+        split: res.headers.has("x-edge-split"),
+      }).toEqual({
+        name: c.name,
+        status: 200,
+        rev: String(c.verdict.rev),
+        degraded: null,
+        pool: "ams-1",
+        split: c.verdict.weighted,
+      });
+      expect(JSON.parse(res.body)).toMatchObject({ origin: "ams-1", url: "/x" });
     }
   });
 });

@@ -4,11 +4,12 @@ import { parse } from "yaml";
 import {
   compile,
   desiredStateToKeys,
+  formatSplit,
   type Route,
   resolveRoute,
   validateDesiredState,
 } from "../../core/index.js";
-import { splitRoute } from "../../worker/split.js";
+import { splitHeader, splitRoute } from "../../worker/split.js";
 import { affinityCookieName, viewerKey } from "../../worker/viewer-key.js";
 
 const req = (headers: Record<string, string>) => new Request("https://edge.test/", { headers });
@@ -68,6 +69,15 @@ describe("splitRoute", () => {
     expect(splitRoute(plain, "k")).toBe(plain);
     const odd = { ...route, weights: [{ pool: "lon-1", weight: 5 }] };
     expect(splitRoute(odd, "k")).toBe(odd);
+  });
+  it("builds each pick's route once per map route: the hot path allocates nothing", () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `v${i}`);
+    const first = keys.map((k) => splitRoute(route, k));
+    const again = keys.map((k) => splitRoute(route, k));
+    for (const [i, r] of first.entries()) expect(again[i]).toBe(r);
+    expect(new Set(first.filter((r) => r !== route)).size).toBe(1);
+    expect(splitHeader(route.weights ?? [])).toBe("fra-1:0,ams-1:100");
+    expect(splitHeader(route.weights ?? [])).toBe(formatSplit(route.weights ?? []));
   });
 });
 
