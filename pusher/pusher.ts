@@ -84,6 +84,7 @@ export interface Pusher {
 export function createPusher(deps: PusherDeps): Pusher {
   const { etcd, kv, logger, clock, config } = deps;
   const tuning = deps.tuning ?? {};
+  const minWriteIntervalMs = tuning.minWriteIntervalMs ?? 1_000;
   const status = new PusherStatus(
     config.pusherId,
     clock,
@@ -114,7 +115,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       return ok;
     },
     writeDeadline: () => leadership.writeDeadline(),
-    minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
+    minIntervalMs: minWriteIntervalMs,
     heartbeatMs: config.heartbeatSeconds * 1000,
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
     onLoaded: (map) => {
@@ -144,6 +145,11 @@ export function createPusher(deps: PusherDeps): Pusher {
     status,
     history,
     onNewHistory: (change, revision) => follower.followed(change, revision),
+    minIntervalMs: minWriteIntervalMs,
+    onRead: (read) => {
+      metrics.rangeReads.inc();
+      metrics.rangePages.inc(read.pages);
+    },
     onCompiled: (result) => {
       const problems = result.problems.map(formatProblem);
       const joined = problems.join("\n");
