@@ -60,10 +60,31 @@ export function readPrefixSnapshot(client: Etcd3, prefix: string): Promise<Snaps
   return readPrefix(client, prefix);
 }
 
+/** What a read of one key tells about the prefix: etcd's revision, the cluster, the key count. */
+export type PrefixHead = Pick<PrefixVersion, "revision" | "clusterId" | "count">;
+
 /**
- * A cheap linearizable read of the prefix's version: keys only, the newest by `mod_revision`,
+ * The cheapest linearizable look at the prefix: one key, keys only, unsorted, with the total
+ * count. etcd 3.4 answers it from its in-memory index. Its revision is etcd's, not the prefix's:
+ * a revision not above one already known means nothing was committed since, anywhere.
+ */
+export async function readPrefixHead(client: Etcd3, prefix: string): Promise<PrefixHead> {
+  const key = Buffer.from(prefix);
+  const res = await client.kv.range({
+    key,
+    range_end: prefixEnd(key),
+    keys_only: true,
+    limit: 1,
+  });
+  return { ...headerOf(res.header), count: Number(res.count) };
+}
+
+/**
+ * A linearizable read of the prefix's version: keys only, the newest by `mod_revision`,
  * limit 1, with the total count. A put under the prefix raises the newest revision and a delete
- * lowers the count, so comparing two versions tells whether anything changed in between.
+ * lowers the count, so comparing two versions tells whether anything changed in between. Sorting
+ * makes etcd 3.4 load every value under the prefix (limits apply after the sort): costly on a
+ * large prefix, so the watch guard asks only when the cheap {@link readPrefixHead} cannot decide.
  */
 export async function readPrefixVersion(client: Etcd3, prefix: string): Promise<PrefixVersion> {
   const key = Buffer.from(prefix);
