@@ -1,7 +1,6 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
-import { formatProblem } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -151,7 +150,8 @@ export function createPusher(deps: PusherDeps): Pusher {
       metrics.rangePages.inc(read.pages);
     },
     onCompiled: (result) => {
-      const problems = result.problems.map(formatProblem);
+      // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
+      const problems = result.map.problems;
       const joined = problems.join("\n");
       if (joined !== lastProblems) {
         lastProblems = joined;

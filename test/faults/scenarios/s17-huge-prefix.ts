@@ -9,6 +9,7 @@ import {
   describeMismatch,
   names,
   POOLS,
+  parseMap,
   scenarioEtcd,
   seedWorld,
   waitConverged,
@@ -109,7 +110,18 @@ export const hugePrefix: Scenario = {
     }
 
     const reach: number[] = [];
-    /** Puts a new rule for a country; resolves once KV routes it so, or after 10 s. */
+    /** When KV first held a `routes` of at least `rev`: from the stand-in's own write log. */
+    let scanned = 0;
+    const arrivals: { rev: number; at: number }[] = [];
+    const arrivedAt = (rev: number): number | null => {
+      for (; scanned < kv.writes.length; scanned++) {
+        const w = kv.writes[scanned];
+        if (w?.key !== "routes") continue;
+        arrivals.push({ rev: parseMap(w.value)?.rev ?? -1, at: w.at });
+      }
+      return arrivals.find((a) => a.rev >= rev)?.at ?? null;
+    };
+    /** Puts a new rule for a country; resolves once KV holds it, or after 10 s. */
     const change = async (n: number): Promise<void> => {
       const cc = COUNTRIES[Math.floor(r() * 10)] ?? "DE";
       const primary = POOLS[n % POOLS.length] ?? "fra-1";
@@ -120,17 +132,18 @@ export const hugePrefix: Scenario = {
         .value(JSON.stringify({ primary, fallbacks: [fallback] }))
         .exec();
       const rev = Number(res.header.revision);
-      while (Date.now() - started < 10_000) {
-        const m = kv.routes();
-        if (m && m.rev >= rev) break;
-        await sleep(10);
+      let at = arrivedAt(rev);
+      while (at === null && Date.now() - started < 10_000) {
+        await sleep(50);
+        at = arrivedAt(rev);
       }
-      const took = Date.now() - started;
+      const took = (at ?? Date.now()) - started;
       reach.push(took);
       inv.check(
-        took <= REACH_MS,
+        at !== null && took <= REACH_MS,
         `a country change took over ${REACH_MS / 1000} s to reach KV`,
-        () => `change ${n} (${cc} → ${primary}) at rev ${rev}: ${secs(took)}`,
+        () =>
+          `change ${n} (${cc} → ${primary}) at rev ${rev}: ${at === null ? "never" : secs(took)}`,
       );
     };
     // Lone changes after a quiet second, then a burst of 10 a second.
