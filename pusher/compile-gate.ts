@@ -7,18 +7,30 @@
  */
 export class CompileGate {
   private lastStart = Number.NEGATIVE_INFINITY;
+  /** How long the last read and compile took: the next one starts that much before the slot. */
+  private lastMs = 0;
 
   /** @param intervalMs the KV write slot: Workers KV allows one write per second per key. */
   constructor(private readonly intervalMs: number) {}
 
-  /** How long a trigger at `now` must wait before its read may start (0: at once). */
-  waitMs(now: number): number {
-    return Math.max(0, this.lastStart + this.intervalMs - now);
+  /**
+   * How long a trigger at `now` must wait before its read may start (0: at once). `writableAt`
+   * is when the writer could next write (+∞ while a write is in flight): a read finished before
+   * it would be superseded by the read that write will take, so it waits too, and starts one
+   * read-and-compile duration early so that the write finds its map ready.
+   */
+  waitMs(now: number, writableAt = Number.NEGATIVE_INFINITY): number {
+    return Math.max(0, this.lastStart + this.intervalMs - now, writableAt - this.lastMs - now);
   }
 
   /** Records that a read started at `now` (throttled or not: every read spends the slot). */
   started(now: number): void {
     this.lastStart = now;
+  }
+
+  /** Records that the read started last finished compiling at `now`. */
+  finished(now: number): void {
+    this.lastMs = Math.max(0, now - this.lastStart);
   }
 
   /** A read that failed compiled nothing: its retry waits only for the error backoff. */

@@ -30,6 +30,8 @@ export interface CompileLoopOptions {
    * wait for it. 0 turns the economy off.
    */
   readonly minIntervalMs: number;
+  /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
+  readonly writableAt?: () => number;
   /** Told of every full read of the prefix (for the `edge_pusher_range_reads_total` counter). */
   readonly onRead?: (read: { readonly pages: number; readonly restarts: number }) => void;
   /** A confirmed new etcd history (restored or replaced), before its first compile. */
@@ -95,6 +97,11 @@ export class CompileLoop {
     }
   }
 
+  /** The writer's next slot moved (a write settled): a waiting read looks at it again. */
+  wake(): void {
+    this.waker.abort();
+  }
+
   stop(): void {
     this.stopped = true;
     this.abort.abort();
@@ -105,11 +112,11 @@ export class CompileLoop {
     let failures = 0;
     try {
       while (this.dirty && !this.stopped) {
-        const wait = this.urgent ? 0 : this.gate.waitMs(this.o.clock.now());
+        const wait = this.urgent ? 0 : this.gate.waitMs(this.o.clock.now(), this.o.writableAt?.());
         if (wait > 0) {
           // Triggers arriving meanwhile only set `dirty`: the read at the slot's end takes them.
           this.waker = new AbortController();
-          await sleep(wait, this.waker.signal);
+          await sleep(Math.min(wait, 2 ** 31 - 1), this.waker.signal);
           continue;
         }
         this.urgent = false;
@@ -117,6 +124,7 @@ export class CompileLoop {
         this.gate.started(this.o.clock.now());
         try {
           await this.once();
+          this.gate.finished(this.o.clock.now());
           failures = 0;
         } catch (e) {
           failures += 1;

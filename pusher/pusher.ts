@@ -122,6 +122,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.trigger();
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
+    onWriteSettled: () => compileLoop.wake(),
   });
   const history = new HistoryTracker();
   const follower = new HistoryFollower({
@@ -145,6 +146,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     history,
     onNewHistory: (change, revision) => follower.followed(change, revision),
     minIntervalMs: minWriteIntervalMs,
+    writableAt: () => scheduler.nextWriteAt(),
     onRead: (read) => {
       metrics.rangeReads.inc();
       metrics.rangePages.inc(read.pages);

@@ -35,6 +35,8 @@ export interface WriteSchedulerOptions {
    * moved to. The caller checks against a fresh read and moves its history if need be.
    */
   readonly onKvAhead?: (kvMap: CompiledMap) => void;
+  /** A write finished or failed: the next write slot's time is known again (`nextWriteAt`). */
+  readonly onWriteSettled?: () => void;
 }
 
 /**
@@ -111,6 +113,17 @@ export class WriteScheduler {
     if (this.writing) return true;
     if (!this.active) return false;
     return this.view.routesDue() !== null || this.view.metaChanged();
+  }
+
+  /**
+   * The clock time from which a new map could be written (what a compile should wait for):
+   * the next write slot or the retry time; +∞ while a write is in flight (it settles with
+   * `onWriteSettled`); −∞ when not writing at all (a standby compiles on its own pace).
+   */
+  nextWriteAt(): number {
+    if (!this.active || this.stopped) return Number.NEGATIVE_INFINITY;
+    if (this.writing) return Number.POSITIVE_INFINITY;
+    return Math.max(this.lastWriteAt + this.o.minIntervalMs, this.retryAt);
   }
 
   /** Waits until nothing is pending, or `timeoutMs` passes; resolves to whether it drained. */
@@ -245,10 +258,12 @@ export class WriteScheduler {
       stopTimer();
       this.writing = false;
       this.failed("write", e);
+      this.o.onWriteSettled?.();
       return;
     }
     stopTimer();
     this.writing = false;
+    this.o.onWriteSettled?.();
     this.attempts = 0;
     this.o.status.kvOk();
     this.o.metrics.pushes.inc();

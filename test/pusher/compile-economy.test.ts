@@ -24,6 +24,18 @@ describe("CompileGate (the compile economy's rule, fake clock)", () => {
     expect(gate.waitMs(5_010)).toBe(0);
   });
 
+  it("waits for the writer's next slot, starting one read-and-compile early; forever while a write is in flight", () => {
+    const gate = new CompileGate(1_000);
+    gate.started(0);
+    gate.finished(150);
+    // The writer wrote at 100: its next slot is 1,100; the read starts 150 ms before it.
+    expect(gate.waitMs(500, 1_100)).toBe(500);
+    expect(gate.waitMs(500, 1_600)).toBe(950);
+    expect(gate.waitMs(500, Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+    // A standby (no writer) only keeps the interval.
+    expect(gate.waitMs(500, Number.NEGATIVE_INFINITY)).toBe(500);
+  });
+
   it("with the economy off (interval 0) never waits", () => {
     const gate = new CompileGate(0);
     gate.started(1);
