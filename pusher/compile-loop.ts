@@ -84,6 +84,16 @@ export class CompileLoop {
     this.running ??= this.drain();
   }
 
+  /**
+   * A trigger from a look at etcd taken while a read may be under way (the watch guard): ignored
+   * when a read is pending or in flight, since that read sees at least as much; a guard that saw
+   * more after it asks again a probe later. Otherwise each probe that races a read would cost
+   * one more read, and the slot it takes would delay the next change.
+   */
+  nudge(): void {
+    if (!this.running) this.trigger();
+  }
+
   /** Compiles now (after any in-flight read) and resolves to the revision read. */
   async compileNow(): Promise<number> {
     this.urgent = true;

@@ -196,7 +196,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     client: () => watch.client,
     compiled: () => compileLoop.compiledVersion,
     watched: () => watch.coveredRevision,
-    onMoved: () => compileLoop.trigger(),
+    onMoved: () => compileLoop.nudge(),
     onSilent: () => {
       metrics.watchRestarts.inc({ reason: "silent" });
       watch.reconnect();

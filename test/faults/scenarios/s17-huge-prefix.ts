@@ -23,6 +23,8 @@ const HUGE_BYTES = 1_400_000;
 /** etcd's default --max-txn-ops. */
 const TXN_OPS = 128;
 const REACH_MS = 2_000;
+/** Inside a burst a change may also wait for the write slot (1 s) its predecessor took. */
+const BURST_REACH_MS = REACH_MS + 1_000;
 
 /** Loads `n` small junk keys in transactions of 128 puts, 16 in flight. */
 async function loadJunk(client: Etcd3, prefix: string, n: number): Promise<void> {
@@ -58,10 +60,10 @@ async function expectedMap(client: Etcd3, prefix: string): Promise<CompiledMap> 
 export const hugePrefix: Scenario = {
   id: 17,
   title: "Huge prefix: 1.4 MB values and 100,000 keys",
-  invariant: `three health/ values of 1.4 MB and ${JUNK_KEYS.toLocaleString("en")} junk keys under the prefix: each huge value is a problem naming its key, the pusher stays ready, and every country change reaches KV within ${REACH_MS / 1000} s`,
+  invariant: `three health/ values of 1.4 MB and ${JUNK_KEYS.toLocaleString("en")} junk keys under the prefix: each huge value is a problem naming its key, the pusher stays ready, every country change after a quiet second reaches KV within ${REACH_MS / 1000} s, and each of a burst of 10 a second within ${BURST_REACH_MS / 1000} s (one write slot more), KV matching etcd after`,
   budgetMs: (q) => (q ? 75_000 : 150_000),
   async run(ctx) {
-    const lone = ctx.quick ? 6 : 15;
+    const lone = ctx.quick ? 8 : 20;
     const burst = ctx.quick ? 20 : 60;
     const r = seededRandom(ctx.seed);
     const inv = new Invariants();
@@ -86,7 +88,7 @@ export const hugePrefix: Scenario = {
       etcdEndpoint: etcd.endpoint,
       prefix,
       electionKey,
-      electionTtl: 5,
+      electionTtl: 15,
       kvEnv: kv.env(),
     });
     await pusher.ready();
@@ -122,7 +124,7 @@ export const hugePrefix: Scenario = {
       return arrivals.find((a) => a.rev >= rev)?.at ?? null;
     };
     /** Puts a new rule for a country; resolves once KV holds it, or after 10 s. */
-    const change = async (n: number): Promise<void> => {
+    const change = async (n: number, limitMs: number): Promise<void> => {
       const cc = COUNTRIES[Math.floor(r() * 10)] ?? "DE";
       const primary = POOLS[n % POOLS.length] ?? "fra-1";
       const fallback = POOLS[(n + 1) % POOLS.length] ?? "ams-1";
@@ -140,8 +142,8 @@ export const hugePrefix: Scenario = {
       const took = (at ?? Date.now()) - started;
       reach.push(took);
       inv.check(
-        at !== null && took <= REACH_MS,
-        `a country change took over ${REACH_MS / 1000} s to reach KV`,
+        at !== null && took <= limitMs,
+        `a ${limitMs === REACH_MS ? "lone" : "burst"} country change took over ${limitMs / 1000} s to reach KV`,
         () =>
           `change ${n} (${cc} → ${primary}) at rev ${rev}: ${at === null ? "never" : secs(took)}`,
       );
@@ -149,11 +151,11 @@ export const hugePrefix: Scenario = {
     // Lone changes after a quiet second, then a burst of 10 a second.
     for (let n = 0; n < lone; n++) {
       await sleep(1_200);
-      await change(n);
+      await change(n, REACH_MS);
     }
     const inflight: Promise<void>[] = [];
     for (let n = lone; n < lone + burst; n++) {
-      inflight.push(change(n));
+      inflight.push(change(n, BURST_REACH_MS));
       await sleep(100);
     }
     await Promise.all(inflight);
@@ -172,12 +174,13 @@ export const hugePrefix: Scenario = {
       "the reads were not paged",
       () => `${reads} reads, ${pages} pages`,
     );
-    const sorted = [...reach].sort((a, b) => a - b);
-    const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
-    const max = sorted.at(-1) ?? 0;
+    const stats = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return `p50 ${sorted[Math.floor(sorted.length / 2)] ?? 0} ms, max ${sorted.at(-1) ?? 0} ms`;
+    };
     return {
       runs: reach.length,
-      figure: `${JUNK_KEYS} junk keys + 3 × 1.4 MB: first push ${secs(first)}, ${reach.length} changes reached KV p50 ${p50} ms, max ${max} ms; ${reads} reads in ${pages} pages`,
+      figure: `${JUNK_KEYS} junk keys + 3 × 1.4 MB: first push ${secs(first)}; ${lone} lone changes reached KV ${stats(reach.slice(0, lone))}; ${burst} in a burst ${stats(reach.slice(lone))}; ${reads} reads in ${pages} pages`,
       failures: inv.failures(),
     };
   },
