@@ -1,54 +1,24 @@
-import type { Logger } from "pino";
-import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { type CompiledMap, type CompileResult, parseMap, sameRouting } from "../core/index.js";
-import type { BackoffPolicy } from "./backoff.js";
-import { type Clock, sleep } from "./clock.js";
-import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
+import { sleep } from "./clock.js";
+import { fencedPut, META_KEY, pushEntries, ROUTES_KEY } from "./kv-entries.js";
 import { kvRetryDelay } from "./kv-retry.js";
 import { isAfter, KvView } from "./kv-view.js";
-import type { PusherMetrics } from "./metrics.js";
-import type { PusherStatus } from "./status.js";
+import type { WriteSchedulerOptions } from "./write-scheduler-options.js";
+import { WriteSlots } from "./write-slots.js";
 
 export { META_KEY, ROUTES_KEY } from "./kv-entries.js";
-
-/** What the scheduler needs; intervals are injectable so tests run fast. */
-export interface WriteSchedulerOptions {
-  readonly kv: KvSink;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: PusherMetrics;
-  readonly status: PusherStatus;
-  readonly pusherId: string;
-  /** Checked right before every KV call: leader with a fresh lease. */
-  readonly canWrite: () => boolean;
-  /** Clock time after which a write in flight is aborted (the leadership write window). */
-  readonly writeDeadline: () => number;
-  /** Workers KV allows one write per second per key. */
-  readonly minIntervalMs: number;
-  readonly heartbeatMs: number;
-  readonly backoff: BackoffPolicy;
-  /** Receives the `routes` map found in KV on activation (the last known good). */
-  readonly onLoaded: (map: CompiledMap | null) => void;
-  /**
-   * Told once per KV map ordered after the newest compile: usually another leader's newer write,
-   * but possibly a map from an older etcd history, or from a history another pusher already
-   * moved to. The caller checks against a fresh read and moves its history if need be.
-   */
-  readonly onKvAhead?: (kvMap: CompiledMap) => void;
-  /** A write finished or failed: the next write slot's time is known again (`nextWriteAt`). */
-  readonly onWriteSettled?: () => void;
-}
+export type { WriteSchedulerOptions } from "./write-scheduler-options.js";
 
 /**
- * Writes the newest compiled map to KV, one write per `minIntervalMs` at most: a change after a
- * quiet interval goes out at once, later ones are coalesced into one write at the interval's
- * end, and a failed write is retried with backoff. The desired state is read when a write starts,
+ * Writes the newest compiled map to KV, one write per `minIntervalMs` per key at most
+ * (`WriteSlots`): a change after a quiet interval goes out at once, later ones are coalesced into
+ * one write at the interval's end, and a failed write is retried with backoff. The desired state is read when a write starts,
  * so the last state always wins and a newer map supersedes a pending one.
  */
 export class WriteScheduler {
   private readonly view: KvView;
   private metaWrittenAt = Number.NEGATIVE_INFINITY;
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  private readonly slots: WriteSlots;
   private retryAt = 0;
   private attempts = 0;
   private active = false;
@@ -65,6 +35,7 @@ export class WriteScheduler {
 
   constructor(private readonly o: WriteSchedulerOptions) {
     this.view = new KvView(o.pusherId);
+    this.slots = new WriteSlots(o.minIntervalMs);
   }
 
   /** Starts the write loop. */
@@ -115,15 +86,11 @@ export class WriteScheduler {
     return this.view.routesDue() !== null || this.view.metaChanged();
   }
 
-  /**
-   * The clock time from which a new map could be written (what a compile should wait for):
-   * the next write slot or the retry time; +∞ while a write is in flight (it settles with
-   * `onWriteSettled`); −∞ when not writing at all (a standby compiles on its own pace).
-   */
+  /** When a new map could be written (a compile waits for it): +∞ while writing, −∞ standby. */
   nextWriteAt(): number {
     if (!this.active || this.stopped) return Number.NEGATIVE_INFINITY;
     if (this.writing) return Number.POSITIVE_INFINITY;
-    return Math.max(this.lastWriteAt + this.o.minIntervalMs, this.retryAt);
+    return Math.max(this.slots.routesFreeAt(), this.retryAt);
   }
 
   /** Waits until nothing is pending, or `timeoutMs` passes; resolves to whether it drained. */
@@ -192,9 +159,9 @@ export class WriteScheduler {
       if (this.reconcileRequested) return this.reconcile();
       return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
     }
-    const nextAllowed = this.lastWriteAt + this.o.minIntervalMs;
-    if (now < nextAllowed) return nextAllowed - now;
-    if (metaSource) await this.write(routes, metaSource);
+    const slot = this.slots.plan(now, routes !== null);
+    if (slot.waitMs > 0) return slot.waitMs;
+    if (metaSource) await this.write(routes, metaSource, slot.withMeta);
     return 0;
   }
 
@@ -246,10 +213,15 @@ export class WriteScheduler {
     return 0;
   }
 
-  private async write(routes: CompiledMap | null, metaSource: CompiledMap): Promise<void> {
+  private async write(
+    routes: CompiledMap | null,
+    metaSource: CompiledMap,
+    withMeta: boolean,
+  ): Promise<void> {
     const started = this.o.clock.now();
-    const entries = pushEntries(routes, metaSource, this.o.pusherId, started);
-    this.lastWriteAt = started;
+    const all = pushEntries(routes, metaSource, this.o.pusherId, started);
+    const entries = withMeta ? all : all.filter((e) => e.key !== META_KEY);
+    this.slots.took(started, { routes: routes !== null, meta: withMeta });
     this.writing = true;
     const stopTimer = this.o.metrics.writeDuration.startTimer();
     try {
@@ -268,8 +240,10 @@ export class WriteScheduler {
     this.o.status.kvOk();
     this.o.metrics.pushes.inc();
     if (routes) this.view.written = routes;
-    this.view.metaWritten(metaSource);
-    this.metaWrittenAt = started;
+    if (withMeta) {
+      this.view.metaWritten(metaSource);
+      this.metaWrittenAt = started;
+    }
     const m = metaSource;
     this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems, m.history);
     this.o.logger.info(
