@@ -6,7 +6,10 @@
  * Pure bookkeeping on clock times, so its rules are tested without timers.
  */
 export class CompileGate {
+  /** Start of the last read that spent a slot. */
   private lastStart = Number.NEGATIVE_INFINITY;
+  /** Start of the last read of any kind (for its duration). */
+  private startedAt = Number.NEGATIVE_INFINITY;
   /** How long the last read and compile took: the next one starts that much before the slot. */
   private lastMs = 0;
 
@@ -23,14 +26,18 @@ export class CompileGate {
     return Math.max(0, this.lastStart + this.intervalMs - now, writableAt - this.lastMs - now);
   }
 
-  /** Records that a read started at `now` (throttled or not: every read spends the slot). */
-  started(now: number): void {
-    this.lastStart = now;
+  /**
+   * Records that a read started at `now`. A throttled read spends the slot; an urgent one (a
+   * re-list, the resync, shutdown: rare) does not, so a change right after it is not held back.
+   */
+  started(now: number, spendsSlot = true): void {
+    this.startedAt = now;
+    if (spendsSlot) this.lastStart = now;
   }
 
   /** Records that the read started last finished compiling at `now`. */
   finished(now: number): void {
-    this.lastMs = Math.max(0, now - this.lastStart);
+    this.lastMs = Math.max(0, now - this.startedAt);
   }
 
   /** A read that failed compiled nothing: its retry waits only for the error backoff. */

@@ -129,9 +129,9 @@ export class CompileLoop {
           await sleep(Math.min(wait, 2 ** 31 - 1), this.waker.signal);
           continue;
         }
+        this.gate.started(this.o.clock.now(), !this.urgent);
         this.urgent = false;
         this.dirty = false;
-        this.gate.started(this.o.clock.now());
         try {
           await this.once();
           this.gate.finished(this.o.clock.now());

@@ -17,6 +17,15 @@ describe("CompileGate (the compile economy's rule, fake clock)", () => {
     expect(gate.waitMs(25_000)).toBe(0);
   });
 
+  it("does not charge the slot for an urgent read (re-list, resync, shutdown)", () => {
+    const gate = new CompileGate(1_000);
+    gate.started(5_000, false);
+    gate.finished(5_040);
+    expect(gate.waitMs(5_100)).toBe(0);
+    // Its duration still counts: the next read starts that much before the writer's slot.
+    expect(gate.waitMs(5_100, 6_000)).toBe(860);
+  });
+
   it("does not charge the slot for a read that failed", () => {
     const gate = new CompileGate(1_000);
     gate.started(5_000);
