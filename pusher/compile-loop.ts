@@ -129,7 +129,8 @@ export class CompileLoop {
           await sleep(Math.min(wait, 2 ** 31 - 1), this.waker.signal);
           continue;
         }
-        this.gate.started(this.o.clock.now(), !this.urgent);
+        const urgent = this.urgent;
+        this.gate.started(this.o.clock.now(), !urgent);
         this.urgent = false;
         this.dirty = false;
         try {
@@ -139,6 +140,8 @@ export class CompileLoop {
         } catch (e) {
           failures += 1;
           this.dirty = true;
+          // A re-list's retry waits for its backoff only, not for the writer's slot.
+          this.urgent ||= urgent;
           this.gate.failed();
           this.o.status.etcdFailed(e);
           // Capped at 1 s: a range read that fails fast costs little, and the next one that works
