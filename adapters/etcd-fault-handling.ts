@@ -1,13 +1,16 @@
 import { BrokenCircuitError, ConsecutiveBreaker, circuitBreaker, handleWhen } from "cockatiel";
-import { isRecoverableError } from "etcd3";
+import { GRPCResourceExhastedError, isRecoverableError } from "etcd3";
 
 /**
  * A per-host circuit breaker for etcd3 that probes again after 500 ms. etcd3's default refuses
  * every call for 5 s after 3 failures, which delays the re-read (pusher) and the lease renewal
- * (heartbeat) by up to 5 s after etcd comes back.
+ * (heartbeat) by up to 5 s after etcd comes back. A message over the receive limit says nothing
+ * about the member (the paged read asks again with fewer keys), so it does not count.
  */
 export function fastRecoveryBreaker() {
-  return circuitBreaker(handleWhen(isRecoverableError), {
+  const memberFault = (e: Error) =>
+    isRecoverableError(e) && !(e instanceof GRPCResourceExhastedError);
+  return circuitBreaker(handleWhen(memberFault), {
     halfOpenAfter: 500,
     breaker: new ConsecutiveBreaker(3),
   });

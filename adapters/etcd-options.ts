@@ -75,9 +75,23 @@ function readSetting(setting: string, path: string): Buffer {
   }
 }
 
+/**
+ * The largest gRPC message the etcd clients accept (grpc-js refuses over 4 MiB by default). A
+ * prefix read is paged at about 2 MiB (`adapters/paged-range.ts`), but etcd cannot cut a page by
+ * bytes, so a page's key limit is a guess from the page before; 64 MiB leaves room for dozens of
+ * unexpected values of etcd's 1.5 MiB request maximum in one page. A page over it is asked for
+ * again with fewer keys.
+ */
+export const ETCD_MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
+
+/** gRPC channel options every etcd client of this project sets (merge them into your own). */
+export const ETCD_GRPC_OPTIONS = {
+  "grpc.max_receive_message_length": ETCD_MAX_RECEIVE_BYTES,
+} as const;
+
 /** Builds etcd3 client options, reading TLS files now so a bad path fails at startup. */
 export function etcdClientOptions(s: EtcdSettings): IOptions {
-  const opts: IOptions = { hosts: [...s.endpoints] };
+  const opts: IOptions = { hosts: [...s.endpoints], grpcOptions: { ...ETCD_GRPC_OPTIONS } };
   if (s.caFile || s.certFile) {
     const rootCertificate = s.caFile ? readSetting("ETCD_CA_FILE", s.caFile) : undefined;
     const certChain = s.certFile ? readSetting("ETCD_CERT_FILE", s.certFile) : undefined;

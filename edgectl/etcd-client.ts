@@ -1,4 +1,5 @@
 import type { Etcd3 } from "etcd3";
+import { readRangePaged } from "../adapters/paged-range.js";
 import type { Snapshot } from "../core/index.js";
 import type { AttemptOptions, EtcdMembers } from "./etcd-members.js";
 
@@ -21,15 +22,18 @@ export interface PrefixRead {
   readonly entries: readonly StoredEntry[];
 }
 
-/** Range-reads the whole prefix in one request, so every entry is from the same revision. */
+/**
+ * Range-reads the whole prefix, paged, every page pinned to the first page's revision, so every
+ * entry is from the same revision however large the prefix (`adapters/paged-range.ts`).
+ */
 export async function readPrefix(
   client: Etcd3,
   prefix: string,
   call?: AttemptOptions,
 ): Promise<PrefixRead> {
-  const res = await client.getAll().prefix(prefix).options(call).exec();
+  const res = await readRangePaged(client, prefix, call ? { callOptions: () => call } : {});
   return {
-    revision: Number(res.header.revision),
+    revision: res.revision,
     entries: res.kvs.map((kv) => {
       const key = kv.key.toString("utf8");
       return {

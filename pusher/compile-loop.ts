@@ -8,8 +8,9 @@ import {
 } from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
+import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history.js";
-import { type PrefixVersion, readPrefix } from "./snapshot-reader.js";
+import { type PrefixRead, type PrefixVersion, readPrefix } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */
@@ -24,14 +25,24 @@ export interface CompileLoopOptions {
   /** Which etcd history reads belong to; compiles are stamped with it. */
   readonly history: HistoryTracker;
   readonly onCompiled: (result: CompileResult) => void;
+  /**
+   * The KV write slot (1 s): `trigger` starts at most one read per slot; `compileNow` does not
+   * wait for it. 0 turns the economy off.
+   */
+  readonly minIntervalMs: number;
+  /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
+  readonly writableAt?: () => number;
+  /** Told of every full read of the prefix (for the `edge_pusher_range_reads_total` counter). */
+  readonly onRead?: (read: { readonly pages: number; readonly restarts: number }) => void;
   /** A confirmed new etcd history (restored or replaced), before its first compile. */
   readonly onNewHistory?: (change: HistoryChange, revision: number) => void;
 }
 
 /**
- * Reads the whole prefix at one revision and compiles it. Triggers that arrive while a read is in
- * flight are coalesced into one more read, so a burst of watch events costs a few reads, not one
- * per event. A failed read is retried with backoff until it succeeds. A read that does not fit the
+ * Reads the whole prefix at one revision and compiles it. Triggers are coalesced and throttled by
+ * a {@link CompileGate}: the first after a quiet slot reads at once, later ones wait for the
+ * slot's end and share one read there, so a burst of watch events costs one read per KV write
+ * slot, not one per event; `compileNow` (re-list, resync, shutdown) skips the wait. A failed read is retried with backoff until it succeeds. A read that does not fit the
  * current etcd history (a lower revision, another cluster id) is checked with a second, fresh read;
  * if that one agrees, the pusher follows the new history instead of freezing on the old one.
  */
@@ -42,12 +53,18 @@ export class CompileLoop {
   private running: Promise<number> | null = null;
   private stopped = false;
   private readonly abort = new AbortController();
+  private readonly gate: CompileGate;
+  /** Set by `compileNow`: the next read does not wait for the slot. */
+  private urgent = false;
+  private waker = new AbortController();
   private lastRevision = 0;
   private lastVersion: PrefixVersion | null = null;
   /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
-  constructor(private readonly o: CompileLoopOptions) {}
+  constructor(private readonly o: CompileLoopOptions) {
+    this.gate = new CompileGate(o.minIntervalMs);
+  }
 
   /** Sets the last known good map (e.g. read back from KV, so it survives restarts). */
   setPrevious(map: CompiledMap | null): void {
@@ -61,14 +78,26 @@ export class CompileLoop {
     return this.lastVersion;
   }
 
-  /** Asks for a compile of the current etcd state. */
+  /** Asks for a compile of the current etcd state, within the compile economy. */
   trigger(): void {
     this.dirty = true;
     this.running ??= this.drain();
   }
 
+  /**
+   * A trigger from a look at etcd taken while a read may be under way (the watch guard): ignored
+   * when a read is pending or in flight, since that read sees at least as much; a guard that saw
+   * more after it asks again a probe later. Otherwise each probe that races a read would cost
+   * one more read, and the slot it takes would delay the next change.
+   */
+  nudge(): void {
+    if (!this.running) this.trigger();
+  }
+
   /** Compiles now (after any in-flight read) and resolves to the revision read. */
   async compileNow(): Promise<number> {
+    this.urgent = true;
+    this.waker.abort();
     this.trigger();
     for (;;) {
       const running = this.running;
@@ -78,22 +107,42 @@ export class CompileLoop {
     }
   }
 
+  /** The writer's next slot moved (a write settled): a waiting read looks at it again. */
+  wake(): void {
+    this.waker.abort();
+  }
+
   stop(): void {
     this.stopped = true;
     this.abort.abort();
+    this.waker.abort();
   }
 
   private async drain(): Promise<number> {
     let failures = 0;
     try {
       while (this.dirty && !this.stopped) {
+        const wait = this.urgent ? 0 : this.gate.waitMs(this.o.clock.now(), this.o.writableAt?.());
+        if (wait > 0) {
+          // Triggers arriving meanwhile only set `dirty`: the read at the slot's end takes them.
+          this.waker = new AbortController();
+          await sleep(Math.min(wait, 2 ** 31 - 1), this.waker.signal);
+          continue;
+        }
+        const urgent = this.urgent;
+        this.gate.started(this.o.clock.now(), !urgent);
+        this.urgent = false;
         this.dirty = false;
         try {
           await this.once();
+          this.gate.finished(this.o.clock.now());
           failures = 0;
         } catch (e) {
           failures += 1;
           this.dirty = true;
+          // A re-list's retry waits for its backoff only, not for the writer's slot.
+          this.urgent ||= urgent;
+          this.gate.failed();
           this.o.status.etcdFailed(e);
           // Capped at 1 s: a range read that fails fast costs little, and the next one that works
           // is how the pusher learns etcd is back (the watch was dropped with the connection).
@@ -113,15 +162,21 @@ export class CompileLoop {
     return this.lastRevision;
   }
 
+  private async read(): Promise<PrefixRead> {
+    const read = await readPrefix(this.o.client, this.o.prefix);
+    this.o.onRead?.(read);
+    return read;
+  }
+
   private async once(): Promise<void> {
     const generation = this.generation;
-    const { client, prefix, history } = this.o;
-    let read = await readPrefix(client, prefix);
+    const { prefix, history } = this.o;
+    let read = await this.read();
     this.o.status.etcdOk();
     let change: HistoryChange | null = null;
     if (history.suspect(read)) {
       // One read that goes back proves little on its own; a second, fresh one decides.
-      read = await readPrefix(client, prefix);
+      read = await this.read();
       change = history.record(read, true);
     } else {
       history.record(read, false);

@@ -5,7 +5,11 @@ import {
   type IOptions,
 } from "etcd3";
 import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
-import { type EtcdSettings, etcdClientOptions } from "../adapters/etcd-options.js";
+import {
+  ETCD_GRPC_OPTIONS,
+  type EtcdSettings,
+  etcdClientOptions,
+} from "../adapters/etcd-options.js";
 import { cappedWatchBackoff } from "./backoff.js";
 import { requireLeader } from "./require-leader.js";
 
@@ -37,6 +41,8 @@ export function createEtcdClient(
       host: fastRecoveryBreaker,
     },
     grpcOptions: {
+      // The receive limit: pages of the prefix read and large values fit (etcd-options.ts).
+      ...ETCD_GRPC_OPTIONS,
       // Notices a silently dead connection; etcd allows pings every 5 s or slower.
       "grpc.keepalive_time_ms": 10_000,
       "grpc.keepalive_timeout_ms": 5_000,

@@ -13,6 +13,10 @@ export interface PusherMetrics {
   /** Watches given up and started again, by reason: `disconnected`, `cancelled`, `silent`. */
   readonly watchRestarts: Counter<"reason">;
   readonly writeDuration: Histogram;
+  /** Full reads of the prefix (one per compile, however many pages it took). */
+  readonly rangeReads: Counter;
+  /** Range requests those reads made (pages, restarts included). */
+  readonly rangePages: Counter;
   /** Records a compile: problems by code, routes on the floor pool, pools without heartbeat. */
   compiled(result: CompileResult): void;
 }
@@ -160,6 +164,16 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
       name: "edge_pusher_watch_restarts_total",
       help: "watches re-listed and started again: disconnected, cancelled by etcd, or silent while the prefix moved (replaced on a new connection)",
       labelNames: ["reason"],
+      registers: [registry],
+    }),
+    rangeReads: new Counter({
+      name: "edge_pusher_range_reads_total",
+      help: "full reads of the routing prefix (each feeds one compile; at most one per KV write slot under load)",
+      registers: [registry],
+    }),
+    rangePages: new Counter({
+      name: "edge_pusher_range_pages_total",
+      help: "range requests (pages) made by those reads, each pinned to the read's first revision",
       registers: [registry],
     }),
     writeDuration: new Histogram({

@@ -1,7 +1,7 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
-import { type CompiledMap, formatProblem } from "../core/index.js";
+import type { CompiledMap } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
 import type { BackoffPolicy } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -87,6 +87,7 @@ export interface Pusher {
 export function createPusher(deps: PusherDeps): Pusher {
   const { etcd, kv, logger, clock, config } = deps;
   const tuning = deps.tuning ?? {};
+  const minWriteIntervalMs = tuning.minWriteIntervalMs ?? 1_000;
   const status = new PusherStatus(
     config.pusherId,
     clock,
@@ -117,7 +118,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       return ok;
     },
     writeDeadline: () => leadership.writeDeadline(),
-    minIntervalMs: tuning.minWriteIntervalMs ?? 1_000,
+    minIntervalMs: minWriteIntervalMs,
     heartbeatMs: config.heartbeatSeconds * 1000,
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
     ...(tuning.kvStaleReadMs !== undefined ? { staleReadMs: tuning.kvStaleReadMs } : {}),
@@ -126,6 +127,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       compileLoop.trigger();
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
+    onWriteSettled: () => compileLoop.wake(),
   });
   const history = new HistoryTracker();
   const follower = new HistoryFollower({
@@ -149,9 +151,16 @@ export function createPusher(deps: PusherDeps): Pusher {
     status,
     history,
     onNewHistory: (change, revision) => follower.followed(change, revision),
+    minIntervalMs: minWriteIntervalMs,
+    writableAt: () => scheduler.nextWriteAt(),
+    onRead: (read) => {
+      metrics.rangeReads.inc();
+      metrics.rangePages.inc(read.pages);
+    },
     onCompiled: (result) => {
       lastCompiled = result.map;
-      const problems = result.problems.map(formatProblem);
+      // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
+      const problems = result.map.problems;
       const joined = problems.join("\n");
       if (joined !== lastProblems) {
         lastProblems = joined;
@@ -195,7 +204,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     client: () => watch.client,
     compiled: () => compileLoop.compiledVersion,
     watched: () => watch.coveredRevision,
-    onMoved: () => compileLoop.trigger(),
+    onMoved: () => compileLoop.nudge(),
     onSilent: () => {
       metrics.watchRestarts.inc({ reason: "silent" });
       watch.reconnect();

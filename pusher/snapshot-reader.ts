@@ -1,4 +1,10 @@
 import { type Etcd3, type IResponseHeader, SortOrder, SortTarget } from "etcd3";
+import {
+  type PagedRange,
+  type PagedRangeOptions,
+  prefixEnd,
+  readRangePaged,
+} from "../adapters/paged-range.js";
 import type { Snapshot } from "../core/index.js";
 
 /** Where a read came from and what the prefix looked like: enough to tell whether it moved. */
@@ -20,19 +26,32 @@ function headerOf(header: IResponseHeader): Pick<PrefixVersion, "revision" | "cl
   return { revision: Number(header.revision), clusterId: String(header.cluster_id) };
 }
 
+/** A prefix read plus what it cost: pages and restarts after a compaction. */
+export type PrefixReadWithCost = PrefixRead & Pick<PagedRange, "pages" | "restarts">;
+
 /**
- * Reads every key under `prefix` in one range request, so all values come from the single
- * revision in the response header: a consistent snapshot, whatever the watch delivered.
+ * Reads every key under `prefix`, paged (`adapters/paged-range.ts`) with every page pinned to the
+ * first page's revision: a consistent snapshot of any size, whatever the watch delivered.
  */
-export async function readPrefix(client: Etcd3, prefix: string): Promise<PrefixRead> {
-  const res = await client.getAll().prefix(prefix).exec();
+export async function readPrefix(
+  client: Etcd3,
+  prefix: string,
+  opts: PagedRangeOptions = {},
+): Promise<PrefixReadWithCost> {
+  const res = await readRangePaged(client, prefix, opts);
   let newest = 0;
-  for (const kv of res.kvs) newest = Math.max(newest, Number(kv.mod_revision));
+  const entries = res.kvs.map((kv) => {
+    newest = Math.max(newest, Number(kv.mod_revision));
+    return { key: kv.key.toString("utf8"), value: kv.value };
+  });
   return {
-    ...headerOf(res.header),
+    revision: res.revision,
+    clusterId: res.clusterId,
     count: res.kvs.length,
     newestModRevision: newest,
-    entries: res.kvs.map((kv) => ({ key: kv.key.toString("utf8"), value: kv.value })),
+    entries,
+    pages: res.pages,
+    restarts: res.restarts,
   };
 }
 
@@ -41,10 +60,31 @@ export function readPrefixSnapshot(client: Etcd3, prefix: string): Promise<Snaps
   return readPrefix(client, prefix);
 }
 
+/** What a read of one key tells about the prefix: etcd's revision, the cluster, the key count. */
+export type PrefixHead = Pick<PrefixVersion, "revision" | "clusterId" | "count">;
+
 /**
- * A cheap linearizable read of the prefix's version: keys only, the newest by `mod_revision`,
+ * The cheapest linearizable look at the prefix: one key, keys only, unsorted, with the total
+ * count. etcd 3.4 answers it from its in-memory index. Its revision is etcd's, not the prefix's:
+ * a revision not above one already known means nothing was committed since, anywhere.
+ */
+export async function readPrefixHead(client: Etcd3, prefix: string): Promise<PrefixHead> {
+  const key = Buffer.from(prefix);
+  const res = await client.kv.range({
+    key,
+    range_end: prefixEnd(key),
+    keys_only: true,
+    limit: 1,
+  });
+  return { ...headerOf(res.header), count: Number(res.count) };
+}
+
+/**
+ * A linearizable read of the prefix's version: keys only, the newest by `mod_revision`,
  * limit 1, with the total count. A put under the prefix raises the newest revision and a delete
- * lowers the count, so comparing two versions tells whether anything changed in between.
+ * lowers the count, so comparing two versions tells whether anything changed in between. Sorting
+ * makes etcd 3.4 load every value under the prefix (limits apply after the sort): costly on a
+ * large prefix, so the watch guard asks only when the cheap {@link readPrefixHead} cannot decide.
  */
 export async function readPrefixVersion(client: Etcd3, prefix: string): Promise<PrefixVersion> {
   const key = Buffer.from(prefix);
@@ -61,14 +101,4 @@ export async function readPrefixVersion(client: Etcd3, prefix: string): Promise<
     count: Number(res.count),
     newestModRevision: Number(res.kvs[0]?.mod_revision ?? 0),
   };
-}
-
-/** The range end of a prefix, as etcd computes it: drop trailing 0xff bytes, increment the last. */
-function prefixEnd(prefix: Buffer): Buffer {
-  let n = prefix.length;
-  while (n > 0 && prefix[n - 1] === 0xff) n--;
-  if (n === 0) return Buffer.from([0]);
-  const end = Buffer.from(prefix.subarray(0, n));
-  end[n - 1] = (end[n - 1] ?? 0) + 1;
-  return end;
 }

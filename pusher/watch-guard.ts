@@ -1,7 +1,12 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import type { Clock } from "./clock.js";
-import { type PrefixVersion, readPrefixVersion } from "./snapshot-reader.js";
+import {
+  type PrefixHead,
+  type PrefixVersion,
+  readPrefixHead,
+  readPrefixVersion,
+} from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What the guard watches over and whom it tells. */
@@ -32,12 +37,16 @@ export interface WatchGuardOptions {
  * the guard reads the prefix's version (linearizable, keys only, limit 1): on a member without a
  * leader the read fails, which moves the client to another member; when the prefix moved past the
  * newest compile it asks for a compile; when the watch still owes a change the read showed after
- * `silenceMs`, it asks for the watch to be replaced.
+ * `silenceMs`, it asks for the watch to be replaced. Each probe is one cheap read
+ * ({@link readPrefixHead}); the prefix's newest revision (a read etcd 3.4 pays for with every value
+ * under the prefix) is asked for only when etcd moved past what the watch covered and the watch
+ * delivered nothing since the last probe: the only case in which it may be silent.
  */
 export class WatchGuard {
   private timer: NodeJS.Timeout | null = null;
   private probing = false;
   private owedSince: number | null = null;
+  private lastWatched: number | null = null;
 
   constructor(private readonly o: WatchGuardOptions) {}
 
@@ -57,8 +66,19 @@ export class WatchGuard {
     if (this.probing) return;
     this.probing = true;
     try {
-      const version = await readPrefixVersion(this.o.client(), this.o.prefix);
+      const head = await readPrefixHead(this.o.client(), this.o.prefix);
       this.o.status.etcdOk();
+      const watched = this.o.watched();
+      const advanced = watched !== null && this.lastWatched !== null && watched > this.lastWatched;
+      this.lastWatched = watched;
+      // No watch (a re-list is under way), a watch that covered everything up to etcd's
+      // revision, or one that delivered since the last probe: it owes nothing, or is alive.
+      if (watched === null || head.revision <= watched || advanced) {
+        this.owedSince = null;
+        if (this.movedFromHead(head, watched)) this.o.onMoved();
+        return;
+      }
+      const version = await readPrefixVersion(this.o.client(), this.o.prefix);
       this.judge(version);
     } catch (e) {
       this.o.status.etcdFailed(e);
@@ -66,6 +86,18 @@ export class WatchGuard {
     } finally {
       this.probing = false;
     }
+  }
+
+  /** Whether the cheap read (or the watch) shows the prefix past the newest compile. */
+  private movedFromHead(head: PrefixHead, watched: number | null): boolean {
+    const c = this.o.compiled();
+    if (!c) return false;
+    return (
+      head.revision < c.revision ||
+      head.clusterId !== c.clusterId ||
+      head.count !== c.count ||
+      (watched !== null && watched > c.revision)
+    );
   }
 
   private judge(v: PrefixVersion): void {

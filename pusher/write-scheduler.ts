@@ -1,55 +1,26 @@
-import type { Logger } from "pino";
-import { KvError, type KvSink } from "../adapters/kv/kv-sink.js";
+import { KvError } from "../adapters/kv/kv-sink.js";
 import { type CompiledMap, type CompileResult, parseMap } from "../core/index.js";
 import { checkKvRoutes } from "./anti-entropy.js";
-import type { BackoffPolicy } from "./backoff.js";
-import { type Clock, sleep } from "./clock.js";
-import { fencedPut, pushEntries, ROUTES_KEY } from "./kv-entries.js";
+import { sleep } from "./clock.js";
+import { fencedPut, META_KEY, pushEntries, ROUTES_KEY } from "./kv-entries.js";
 import { kvRetryDelay } from "./kv-retry.js";
 import { isAfter, KV_STALE_READ_MS, KvView } from "./kv-view.js";
-import type { PusherMetrics } from "./metrics.js";
-import type { PusherStatus } from "./status.js";
+import type { WriteSchedulerOptions } from "./write-scheduler-options.js";
+import { WriteSlots } from "./write-slots.js";
 
 export { META_KEY, ROUTES_KEY } from "./kv-entries.js";
-
-/** What the scheduler needs; intervals are injectable so tests run fast. */
-export interface WriteSchedulerOptions {
-  readonly kv: KvSink;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: PusherMetrics;
-  readonly status: PusherStatus;
-  readonly pusherId: string;
-  /** Checked right before every KV call: leader with a fresh lease. */
-  readonly canWrite: () => boolean;
-  /** Clock time after which a write in flight is aborted (the leadership write window). */
-  readonly writeDeadline: () => number;
-  /** Workers KV allows one write per second per key. */
-  readonly minIntervalMs: number;
-  readonly heartbeatMs: number;
-  readonly backoff: BackoffPolicy;
-  /** How far behind a KV read may be (default `KV_STALE_READ_MS`, Cloudflare's 60 s). */
-  readonly staleReadMs?: number;
-  /** Receives the `routes` map found in KV on activation (the last known good). */
-  readonly onLoaded: (map: CompiledMap | null) => void;
-  /**
-   * Told once per KV map ordered after the newest compile: usually another leader's newer write,
-   * but possibly a map from an older etcd history, or from a history another pusher already
-   * moved to. The caller checks against a fresh read and moves its history if need be.
-   */
-  readonly onKvAhead?: (kvMap: CompiledMap) => void;
-}
+export type { WriteSchedulerOptions } from "./write-scheduler-options.js";
 
 /**
- * Writes the newest compiled map to KV, one write per `minIntervalMs` at most: a change after a
- * quiet interval goes out at once, later ones are coalesced into one write at the interval's
- * end, and a failed write is retried with backoff. The desired state is read when a write starts,
+ * Writes the newest compiled map to KV, one write per `minIntervalMs` per key at most
+ * (`WriteSlots`): a change after a quiet interval goes out at once, later ones are coalesced into
+ * one write at the interval's end, and a failed write is retried with backoff. The desired state is read when a write starts,
  * so the last state always wins and a newer map supersedes a pending one.
  */
 export class WriteScheduler {
   private readonly view: KvView;
   private metaWrittenAt = Number.NEGATIVE_INFINITY;
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  private readonly slots: WriteSlots;
   private retryAt = 0;
   private attempts = 0;
   private active = false;
@@ -66,6 +37,7 @@ export class WriteScheduler {
 
   constructor(private readonly o: WriteSchedulerOptions) {
     this.view = new KvView(o.pusherId);
+    this.slots = new WriteSlots(o.minIntervalMs);
   }
 
   /** Starts the write loop. */
@@ -114,6 +86,13 @@ export class WriteScheduler {
     if (this.writing) return true;
     if (!this.active) return false;
     return this.view.routesDue() !== null || this.view.metaChanged();
+  }
+
+  /** When a new map could be written (a compile waits for it): +∞ while writing, −∞ standby. */
+  nextWriteAt(): number {
+    if (!this.active || this.stopped) return Number.NEGATIVE_INFINITY;
+    if (this.writing) return Number.POSITIVE_INFINITY;
+    return Math.max(this.slots.routesFreeAt(), this.retryAt);
   }
 
   /** Waits until nothing is pending, or `timeoutMs` passes; resolves to whether it drained. */
@@ -182,9 +161,9 @@ export class WriteScheduler {
       if (this.reconcileRequested) return this.reconcile();
       return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
     }
-    const nextAllowed = this.lastWriteAt + this.o.minIntervalMs;
-    if (now < nextAllowed) return nextAllowed - now;
-    if (metaSource) await this.write(routes, metaSource);
+    const slot = this.slots.plan(now, routes !== null);
+    if (slot.waitMs > 0) return slot.waitMs;
+    if (metaSource) await this.write(routes, metaSource, slot.withMeta);
     return 0;
   }
 
@@ -213,10 +192,15 @@ export class WriteScheduler {
     return 0;
   }
 
-  private async write(routes: CompiledMap | null, metaSource: CompiledMap): Promise<void> {
+  private async write(
+    routes: CompiledMap | null,
+    metaSource: CompiledMap,
+    withMeta: boolean,
+  ): Promise<void> {
     const started = this.o.clock.now();
-    const entries = pushEntries(routes, metaSource, this.o.pusherId, started);
-    this.lastWriteAt = started;
+    const all = pushEntries(routes, metaSource, this.o.pusherId, started);
+    const entries = withMeta ? all : all.filter((e) => e.key !== META_KEY);
+    this.slots.took(started, { routes: routes !== null, meta: withMeta });
     this.writing = true;
     const stopTimer = this.o.metrics.writeDuration.startTimer();
     try {
@@ -225,16 +209,20 @@ export class WriteScheduler {
       stopTimer();
       this.writing = false;
       this.failed("write", e);
+      this.o.onWriteSettled?.();
       return;
     }
     stopTimer();
     this.writing = false;
+    this.o.onWriteSettled?.();
     this.attempts = 0;
     this.o.status.kvOk();
     this.o.metrics.pushes.inc();
     if (routes) this.view.learned(routes, this.o.clock.now());
-    this.view.metaWritten(metaSource);
-    this.metaWrittenAt = started;
+    if (withMeta) {
+      this.view.metaWritten(metaSource);
+      this.metaWrittenAt = started;
+    }
     const m = metaSource;
     this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems, m.history);
     this.o.logger.info(
@@ -264,7 +252,7 @@ export class WriteScheduler {
         attempt: this.attempts,
         retry_in_ms: delay,
         code: e instanceof KvError ? e.code : undefined,
-        error: this.o.status.scrub(e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
+        err: this.o.status.scrub(e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
       },
       `KV ${op} failed`,
     );

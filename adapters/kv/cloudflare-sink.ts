@@ -112,7 +112,7 @@ export function createCloudflareSink(opts: CloudflareSinkOptions): KvSink {
         );
         const failed = result?.unsuccessful_keys ?? [];
         if (failed.length > 0) {
-          log?.warn({ op: "bulk write", unsuccessfulKeys: failed }, "kv bulk write partly failed");
+          log?.warn({ op: "bulk write", unsuccessful_keys: failed }, "kv bulk write partly failed");
           throw new KvError(
             "unsuccessful-keys",
             `bulk write: ${failed.length} key(s) not written: ${failed.join(", ")}`,

@@ -26,8 +26,25 @@ export interface SustainedResult {
   readonly max_writes_per_s_per_key: number;
   /** After the last change: until KV holds it. */
   readonly final_settle_ms: number;
-  /** Pusher CPU during the sustained load, % of one core. */
+  /** Pusher CPU during the sustained load, % of one core (from /proc/PID/stat). */
   readonly cpu_pct: number;
+  /** Full prefix reads (`edge_pusher_range_reads_total`) per `routes` write during the load. */
+  readonly reads_per_write: number | null;
+  /** Range reads the pusher made during the load. */
+  readonly range_reads: number | null;
+}
+
+/** A counter from the pusher's `/metrics`, or null when it does not answer. */
+async function counter(port: number, name: string): Promise<number | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      signal: AbortSignal.timeout(5_000),
+    });
+    const m = new RegExp(`^${name} (\\d+(?:\\.\\d+)?)$`, "m").exec(await res.text());
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -184,6 +201,7 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   const total = Math.round(o.rate * o.sustainSeconds);
   const interval = 1000 / o.rate;
   const startedWall = Date.now();
+  const reads0 = await counter(pusher.port, "edge_pusher_range_reads_total");
   const cpu0 = cpuSeconds(pusher.pid);
   const t0 = performance.now();
   const inflight = new Set<Promise<void>>();
@@ -217,9 +235,13 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   const elapsed = (putsDone - t0) / 1000;
   await sleep(1_500);
   const rssEnd = pusher.rssMb();
+  // Reads and routes writes both counted from the load's start until KV settled (and 1.5 s more).
+  const reads1 = await counter(pusher.port, "edge_pusher_range_reads_total");
   const writes = pusher.routesWrites(startedWall - 5);
+  const reads = reads0 === null || reads1 === null ? null : reads1 - reads0;
+  const cpuPct = round(((cpu1 - cpu0) / elapsed) * 100);
   o.log(
-    `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)})`,
+    `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, ${reads ?? "?"} range reads, CPU ${cpuPct} %, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)})`,
   );
   return {
     sink: stack.sink,
@@ -233,6 +255,8 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
     kv_writes: writes.length,
     max_writes_per_s_per_key: maxInWindow(writes.map((w) => w.startedAt)),
     final_settle_ms: round(settle),
-    cpu_pct: round(((cpu1 - cpu0) / elapsed) * 100),
+    cpu_pct: cpuPct,
+    reads_per_write: reads === null || writes.length === 0 ? null : round(reads / writes.length),
+    range_reads: reads,
   };
 }

@@ -15,6 +15,7 @@ import { quorumLoss } from "./s13-quorum-loss.js";
 import { snapshotRestore } from "./s14-snapshot-restore.js";
 import { boostExpiry } from "./s15-boost-expiry.js";
 import { kvSlowReads } from "./s16-kv-slow-reads.js";
+import { hugePrefix } from "./s17-huge-prefix.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -33,5 +34,6 @@ export const scenarios: readonly Scenario[] = [
   snapshotRestore,
   boostExpiry,
   kvSlowReads,
+  hugePrefix,
   secretsGrep,
 ];
