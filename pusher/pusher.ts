@@ -1,17 +1,13 @@
-import type { Etcd3 } from "etcd3";
-import type { Logger } from "pino";
-import type { KvSink } from "../adapters/kv/kv-sink.js";
 import type { CompiledMap } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
-import type { BackoffPolicy } from "./backoff.js";
-import { type Clock, sleep } from "./clock.js";
+import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
-import type { PusherConfig } from "./config.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { HistoryTracker } from "./history.js";
 import { HistoryFollower } from "./history-follower.js";
 import { Leadership } from "./leadership.js";
-import { createMetrics, type PusherMetrics } from "./metrics.js";
+import { createMetrics } from "./metrics.js";
+import type { Pusher, PusherDeps } from "./pusher-types.js";
 import { PusherStatus } from "./status.js";
 import { takeoverSeed } from "./takeover-seed.js";
 import { RoutingView } from "./ui/routing-view.js";
@@ -19,66 +15,7 @@ import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
 import { WriteScheduler } from "./write-scheduler.js";
 
-/** The parts of the configuration the loop uses (see `PusherConfig`). */
-export type PusherLoopConfig = Pick<
-  PusherConfig,
-  | "prefix"
-  | "originTemplate"
-  | "floorPool"
-  | "heartbeatSeconds"
-  | "resyncSeconds"
-  | "electionKey"
-  | "electionTtl"
-  | "pusherId"
->;
-
-/** Internal knobs, shortened by tests. */
-export interface PusherTuning {
-  /** Minimum spacing of writes to one KV key (Workers KV: 1 s). */
-  readonly minWriteIntervalMs?: number;
-  readonly kvBackoff?: BackoffPolicy;
-  /** `/readyz` fails when etcd is unreachable or KV failing for longer than this (30 s). */
-  readonly unhealthyAfterMs?: number;
-  /** How often the watch guard reads the prefix's version (1 s). */
-  readonly probeIntervalMs?: number;
-  /** How long the watch may owe a change before it is replaced (2 s). */
-  readonly watchSilenceMs?: number;
-  /** Strings never to show in `/status` (e.g. the API token). */
-  readonly secrets?: readonly string[];
-  /** How far behind a KV read may be (Workers KV: about 60 s; `KV_STALE_READ_MS`). */
-  readonly kvStaleReadMs?: number;
-}
-
-/** Dependencies of the pusher, passed explicitly. */
-export interface PusherDeps {
-  readonly etcd: Etcd3;
-  /**
-   * Opens the client the watch and its probe use; a silent watch is moved by closing it and
-   * opening another. Without it the watch shares `etcd` and is only re-created on it.
-   */
-  readonly openWatchClient?: () => Etcd3;
-  readonly kv: KvSink;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly config: PusherLoopConfig;
-  readonly tuning?: PusherTuning;
-}
-
-/** A running pusher. */
-export interface Pusher {
-  readonly status: PusherStatus;
-  readonly metrics: PusherMetrics;
-  /** The last compiled map, for `/ui`. */
-  readonly routing: RoutingView;
-  /** Campaigns, reads, watches and writes until stopped. */
-  start(): void;
-  /** Graceful stop: stop watching, flush (bounded), resign. Does not close etcd or KV. */
-  stop(opts?: { readonly flushTimeoutMs?: number }): Promise<void>;
-  /** Stops without flushing or resigning, as a crash would (tests). */
-  abandon(): Promise<void>;
-  /** Forces a full reconcile with KV now (what the RESYNC_SECONDS timer does). */
-  resync(): void;
-}
+export type { Pusher, PusherDeps, PusherLoopConfig, PusherTuning } from "./pusher-types.js";
 
 /**
  * Wires the loop: leadership → (list, then watch as a trigger) → compile → throttled KV writes.
