@@ -8,6 +8,7 @@ import { renderTable } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
 import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
+import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { uiRender } from "./sections/ui-render.js";
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     pusher_scale: await run("scale", (c) =>
       pusherScale({ cleanup: c, log, sustainSeconds: scale.sustainSeconds, rate: 100 }),
     ),
+    growth: await run("growth", (c) => growth({ cleanup: c, log, changes: opts.quick ? 8 : 20 })),
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
     failover_ms: results.failover,
     worker: results.worker && { ...results.worker, ...results.weighted },
     pusher_scale: results.pusher_scale,
+    growth: results.growth,
     write_economy: results.write_economy,
     ui: results.ui,
     cli: results.cli,
