@@ -103,7 +103,17 @@ async function main(): Promise<void> {
     pusher_scale: await run("scale", (c) =>
       pusherScale({ cleanup: c, log, sustainSeconds: scale.sustainSeconds, rate: 100 }),
     ),
-    growth: await run("growth", (c) => growth({ cleanup: c, log, changes: opts.quick ? 8 : 20 })),
+    growth: await run("growth", (c) =>
+      growth({
+        cleanup: c,
+        log,
+        changes: opts.quick ? 8 : 20,
+        // BENCH_GROWTH_SIZES=10000: only some sizes (memory experiments).
+        ...(process.env.BENCH_GROWTH_SIZES
+          ? { sizes: process.env.BENCH_GROWTH_SIZES.split(",").map(Number) }
+          : {}),
+      }),
+    ),
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),

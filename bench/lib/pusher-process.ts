@@ -95,6 +95,10 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       LOG_LEVEL: "info",
       // BENCH_PUSHER_NODE_OPTIONS (even empty) wins, for experiments without editing the bench.
       ...nodeOptions(o.nodeOptions),
+      // EDGE_PUSHER_TUNED set (even empty): the pusher runs without bin/pusher-tuning.js's settings.
+      ...(process.env.EDGE_PUSHER_TUNED !== undefined ? { EDGE_PUSHER_TUNED: "0" } : {}),
+      // BENCH_PUSHER_ENV='{"MALLOC_ARENA_MAX":"2"}': more variables (memory experiments).
+      ...(JSON.parse(process.env.BENCH_PUSHER_ENV || "{}") as Record<string, string>),
       ...o.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
