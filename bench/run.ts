@@ -8,6 +8,7 @@ import { renderTable } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
 import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
+import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { uiRender } from "./sections/ui-render.js";
@@ -103,6 +104,17 @@ async function main(): Promise<void> {
     pusher_scale: await run("scale", (c) =>
       pusherScale({ cleanup: c, log, sustainSeconds: scale.sustainSeconds, rate: 100 }),
     ),
+    growth: await run("growth", (c) =>
+      growth({
+        cleanup: c,
+        log,
+        changes: opts.quick ? 8 : 20,
+        // BENCH_GROWTH_SIZES=10000: only some sizes (memory experiments).
+        ...(process.env.BENCH_GROWTH_SIZES
+          ? { sizes: process.env.BENCH_GROWTH_SIZES.split(",").map(Number) }
+          : {}),
+      }),
+    ),
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),
@@ -148,6 +160,7 @@ async function main(): Promise<void> {
         ? { ...results.worker, ...results.weighted, ...results.bundle }
         : null,
     pusher_scale: results.pusher_scale,
+    growth: results.growth,
     write_economy: results.write_economy,
     ui: results.ui,
     cli: results.cli,

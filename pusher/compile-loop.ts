@@ -24,7 +24,8 @@ export interface CompileLoopOptions {
   readonly status: PusherStatus;
   /** Which etcd history reads belong to; compiles are stamped with it. */
   readonly history: HistoryTracker;
-  readonly onCompiled: (result: CompileResult) => void;
+  /** `compileMs`: how long the core compile took (the `edge_pusher_compile_seconds` histogram). */
+  readonly onCompiled: (result: CompileResult, compileMs: number) => void;
   /**
    * The KV write slot (1 s): `trigger` starts at most one read per slot; `compileNow` does not
    * wait for it. 0 turns the economy off.
@@ -33,7 +34,10 @@ export interface CompileLoopOptions {
   /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
   readonly writableAt?: () => number;
   /** Told of every full read of the prefix (for the `edge_pusher_range_reads_total` counter). */
-  readonly onRead?: (read: { readonly pages: number; readonly restarts: number }) => void;
+  readonly onRead?: (
+    read: { readonly pages: number; readonly restarts: number },
+    durationMs: number,
+  ) => void;
   /** A confirmed new etcd history (restored or replaced), before its first compile. */
   readonly onNewHistory?: (change: HistoryChange, revision: number) => void;
 }
@@ -163,8 +167,9 @@ export class CompileLoop {
   }
 
   private async read(): Promise<PrefixRead> {
+    const started = performance.now();
     const read = await readPrefix(this.o.client, this.o.prefix);
-    this.o.onRead?.(read);
+    this.o.onRead?.(read, performance.now() - started);
     return read;
   }
 
@@ -189,6 +194,7 @@ export class CompileLoop {
     this.lastRevision = read.revision;
     this.lastVersion = read;
     this.o.status.observeRevision(read.revision);
+    const compileStarted = performance.now();
     const result = compile(read, {
       prefix,
       floorPool: this.o.floorPool,
@@ -199,6 +205,6 @@ export class CompileLoop {
       history: history.history,
     });
     this.previous = result.map;
-    this.o.onCompiled(result);
+    this.o.onCompiled(result, performance.now() - compileStarted);
   }
 }

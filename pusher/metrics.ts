@@ -13,6 +13,9 @@ export interface PusherMetrics {
   /** Watches given up and started again, by reason: `disconnected`, `cancelled`, `silent`. */
   readonly watchRestarts: Counter<"reason">;
   readonly writeDuration: Histogram;
+  /** One full (paged) read of the prefix; and the core compile of it. */
+  readonly rangeReadDuration: Histogram;
+  readonly compileDuration: Histogram;
   /** Full reads of the prefix (one per compile, however many pages it took). */
   readonly rangeReads: Counter;
   /** Range requests those reads made (pages, restarts included). */
@@ -180,6 +183,18 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
       name: "edge_pusher_write_duration_seconds",
       help: "duration of KV writes",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    rangeReadDuration: new Histogram({
+      name: "edge_pusher_range_read_seconds",
+      help: "duration of one full read of the routing prefix (all its pages)",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    compileDuration: new Histogram({
+      name: "edge_pusher_compile_seconds",
+      help: "duration of the core compile of one read",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   };

@@ -90,12 +90,14 @@ export function createPusher(deps: PusherDeps): Pusher {
     onNewHistory: (change, revision) => follower.followed(change, revision),
     minIntervalMs: minWriteIntervalMs,
     writableAt: () => scheduler.nextWriteAt(),
-    onRead: (read) => {
+    onRead: (read, durationMs) => {
       metrics.rangeReads.inc();
+      metrics.rangeReadDuration.observe(durationMs / 1000);
       metrics.rangePages.inc(read.pages);
     },
-    onCompiled: (result) => {
+    onCompiled: (result, compileMs) => {
       lastCompiled = result.map;
+      metrics.compileDuration.observe(compileMs / 1000);
       // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
       const problems = result.map.problems;
       const joined = problems.join("\n");

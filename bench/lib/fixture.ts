@@ -49,3 +49,37 @@ export function countryRule(i: number, pools: number, shift = 0): string {
   const at = (k: number) => poolName((i * 7 + k * 53 + shift) % pools);
   return JSON.stringify({ primary: at(0), fallbacks: [at(1), at(2), at(3)] });
 }
+
+/**
+ * The growth fixture: every ISO country (plus XX, T1 and `_default`: 252 rules), `epoch`, and the
+ * rest pools, each with its `pool/` and a healthy `health/` key, so all `keys` are real routing
+ * state. Rules spread their four pools over all of them.
+ */
+export function growthFixture(keys: number): FixtureEntry[] {
+  const targets = [...COUNTRY_CODES, "_default"];
+  const pools = Math.max(4, Math.floor((keys - targets.length - 1) / 2));
+  const out: FixtureEntry[] = [{ rel: "epoch", value: "1" }];
+  for (let i = 0; i < pools; i++) {
+    const name = growthPool(i);
+    out.push({
+      rel: `pool/${name}`,
+      value: JSON.stringify({ origin: `https://${name}.origin.example.com` }),
+    });
+    out.push({ rel: `health/${name}`, value: JSON.stringify({ status: "healthy", p90_ms: 100 }) });
+  }
+  targets.forEach((cc, i) => {
+    out.push({ rel: `country/${cc}`, value: growthRule(i, pools) });
+  });
+  return out;
+}
+
+/** `g00000`…: pool names of the growth fixture. */
+export function growthPool(i: number): string {
+  return `g${String(i).padStart(5, "0")}`;
+}
+
+/** Rule `i` of the growth fixture (a primary and three fallbacks), moved by `shift`. */
+export function growthRule(i: number, pools: number, shift = 0): string {
+  const at = (k: number) => growthPool((i * 197 + k * 7919 + shift * 31) % pools);
+  return JSON.stringify({ primary: at(0), fallbacks: [at(1), at(2), at(3)] });
+}

@@ -33,6 +33,8 @@ export interface PusherProcess {
   childRssMb(): number;
   /** `edge_pusher_pushes_total` from `/metrics`. */
   pushesTotal(): Promise<number>;
+  /** Every unlabelled sample of `/metrics` by name (`edge_pusher_compile_seconds_sum`…). */
+  metricSamples(): Promise<ReadonlyMap<string, number>>;
   /** Waits until a push with `revision >= rev` that wrote `routes` has been logged. */
   waitForRoutes(rev: number, timeoutMs: number): Promise<PushEvent | null>;
   /** SIGTERM, then SIGKILL after a grace period. */
@@ -75,7 +77,9 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
   if (!process.env.BENCH_PUSHER_ENTRY && !existsSync(`${ROOT}dist/edge-pusher.js`)) {
     throw new Error("dist/edge-pusher.js is missing: run `npm run build` (npm run bench does)");
   }
-  const child: ChildProcess = spawn(process.execPath, [entry], {
+  // BENCH_PUSHER_NODE_ARGS: node/V8 flags NODE_OPTIONS does not accept (memory experiments).
+  const nodeArgs = (process.env.BENCH_PUSHER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -91,6 +95,10 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       LOG_LEVEL: "info",
       // BENCH_PUSHER_NODE_OPTIONS (even empty) wins, for experiments without editing the bench.
       ...nodeOptions(o.nodeOptions),
+      // EDGE_PUSHER_TUNED set (even empty): the pusher runs without bin/pusher-tuning.js's settings.
+      ...(process.env.EDGE_PUSHER_TUNED !== undefined ? { EDGE_PUSHER_TUNED: "0" } : {}),
+      // BENCH_PUSHER_ENV='{"MALLOC_ARENA_MAX":"2"}': more variables (memory experiments).
+      ...(JSON.parse(process.env.BENCH_PUSHER_ENV || "{}") as Record<string, string>),
       ...o.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -167,6 +175,12 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       const text = await (await fetch(`${base}/metrics`)).text();
       const m = /^edge_pusher_pushes_total\s+(\d+(?:\.\d+)?)/m.exec(text);
       return m ? Number(m[1]) : Number.NaN;
+    },
+    async metricSamples() {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const out = new Map<string, number>();
+      for (const m of text.matchAll(/^([a-z_]+)\s+(\S+)$/gm)) out.set(m[1] ?? "", Number(m[2]));
+      return out;
     },
     async waitForRoutes(rev, timeoutMs) {
       const find = () => pushes.find((p) => p.revision >= rev && p.keys.includes("routes"));

@@ -38,6 +38,10 @@ export interface Stack {
   readonly reader: KvReader;
   /** Revision after the fixture was written. */
   readonly seedRevision: number;
+  /** ms from spawning the pusher until KV held the fixture (its first push). */
+  readonly firstPushMs: number;
+  /** ms etcd took to take the fixture. */
+  readonly loadMs: number;
   /** Polls `routes` in KV until its `rev` ≥ `rev`; resolves to the ms waited or null. */
   waitKvRevision(rev: number, timeoutMs: number, intervalMs?: number): Promise<number | null>;
 }
@@ -52,6 +56,8 @@ export async function startStack(
     readonly sink?: StackSink;
     /** `NODE_OPTIONS` for the pusher (see `deployedNodeOptions`). */
     readonly nodeOptions?: string | null;
+    /** How long to wait for the first push (default 60 s). */
+    readonly firstPushTimeoutMs?: number;
   } = {},
 ): Promise<Stack> {
   const id = randomUUID().slice(0, 8);
@@ -60,7 +66,9 @@ export async function startStack(
   cleanup.add(`etcd ${etcd.clientPort}`, () => etcd.stop());
   const client = new Etcd3({ hosts: etcd.endpoint });
   cleanup.add("bench etcd client", () => client.close());
+  const loadStarted = performance.now();
   const seedRevision = await putAll(client, prefix, fixture);
+  const loadMs = performance.now() - loadStarted;
 
   const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-kv-"));
   cleanup.add("kv persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
@@ -81,6 +89,7 @@ export async function startStack(
     };
     standinReader = { get: async (key) => standin.values.get(key) ?? null };
   }
+  const spawned = performance.now();
   const pusher = await startPusherProcess({
     etcdEndpoint: etcd.endpoint,
     prefix,
@@ -104,9 +113,13 @@ export async function startStack(
     );
     return seen === null ? null : performance.now() - t0;
   };
-  if ((await waitKvRevision(seedRevision, 60_000, 20)) === null) {
-    throw new Error("the pusher never wrote the fixture to KV");
+  const firstPushTimeoutMs = opts.firstPushTimeoutMs ?? 60_000;
+  if ((await waitKvRevision(seedRevision, firstPushTimeoutMs, 20)) === null) {
+    throw new Error(
+      `the pusher never wrote the fixture to KV (${fixture.length} keys, waited ${firstPushTimeoutMs / 1000} s)`,
+    );
   }
+  const firstPushMs = performance.now() - spawned;
   return {
     etcd,
     client,
@@ -117,6 +130,8 @@ export async function startStack(
     sink,
     reader,
     seedRevision,
+    firstPushMs,
+    loadMs,
     waitKvRevision,
   };
 }

@@ -1,3 +1,6 @@
+import type { GrowthResult } from "../sections/growth.js";
+import { growthRows } from "./growth-rows.js";
+
 /** The subset of results.json the table prints (each section may be null when it failed). */
 export interface TableInput {
   readonly when: string;
@@ -92,6 +95,7 @@ export interface TableInput {
     install_mb: number;
     install_packages: number;
   } | null;
+  readonly growth?: GrowthResult | null;
   readonly write_economy: {
     map_writes_per_hour: number;
     per_key_writes_per_hour: number;
@@ -307,6 +311,7 @@ function rows(r: TableInput): Row[] {
         check(s.reads_per_write <= 1.5),
       ]);
   }
+  out.push(...growthRows(r.growth));
   const k = r.cli;
   if (k) {
     out.push([

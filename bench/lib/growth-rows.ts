@@ -1,0 +1,56 @@
+import type { GrowthFailure, GrowthResult, GrowthSize } from "../sections/growth.js";
+
+type Row = readonly [string, string, string, string, string, string];
+
+const failed = (s: GrowthSize | GrowthFailure | undefined): s is GrowthFailure | undefined =>
+  s === undefined || "error" in s;
+
+/** The table's `growth` rows: one per size, the 100k goals and the 10k → 100k ratios. */
+export function growthRows(g: GrowthResult | null | undefined): Row[] {
+  if (!g) return [];
+  const out: Row[] = [];
+  for (const [keys, s] of Object.entries(g.sizes)) {
+    if (failed(s)) {
+      out.push([`growth ${keys} keys`, "FAILED", s?.error.slice(0, 80) ?? "", "", "", "MISSED"]);
+      continue;
+    }
+    const big = s.keys >= 100_000;
+    out.push([
+      `growth ${keys} keys: first push / put→KV p50`,
+      `${s.first_push_ms} / ${s.put_to_kv_p50_ms} ms`,
+      `read ${s.range_read_ms} ms, compile ${s.compile_ms} ms`,
+      "",
+      big ? "≤ 5000 / ≤ 500 ms" : "",
+      big ? (s.first_push_ms <= 5000 && s.put_to_kv_p50_ms <= 500 ? "met" : "MISSED") : "",
+    ]);
+    out.push([
+      `  pusher RSS first push → end, map`,
+      `${s.rss_mb_first_push} → ${s.rss_mb} MiB`,
+      `${s.map_bytes} B map, ${s.pools} pools`,
+      "",
+      big ? "≤ 200 MiB" : s.keys === 10_000 ? "≤ 100 MiB" : "",
+      big
+        ? s.rss_mb <= 200
+          ? "met"
+          : "MISSED"
+        : s.keys === 10_000
+          ? s.rss_mb <= 100
+            ? "met"
+            : "MISSED"
+          : "",
+    ]);
+  }
+  const r = g.ratio_100k_10k;
+  if (r) {
+    const worst = r[r.worst as keyof typeof r];
+    out.push([
+      "growth 10k → 100k (×10 keys): first push, read, compile, put→KV",
+      `×${r.first_push_ms}, ×${r.range_read_ms}, ×${r.compile_ms}, ×${r.put_to_kv_p50_ms}`,
+      `RSS ×${r.rss_mb}`,
+      `worst ${r.worst}`,
+      "≤ ×10 (linear)",
+      typeof worst === "number" && worst <= 10 ? "met" : "MISSED",
+    ]);
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+import { Cleanup } from "../lib/cleanup.js";
+import { deployedNodeOptions } from "../lib/deployed-node-options.js";
+import { putOne } from "../lib/etcd-load.js";
+import { growthFixture, growthRule } from "../lib/fixture.js";
+import { sleep } from "../lib/sleep.js";
+import { startStack } from "../lib/stack.js";
+import { round, summarize } from "../lib/stats.js";
+
+/** The prefix sizes measured, each on its own etcd and pusher. */
+export const GROWTH_SIZES = [1_000, 10_000, 100_000] as const;
+
+/** One prefix size, measured on the built pusher (cloudflare sink → the KV stand-in). */
+export interface GrowthSize {
+  readonly keys: number;
+  readonly pools: number;
+  /** Spawning the pusher → KV holds the fixture's revision (start, election, read, compile, write). */
+  readonly first_push_ms: number;
+  /** After a quiet 1.1 s, one country change: put → KV `routes` carries its revision; p50 and max. */
+  readonly put_to_kv_p50_ms: number;
+  readonly put_to_kv_max_ms: number;
+  /** The pusher's RSS after its first push, and after the changes. */
+  readonly rss_mb_first_push: number;
+  readonly rss_mb: number;
+  /** The pusher's own full (paged) read of the prefix and its compile, per change (from /metrics). */
+  readonly range_read_ms: number;
+  readonly compile_ms: number;
+  /** Range reads the pusher made per change (the economy: 1 for a lone change). */
+  readonly reads_per_change: number;
+  /** Bytes of `routes` in KV. */
+  readonly map_bytes: number;
+  /** How long etcd took the fixture (128-put transactions, 16 in flight). */
+  readonly load_ms: number;
+  readonly changes: number;
+}
+
+/** A size that could not be measured, and why. */
+export interface GrowthFailure {
+  readonly keys: number;
+  readonly error: string;
+}
+
+/** `growth` in results.json. */
+export interface GrowthResult {
+  readonly sizes: Record<string, GrowthSize | GrowthFailure>;
+  /**
+   * 100k figure ÷ 10k figure, for each cost; 10 (the ratio of keys) is linear. `worst` names the
+   * figure that grew most.
+   */
+  readonly ratio_100k_10k: {
+    readonly first_push_ms: number;
+    readonly range_read_ms: number;
+    readonly compile_ms: number;
+    readonly put_to_kv_p50_ms: number;
+    readonly rss_mb: number;
+    readonly worst: string;
+  } | null;
+  readonly node_options: string | null;
+  readonly duration_s: number;
+}
+
+/** Changes measured per size. */
+export interface GrowthOptions {
+  readonly changes: number;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+  /** Default {@link GROWTH_SIZES}. */
+  readonly sizes?: readonly number[];
+}
+
+/** Sum and count of one histogram, to diff two scrapes. */
+function histogram(samples: ReadonlyMap<string, number>, name: string): [number, number] {
+  return [samples.get(`${name}_sum`) ?? Number.NaN, samples.get(`${name}_count`) ?? Number.NaN];
+}
+
+async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
+  const own = new Cleanup();
+  const drop = o.cleanup.add(`growth ${keys}`, () => own.runAll());
+  try {
+    const fixture = growthFixture(keys);
+    const pools = fixture.filter((e) => e.rel.startsWith("pool/")).length;
+    const stack = await startStack(own, fixture, {
+      sink: "cloudflare",
+      nodeOptions: deployedNodeOptions(),
+      firstPushTimeoutMs: 90_000,
+    });
+    const { pusher, client, prefix } = stack;
+    await sleep(1_000);
+    const rssFirst = pusher.rssMb();
+    const putToKv: number[] = [];
+    const reads: number[] = [];
+    const compiles: number[] = [];
+    let readCount = 0;
+    for (let i = 0; i < o.changes; i++) {
+      // A lone change after a quiet write slot: what an operator's `edgectl boost` meets.
+      await sleep(1_100);
+      const before = await pusher.metricSamples();
+      const t0 = performance.now();
+      const rev = await putOne(client, `${prefix}country/DE`, growthRule(i, pools, i + 1));
+      const waited = await stack.waitKvRevision(rev, 30_000, 5);
+      if (waited === null) throw new Error(`change ${i} (revision ${rev}) never reached KV`);
+      putToKv.push(performance.now() - t0);
+      await sleep(50);
+      const after = await pusher.metricSamples();
+      const [rs0, rc0] = histogram(before, "edge_pusher_range_read_seconds");
+      const [rs1, rc1] = histogram(after, "edge_pusher_range_read_seconds");
+      const [cs0, cc0] = histogram(before, "edge_pusher_compile_seconds");
+      const [cs1, cc1] = histogram(after, "edge_pusher_compile_seconds");
+      if (rc1 > rc0) reads.push(((rs1 - rs0) / (rc1 - rc0)) * 1000);
+      if (cc1 > cc0) compiles.push(((cs1 - cs0) / (cc1 - cc0)) * 1000);
+      readCount += rc1 - rc0;
+    }
+    await sleep(1_000);
+    const map = await stack.reader.get("routes");
+    const p = summarize(putToKv);
+    const result: GrowthSize = {
+      keys,
+      pools,
+      first_push_ms: round(stack.firstPushMs),
+      put_to_kv_p50_ms: round(p.p50),
+      put_to_kv_max_ms: round(p.max),
+      rss_mb_first_push: round(rssFirst),
+      rss_mb: round(pusher.rssMb()),
+      range_read_ms: reads.length ? round(summarize(reads).p50) : Number.NaN,
+      compile_ms: compiles.length ? round(summarize(compiles).p50) : Number.NaN,
+      reads_per_change: round(readCount / o.changes),
+      map_bytes: map?.length ?? 0,
+      load_ms: round(stack.loadMs),
+      changes: o.changes,
+    };
+    o.log(
+      `  ${keys} keys: first push ${result.first_push_ms} ms, put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms, compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
+    );
+    return result;
+  } finally {
+    await drop();
+  }
+}
+
+function ratios(small: GrowthSize, big: GrowthSize): NonNullable<GrowthResult["ratio_100k_10k"]> {
+  const r = (k: "first_push_ms" | "range_read_ms" | "compile_ms" | "put_to_kv_p50_ms" | "rss_mb") =>
+    round(big[k] / small[k]);
+  const each = {
+    first_push_ms: r("first_push_ms"),
+    range_read_ms: r("range_read_ms"),
+    compile_ms: r("compile_ms"),
+    put_to_kv_p50_ms: r("put_to_kv_p50_ms"),
+    rss_mb: r("rss_mb"),
+  };
+  const worst = Object.entries(each).reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  return { ...each, worst };
+}
+
+/**
+ * 1k, 10k and 100k keys under the prefix (252 country rules, the rest pools with health keys),
+ * each on a fresh etcd and a fresh built pusher: first push, lone-change propagation, the
+ * pusher's own read and compile times, its RSS and the map's size.
+ */
+export async function growth(o: GrowthOptions): Promise<GrowthResult> {
+  const started = Date.now();
+  const sizes: Record<string, GrowthSize | GrowthFailure> = {};
+  for (const keys of o.sizes ?? GROWTH_SIZES) {
+    try {
+      sizes[String(keys)] = await measure(keys, o);
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      o.log(`  ${keys} keys: FAILED: ${error}`);
+      sizes[String(keys)] = { keys, error };
+    }
+  }
+  const small = sizes["10000"];
+  const big = sizes["100000"];
+  return {
+    sizes,
+    ratio_100k_10k:
+      small && big && !("error" in small) && !("error" in big) ? ratios(small, big) : null,
+    node_options: deployedNodeOptions(),
+    duration_s: Math.round((Date.now() - started) / 1000),
+  };
+}
