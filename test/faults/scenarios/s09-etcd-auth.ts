@@ -66,6 +66,8 @@ function setupRbac(
   user("pusher", "pusher");
   ctl("role", "add", "operator");
   ctl("role", "grant-permission", "operator", "readwrite", prefix, "--prefix=true");
+  // apply writes its audit record beside the epoch bump (deploy/etcd-auth.sh grants the same)
+  ctl("role", "grant-permission", "operator", "readwrite", "/edge/audit/v1/", "--prefix=true");
   user("edgectl", "operator");
   for (const pool of ["fra-1", "ams-1"]) {
     ctl("role", "add", `pool-${pool}`);
