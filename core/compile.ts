@@ -9,6 +9,7 @@ import { type Problem, problem } from "./problem.js";
 import { positiveWeights } from "./rule-weights.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
+import type { ValueMemo } from "./value-memo.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
 export interface CompileOptions {
@@ -27,6 +28,8 @@ export interface CompileOptions {
   readonly history?: number;
   /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */
   readonly routesBudgetBytes?: number;
+  /** Decoded values of earlier compiles of the same etcd history (see {@link ValueMemo}). */
+  readonly memo?: ValueMemo;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */
@@ -111,7 +114,7 @@ function usableRule(
  * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
-  const state = withoutExpiredOverrides(readSnapshot(snapshot, opts.prefix), opts.now);
+  const state = withoutExpiredOverrides(readSnapshot(snapshot, opts.prefix, opts.memo), opts.now);
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
   const kept: Record<string, KeptRule> = {};

@@ -21,3 +21,4 @@ export * from "./schema.js";
 export * from "./settings-check.js";
 export * from "./snapshot.js";
 export * from "./value-free-issue.js";
+export * from "./value-memo.js";

@@ -49,6 +49,8 @@ export function fitProblems(
   problems: readonly Problem[],
   budgetBytes: number,
 ): string[] {
+  // Nothing to fit: no need to measure the map (its routes are never cut anyway).
+  if (problems.length === 0) return [];
   const cap =
     problems.length <= MAX_MAP_PROBLEMS ? problems.length : MAX_MAP_PROBLEMS - CODES.length;
   const lines = problems.slice(0, cap).map(formatProblem);

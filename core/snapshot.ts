@@ -16,11 +16,14 @@ import {
   PoolDefSchema,
 } from "./schema.js";
 import { VALUE_FREE } from "./value-free-issue.js";
+import type { ValueMemo } from "./value-memo.js";
 
 /** One key/value read from etcd; `key` is the full key including the prefix. */
 export interface SnapshotEntry {
   readonly key: string;
   readonly value: string | Uint8Array;
+  /** etcd's `mod_revision` of the value, when known: lets a {@link ValueMemo} skip decoding. */
+  readonly modRevision?: number;
 }
 
 /** Every key under the prefix at one etcd revision. */
@@ -108,9 +111,10 @@ function decodeJson<T>(
 
 /**
  * Decodes and validates every entry under `prefix`. Invalid values are dropped and reported;
- * unknown keys are reported and ignored. Never throws.
+ * unknown keys are reported and ignored. Never throws. With a `memo`, entries that carry a
+ * `modRevision` already decoded in an earlier pass are not decoded again.
  */
-export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
+export function readSnapshot(snapshot: Snapshot, prefix: string, memo?: ValueMemo): RoutingState {
   const countries = new Map<string, CountryRule>();
   const overrides = new Map<string, OverrideRule>();
   const pools = new Map<string, PoolDef>();
@@ -128,10 +132,12 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
   const entries = [...snapshot.entries].sort((a, b) =>
     a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
   );
-  for (const { key, value } of entries) {
+  for (const { key, value, modRevision } of entries) {
     if (!key.startsWith(prefix)) continue;
     const rel = key.slice(prefix.length);
     const parsed = parseKey(rel);
+    const decode = <T>(k: string, run: () => Decoded<T>): Decoded<T> =>
+      memo ? memo.get(k, modRevision, run) : run();
     switch (parsed.kind) {
       case "unknown":
         report(rel, "unknown-key", "unknown key, ignored");
@@ -149,7 +155,7 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
         break;
       }
       case "country": {
-        const r = decodeJson<CountryRule>(value, CountryRuleSchema);
+        const r = decode(key, () => decodeJson<CountryRule>(value, CountryRuleSchema));
         if (r.ok) countries.set(parsed.cc, r.value);
         else {
           invalidCountries.add(parsed.cc);
@@ -158,7 +164,7 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
         break;
       }
       case "override": {
-        const r = decodeJson<OverrideRule>(value, OverrideRuleSchema);
+        const r = decode(key, () => decodeJson<OverrideRule>(value, OverrideRuleSchema));
         if (r.ok) overrides.set(parsed.cc, r.value);
         else {
           invalidOverrides.add(parsed.cc);
@@ -167,7 +173,7 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
         break;
       }
       case "continent": {
-        const r = decodeJson<CountryRule>(value, CountryRuleSchema);
+        const r = decode(key, () => decodeJson<CountryRule>(value, CountryRuleSchema));
         if (r.ok) continents.set(parsed.continent, r.value);
         else {
           invalidContinents.add(parsed.continent);
@@ -177,25 +183,26 @@ export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
       }
       case "continent-override": {
         // Sorted keys: `override/continent/K` comes after `override/K` and wins over it.
-        const r = decodeJson<OverrideRule>(value, OverrideRuleSchema);
+        const r = decode(key, () => decodeJson<OverrideRule>(value, OverrideRuleSchema));
         if (r.ok) continentOverrides.set(parsed.continent, { key: rel, rule: r.value });
         else report(rel, r.code, r.message);
         break;
       }
       case "pool": {
-        const r = decodeJson<PoolDef>(value, PoolDefSchema);
+        const r = decode(key, () => decodeJson<PoolDef>(value, PoolDefSchema));
         if (r.ok) pools.set(parsed.pool, r.value);
         else report(rel, r.code, r.message);
         break;
       }
       case "health": {
-        const r = decodeJson<Health>(value, HealthSchema);
+        const r = decode(key, () => decodeJson<Health>(value, HealthSchema));
         if (r.ok) health.set(parsed.pool, r.value);
         else report(rel, r.code, `${r.message} (pool treated as unhealthy)`);
         break;
       }
     }
   }
+  memo?.endPass();
   if (!countries.has(DEFAULT_CC) && !invalidCountries.has(DEFAULT_CC)) {
     report(`country/${DEFAULT_CC}`, "missing-default", "required rule is missing");
   }

@@ -5,6 +5,7 @@ import {
   type CompileResult,
   compile,
   DEFAULT_ROUTES_BUDGET_BYTES,
+  ValueMemo,
 } from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -63,6 +64,9 @@ export class CompileLoop {
   private waker = new AbortController();
   private lastRevision = 0;
   private lastVersion: PrefixVersion | null = null;
+  /** Decoded values by key and mod_revision, valid for `memoOf` (cluster, history, revision). */
+  private readonly memo = new ValueMemo();
+  private memoOf: { clusterId: string; history: number; revision: number } | null = null;
   /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
@@ -166,6 +170,18 @@ export class CompileLoop {
     return this.lastRevision;
   }
 
+  /**
+   * A mod_revision names one value only within one etcd history: the memo is dropped for another
+   * cluster, another history, or a read that went back (revisions may repeat after a restore).
+   */
+  private memoFor(clusterId: string, history: number, revision: number): void {
+    const m = this.memoOf;
+    if (!m || m.clusterId !== clusterId || m.history !== history || revision < m.revision) {
+      this.memo.clear();
+    }
+    this.memoOf = { clusterId, history, revision };
+  }
+
   private async read(): Promise<PrefixRead> {
     const started = performance.now();
     const read = await readPrefix(this.o.client, this.o.prefix);
@@ -194,6 +210,7 @@ export class CompileLoop {
     this.lastRevision = read.revision;
     this.lastVersion = read;
     this.o.status.observeRevision(read.revision);
+    this.memoFor(read.clusterId, history.history, read.revision);
     const compileStarted = performance.now();
     const result = compile(read, {
       prefix,
@@ -203,6 +220,7 @@ export class CompileLoop {
       previous: this.previous,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
       history: history.history,
+      memo: this.memo,
     });
     this.previous = result.map;
     this.o.onCompiled(result, performance.now() - compileStarted);

@@ -41,8 +41,9 @@ export async function readPrefix(
   const res = await readRangePaged(client, prefix, opts);
   let newest = 0;
   const entries = res.kvs.map((kv) => {
-    newest = Math.max(newest, Number(kv.mod_revision));
-    return { key: kv.key.toString("utf8"), value: kv.value };
+    const modRevision = Number(kv.mod_revision);
+    newest = Math.max(newest, modRevision);
+    return { key: kv.key.toString("utf8"), value: kv.value, modRevision };
   });
   return {
     revision: res.revision,

@@ -62,7 +62,8 @@ function nodeOptions(fallback: string | null | undefined): { NODE_OPTIONS?: stri
 
 interface PushLogLine {
   msg?: string;
-  time?: number;
+  /** ISO 8601 (the log schema); a number from older pushers. */
+  time?: string | number;
   duration_ms?: number;
   revision?: number;
   keys?: string[];
@@ -115,10 +116,11 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
     } catch {
       return;
     }
-    if ((rec.msg === "push" || rec.msg === "heartbeat") && typeof rec.time === "number") {
+    const time = typeof rec.time === "string" ? Date.parse(rec.time) : rec.time;
+    if ((rec.msg === "push" || rec.msg === "heartbeat") && typeof time === "number" && time > 0) {
       pushes.push({
-        startedAt: rec.time - (rec.duration_ms ?? 0),
-        doneAt: rec.time,
+        startedAt: time - (rec.duration_ms ?? 0),
+        doneAt: time,
         revision: rec.revision ?? 0,
         keys: rec.keys ?? [],
         bytes: rec.bytes ?? 0,
