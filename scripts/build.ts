@@ -13,9 +13,18 @@
  * `dist/` while a build runs reads whole files. Chunk names carry a content hash: rebuilding
  * unchanged sources rewrites identical files, and chunks no bundle refers to any more are removed.
  */
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { thirdPartyLicenses } from "./third-party-licenses.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -23,16 +32,49 @@ const DIST = join(ROOT, "dist");
 /** The Node versions `engines` allows start at 22.12. */
 const TARGET = "node22.12";
 
-/** Packages bundled into `dist/` rather than resolved from node_modules at run time. */
-const BUNDLED = /^cloudflare(\/|$)/;
+/**
+ * Packages resolved from node_modules at run time rather than bundled: miniflare (the local
+ * sink's optional runtime, never a dependency of the package) and pino (its transports start
+ * worker threads that load pino's own files by path). Every other npm package is bundled.
+ */
+const EXTERNAL = /^(miniflare|pino)(\/|$)/;
 
-/** Every other bare import (npm packages, `node:` builtins) stays an import of the package. */
+/** Where etcd3's .proto files are copied, relative to `dist/`. */
+const ETCD3_PROTO = "proto/etcd3";
+
+/**
+ * Bundled CommonJS code calls `require` for Node builtins and etcd3 reads `__dirname`: each
+ * output file defines `require` for itself and `__edge_dist` (the `dist/` directory, whether the
+ * file is an entry or a chunk) for the rewritten proto path below.
+ */
+const BANNER = [
+  'import { createRequire as __edge_createRequire } from "node:module";',
+  "const require = __edge_createRequire(import.meta.url);",
+  'const __edge_dist = import.meta.dirname.replace(/[\\\\/]chunks$/, "");',
+].join("\n");
+
+/** Bare imports outside EXTERNAL are bundled; `node:` builtins stay imports (platform node). */
 const externalPackages: Plugin = {
   name: "external-packages",
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      BUNDLED.test(args.path) ? undefined : { path: args.path, external: true },
+      EXTERNAL.test(args.path) ? { path: args.path, external: true } : undefined,
     );
+  },
+};
+
+/** etcd3 loads `../proto/rpc.proto` beside its own file: point it at the copy in `dist/`. */
+const etcd3Protos: Plugin = {
+  name: "etcd3-protos",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]etcd3[\\/]lib[\\/]connection-pool\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: etcd3's source text, matched as is
+      const from = "`${__dirname}/../proto/rpc.proto`";
+      if (!source.includes(from)) throw new Error(`build: ${args.path} no longer loads ${from}`);
+      const to = `\`\${__edge_dist}/${ETCD3_PROTO}/rpc.proto\``;
+      return { contents: source.replace(from, to), loader: "js" };
+    });
   },
 };
 
@@ -47,15 +89,19 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: TARGET,
-  plugins: [externalPackages],
+  plugins: [externalPackages, etcd3Protos],
+  banner: { js: BANNER },
+  minify: true,
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,
+  // The bundled packages' license files go to dist/THIRD_PARTY_LICENSES instead.
   legalComments: "none",
+  metafile: true,
   logLevel: "warning",
 });
 
-const written = new Set<string>();
+const written = new Set<string>([join(DIST, "THIRD_PARTY_LICENSES")]);
 // Chunks first, entry points last: an entry never refers to a chunk that is not there yet.
 const files = [...result.outputFiles].sort(
   (a, b) => Number(!a.path.includes("/chunks/")) - Number(!b.path.includes("/chunks/")),
@@ -81,5 +127,9 @@ for (const dir of ["page", "assets"]) {
     filter: (src) => !/\.(ts|json)$/.test(src) || src.endsWith("countries.json"),
   });
 }
+writeFileSync(join(DIST, "THIRD_PARTY_LICENSES"), thirdPartyLicenses(ROOT, result.metafile));
+// etcd3's protos, read at run time by the bundled etcd3 (etcd3Protos above).
+rmSync(join(DIST, "proto"), { recursive: true, force: true });
+cpSync(join(ROOT, "node_modules/etcd3/proto"), join(DIST, ETCD3_PROTO), { recursive: true });
 const ms = Math.round(performance.now() - started);
 process.stderr.write(`build: ${written.size} files in ${relative(ROOT, DIST)}/ (${ms} ms)\n`);
