@@ -6,6 +6,8 @@
  * bundling is what drops the rest (loaded from node_modules, the SDK's index brings in every
  * resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
  * server, each edgectl command's modules) stay separate chunks loaded only when used.
+ * `dist/THIRD_PARTY_LICENSES` carries the license file of every package bundled in (from
+ * esbuild's metafile), since their code ships inside `dist/`.
  *
  *   tsx scripts/build.ts
  *
@@ -13,15 +15,7 @@
  * `dist/` while a build runs reads whole files. Chunk names carry a content hash: rebuilding
  * unchanged sources rewrites identical files, and chunks no bundle refers to any more are removed.
  */
-import {
-  cpSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { thirdPartyLicenses } from "./third-party-licenses.js";
@@ -32,49 +26,16 @@ const DIST = join(ROOT, "dist");
 /** The Node versions `engines` allows start at 22.12. */
 const TARGET = "node22.12";
 
-/**
- * Packages resolved from node_modules at run time rather than bundled: miniflare (the local
- * sink's optional runtime, never a dependency of the package) and pino (its transports start
- * worker threads that load pino's own files by path). Every other npm package is bundled.
- */
-const EXTERNAL = /^(miniflare|pino)(\/|$)/;
+/** Packages bundled into `dist/` rather than resolved from node_modules at run time. */
+const BUNDLED = /^cloudflare(\/|$)/;
 
-/** Where etcd3's .proto files are copied, relative to `dist/`. */
-const ETCD3_PROTO = "proto/etcd3";
-
-/**
- * Bundled CommonJS code calls `require` for Node builtins and etcd3 reads `__dirname`: each
- * output file defines `require` for itself and `__edge_dist` (the `dist/` directory, whether the
- * file is an entry or a chunk) for the rewritten proto path below.
- */
-const BANNER = [
-  'import { createRequire as __edge_createRequire } from "node:module";',
-  "const require = __edge_createRequire(import.meta.url);",
-  'const __edge_dist = import.meta.dirname.replace(/[\\\\/]chunks$/, "");',
-].join("\n");
-
-/** Bare imports outside EXTERNAL are bundled; `node:` builtins stay imports (platform node). */
+/** Every other bare import (npm packages, `node:` builtins) stays an import of the package. */
 const externalPackages: Plugin = {
   name: "external-packages",
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      EXTERNAL.test(args.path) ? { path: args.path, external: true } : undefined,
+      BUNDLED.test(args.path) ? undefined : { path: args.path, external: true },
     );
-  },
-};
-
-/** etcd3 loads `../proto/rpc.proto` beside its own file: point it at the copy in `dist/`. */
-const etcd3Protos: Plugin = {
-  name: "etcd3-protos",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]etcd3[\\/]lib[\\/]connection-pool\.js$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: etcd3's source text, matched as is
-      const from = "`${__dirname}/../proto/rpc.proto`";
-      if (!source.includes(from)) throw new Error(`build: ${args.path} no longer loads ${from}`);
-      const to = `\`\${__edge_dist}/${ETCD3_PROTO}/rpc.proto\``;
-      return { contents: source.replace(from, to), loader: "js" };
-    });
   },
 };
 
@@ -89,9 +50,7 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: TARGET,
-  plugins: [externalPackages, etcd3Protos],
-  banner: { js: BANNER },
-  minify: true,
+  plugins: [externalPackages],
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,
@@ -119,6 +78,7 @@ for (const dir of [DIST, join(DIST, "chunks")]) {
     if (name.isFile() && !written.has(path)) rmSync(path, { force: true });
   }
 }
+writeFileSync(join(DIST, "THIRD_PARTY_LICENSES"), thirdPartyLicenses(ROOT, result.metafile));
 // The /ui page's static files, read at run time beside the bundle (pusher/ui/ui-assets.ts).
 for (const dir of ["page", "assets"]) {
   rmSync(join(DIST, "ui", dir), { recursive: true, force: true });
@@ -127,9 +87,5 @@ for (const dir of ["page", "assets"]) {
     filter: (src) => !/\.(ts|json)$/.test(src) || src.endsWith("countries.json"),
   });
 }
-writeFileSync(join(DIST, "THIRD_PARTY_LICENSES"), thirdPartyLicenses(ROOT, result.metafile));
-// etcd3's protos, read at run time by the bundled etcd3 (etcd3Protos above).
-rmSync(join(DIST, "proto"), { recursive: true, force: true });
-cpSync(join(ROOT, "node_modules/etcd3/proto"), join(DIST, ETCD3_PROTO), { recursive: true });
 const ms = Math.round(performance.now() - started);
 process.stderr.write(`build: ${written.size} files in ${relative(ROOT, DIST)}/ (${ms} ms)\n`);
