@@ -6,6 +6,8 @@
  * bundling is what drops the rest (loaded from node_modules, the SDK's index brings in every
  * resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
  * server, each edgectl command's modules) stay separate chunks loaded only when used.
+ * `dist/THIRD_PARTY_LICENSES` carries the license file of every package bundled in (from
+ * esbuild's metafile), since their code ships inside `dist/`.
  *
  *   tsx scripts/build.ts
  *
@@ -16,6 +18,7 @@
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { thirdPartyLicenses } from "./third-party-licenses.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -51,11 +54,13 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,
+  // The bundled packages' license files go to dist/THIRD_PARTY_LICENSES instead.
   legalComments: "none",
+  metafile: true,
   logLevel: "warning",
 });
 
-const written = new Set<string>();
+const written = new Set<string>([join(DIST, "THIRD_PARTY_LICENSES")]);
 // Chunks first, entry points last: an entry never refers to a chunk that is not there yet.
 const files = [...result.outputFiles].sort(
   (a, b) => Number(!a.path.includes("/chunks/")) - Number(!b.path.includes("/chunks/")),
@@ -73,6 +78,7 @@ for (const dir of [DIST, join(DIST, "chunks")]) {
     if (name.isFile() && !written.has(path)) rmSync(path, { force: true });
   }
 }
+writeFileSync(join(DIST, "THIRD_PARTY_LICENSES"), thirdPartyLicenses(ROOT, result.metafile));
 // The /ui page's static files, read at run time beside the bundle (pusher/ui/ui-assets.ts).
 for (const dir of ["page", "assets"]) {
   rmSync(join(DIST, "ui", dir), { recursive: true, force: true });

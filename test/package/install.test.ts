@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +67,10 @@ describe("the npm package, installed with production dependencies only", () => {
     const pkg = join(installed!.prefix, "node_modules/edge-router");
     expect(existsSync(join(pkg, "dist/edge-pusher.js"))).toBe(true);
     expect(existsSync(join(pkg, "dist/edgectl.js"))).toBe(true);
+    // The Cloudflare SDK's code ships inside dist/, so its Apache-2.0 license text does too.
+    const licenses = readFileSync(join(pkg, "dist/THIRD_PARTY_LICENSES"), "utf8");
+    expect(licenses).toMatch(/^cloudflare@\d+\.\d+\.\d+ \(Apache-2\.0\)$/m);
+    expect(licenses).toContain("Apache License");
     // Sources, tests and benchmarks stay in the repository.
     for (const dir of ["pusher", "edgectl", "core", "adapters", "worker", "test", "bench"]) {
       expect(existsSync(join(pkg, dir)), dir).toBe(false);
