@@ -34,54 +34,42 @@ fi
 # dist/ is what the bins run; rebuilding unchanged sources gives identical files (~0.2 s).
 "$NODE" --import tsx scripts/build.ts
 
-# The /ui browser tests (test/ui/) drive Debian's Chromium through playwright-core.
-if ! command -v chromium >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    say "chromium not found: installing Debian's chromium (for the /ui browser tests)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq chromium >&2
-  else
-    say "chromium not found: the /ui browser tests need it (Debian/Ubuntu: sudo apt-get install chromium)."
-  fi
-fi
+# Debian packages the tests use, installed together (one apt-get update) when missing.
+missing=()
+need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands is
+  local pkg=$1 cmd
+  shift
+  for cmd in "$@"; do
+    if ! command -v "$cmd" >/dev/null 2>&1; then
+      missing+=("$pkg")
+      return
+    fi
+  done
+}
+need etcd-server etcd
+need etcd-client etcdctl
+need chromium chromium          # the /ui browser tests (test/ui/) drive it through playwright-core
+need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
+need zsh zsh                    # `edgectl completion zsh|fish` is checked in the real shells
+need fish fish
 
-# The alert rules are checked with Prometheus's promtool, and one test scrapes a real Prometheus.
-if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    say "prometheus not found: installing Debian's prometheus (promtool and the scrape test)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq prometheus >&2
-  else
-    say "prometheus not found: the alert tests need it (Debian/Ubuntu: sudo apt-get install prometheus)."
-  fi
-fi
-
-# `edgectl completion zsh|fish` is checked in the real shells (test/cli/completion.test.ts).
-if ! command -v zsh >/dev/null 2>&1 || ! command -v fish >/dev/null 2>&1; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    say "zsh or fish not found: installing Debian's (for the completion tests)…"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq zsh fish >&2
-  else
-    say "zsh or fish not found: the completion tests then check those scripts' form only."
-  fi
-fi
-
-if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  say "etcd not found: installing Debian's etcd-server and etcd-client…"
+  say "installing Debian's ${missing[*]}…"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
-  apt-get install -y -qq etcd-server etcd-client >&2
-  # Debian starts an etcd service on install where systemd runs; we start our own per test.
+  # Where systemd runs, Debian starts etcd and prometheus services; the tests start their own.
+  apt-get install -y -qq "${missing[@]}" >&2
   exit 0
 fi
-say "etcd is required but not installed. Install it with one of:"
+say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})."
+say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
+if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+  exit 0
+fi
+say "etcd is required. Install it with one of:"
 say "  Debian/Ubuntu:  sudo apt-get install etcd-server etcd-client"
 say "  macOS:          brew install etcd"
 say "  any Linux:      a release binary from github.com/etcd-io/etcd/releases on your PATH"
