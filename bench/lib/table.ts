@@ -1,5 +1,7 @@
 import type { GrowthResult } from "../sections/growth.js";
 import { growthRows } from "./growth-rows.js";
+import { check, ms, type Row } from "./row.js";
+import { workerRows } from "./worker-rows.js";
 
 /** The subset of results.json the table prints (each section may be null when it failed). */
 export interface TableInput {
@@ -104,18 +106,6 @@ export interface TableInput {
   } | null;
 }
 
-type Row = readonly [
-  figure: string,
-  value: string,
-  floor: string,
-  ratio: string,
-  goal: string,
-  verdict: string,
-];
-
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-const check = (ok: boolean) => (ok ? "met" : "MISSED");
-
 function rows(r: TableInput): Row[] {
   const out: Row[] = [];
   const p = r.propagation_ms;
@@ -195,67 +185,7 @@ function rows(r: TableInput): Row[] {
       "max ≤ timeout + 200 ms",
       check(bh.max <= f.origin_timeout_ms + 200),
     ]);
-  const w = r.worker;
-  if (w) {
-    if (w.rps !== undefined && w.ratio !== undefined && w.p99_ms && w.baseline_p99_ms) {
-      out.push([
-        "Worker throughput",
-        `${w.rps} req/s`,
-        `${w.baseline_rps} req/s pass-through`,
-        `${w.ratio}×`,
-        "ratio ≥ 0.95",
-        check(w.ratio >= 0.95),
-      ]);
-      out.push([
-        "Worker p99 latency",
-        ms(w.p99_ms),
-        `${ms(w.baseline_p99_ms)} pass-through`,
-        `${(w.p99_ms / w.baseline_p99_ms).toFixed(2)}×`,
-        "",
-        w.errors ? `${w.errors} errors` : "",
-      ]);
-    }
-    if (w.weighted_ratio !== undefined)
-      out.push([
-        "Worker throughput, weighted route",
-        `${w.weighted_rps} req/s`,
-        `${w.plain_rps} req/s plain route`,
-        `${w.weighted_ratio}×`,
-        "ratio ≥ 0.95",
-        check(w.weighted_ratio >= 0.95),
-      ]);
-    if (w.bundle_kib !== undefined && w.bundle_gzip_kib !== undefined)
-      out.push([
-        "Worker bundle (wrangler --dry-run) / gzip",
-        `${w.bundle_kib} / ${w.bundle_gzip_kib} KiB`,
-        "",
-        "",
-        "≤ 100 / ≤ 35 KiB",
-        check(w.bundle_kib <= 100 && w.bundle_gzip_kib <= 35),
-      ]);
-    const l = w.latency_ms;
-    const b = w.baseline_latency_ms;
-    const over = w.latency_overhead_p99_ms;
-    if (l && b && over !== undefined)
-      out.push([
-        "Worker latency p50 / p99 (map every 1 s, KV 50 ms)",
-        `${ms(l.p50)} / ${ms(l.p99)}`,
-        `${ms(b.p50)} / ${ms(b.p99)} pass-through`,
-        `p99 ${over < 0 ? "−" : "+"} ${ms(Math.abs(over))}`,
-        "p99 overhead ≤ 5 ms",
-        check(over <= 5),
-      ]);
-    const m = w.map_refresh_ms;
-    if (m)
-      out.push([
-        `map parse + validate, 252 routes p50 / max (n=${m.runs})`,
-        `${m.p50.toFixed(2)} ms / ${m.max.toFixed(2)} ms`,
-        "",
-        "",
-        "p50 ≤ 2 ms",
-        check(m.p50 <= 2),
-      ]);
-  }
+  out.push(...workerRows(r.worker));
   const s = r.pusher_scale;
   if (s) {
     out.push([

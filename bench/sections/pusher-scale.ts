@@ -1,11 +1,11 @@
-import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
+import { librariesRssMb } from "../lib/libraries-rss.js";
+import { metricsCounter } from "../lib/metrics-counter.js";
+import { processCpuSeconds } from "../lib/process-cpu.js";
 import { sleep } from "../lib/sleep.js";
 import { type Stack, type StackSink, startStack } from "../lib/stack.js";
 import { maxInWindow, round, summarize } from "../lib/stats.js";
@@ -32,19 +32,6 @@ export interface SustainedResult {
   readonly reads_per_write: number | null;
   /** Range reads the pusher made during the load. */
   readonly range_reads: number | null;
-}
-
-/** A counter from the pusher's `/metrics`, or null when it does not answer. */
-async function counter(port: number, name: string): Promise<number | null> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
-      signal: AbortSignal.timeout(5_000),
-    });
-    const m = new RegExp(`^${name} (\\d+(?:\\.\\d+)?)$`, "m").exec(await res.text());
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -84,43 +71,8 @@ export interface PusherScaleOptions {
 }
 
 const KEYS = 10_000;
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** RSS in MiB of a Node process that imports the pusher's run-time packages (see the result). */
-function librariesRssMb(nodeOptions: string | null): Promise<number | null> {
-  const chunks = `${ROOT}dist/chunks/`;
-  const sink = readdirSync(chunks).find((f) => /^cloudflare-sink-[^.]+\.js$/.test(f));
-  const modules = ["etcd3", "prom-client", "zod", "pino", "cockatiel"];
-  if (sink) modules.push(`${chunks}${sink}`);
-  // The pusher's RSS is read 1.5 s after it settles; so is this one's.
-  const script = `for (const m of ${JSON.stringify(modules)}) await import(m);
-await new Promise((r) => setTimeout(r, 1500));
-process.stdout.write(String(process.memoryUsage().rss));`;
-  const options = process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--input-type=module", "-e", script],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", ...(options ? { NODE_OPTIONS: options } : {}) },
-        timeout: 30_000,
-      },
-      (err, stdout) => resolve(err ? null : round(Number(stdout) / 1048576)),
-    );
-  });
-}
 const POOLS = 200;
-
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    // utime and stime are fields 14 and 15 of /proc/PID/stat (11 and 12 after the comm).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** 10,000 keys: compile and range-read cost, then the pusher under 100 changes/s on each sink. */
 export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleResult> {
@@ -201,8 +153,8 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   const total = Math.round(o.rate * o.sustainSeconds);
   const interval = 1000 / o.rate;
   const startedWall = Date.now();
-  const reads0 = await counter(pusher.port, "edge_pusher_range_reads_total");
-  const cpu0 = cpuSeconds(pusher.pid);
+  const reads0 = await metricsCounter(pusher.port, "edge_pusher_range_reads_total");
+  const cpu0 = processCpuSeconds(pusher.pid);
   const t0 = performance.now();
   const inflight = new Set<Promise<void>>();
   let lastRev = 0;
@@ -229,14 +181,14 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   }
   await Promise.all(inflight);
   const putsDone = performance.now();
-  const cpu1 = cpuSeconds(pusher.pid);
+  const cpu1 = processCpuSeconds(pusher.pid);
   const settle = await stack.waitKvRevision(lastRev, 60_000, 5);
   if (settle === null) throw new Error("KV never caught up with the sustained load");
   const elapsed = (putsDone - t0) / 1000;
   await sleep(1_500);
   const rssEnd = pusher.rssMb();
   // Reads and routes writes both counted from the load's start until KV settled (and 1.5 s more).
-  const reads1 = await counter(pusher.port, "edge_pusher_range_reads_total");
+  const reads1 = await metricsCounter(pusher.port, "edge_pusher_range_reads_total");
   const writes = pusher.routesWrites(startedWall - 5);
   const reads = reads0 === null || reads1 === null ? null : reads1 - reads0;
   const cpuPct = round(((cpu1 - cpu0) / elapsed) * 100);

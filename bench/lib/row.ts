@@ -1,0 +1,14 @@
+/** One line of the bench table. */
+export type Row = readonly [
+  figure: string,
+  value: string,
+  floor: string,
+  ratio: string,
+  goal: string,
+  verdict: string,
+];
+
+/** Milliseconds with one decimal. */
+export const ms = (v: number) => `${v.toFixed(1)} ms`;
+/** A goal's verdict. */
+export const check = (ok: boolean) => (ok ? "met" : "MISSED");

@@ -1,0 +1,67 @@
+import { check, ms, type Row } from "./row.js";
+import type { TableInput } from "./table.js";
+
+/** The table's Worker rows: throughput, weighted split, bundle, latency, map refresh. */
+export function workerRows(w: TableInput["worker"]): Row[] {
+  if (!w) return [];
+  const out: Row[] = [];
+  if (w.rps !== undefined && w.ratio !== undefined && w.p99_ms && w.baseline_p99_ms) {
+    out.push([
+      "Worker throughput",
+      `${w.rps} req/s`,
+      `${w.baseline_rps} req/s pass-through`,
+      `${w.ratio}×`,
+      "ratio ≥ 0.95",
+      check(w.ratio >= 0.95),
+    ]);
+    out.push([
+      "Worker p99 latency",
+      ms(w.p99_ms),
+      `${ms(w.baseline_p99_ms)} pass-through`,
+      `${(w.p99_ms / w.baseline_p99_ms).toFixed(2)}×`,
+      "",
+      w.errors ? `${w.errors} errors` : "",
+    ]);
+  }
+  if (w.weighted_ratio !== undefined)
+    out.push([
+      "Worker throughput, weighted route",
+      `${w.weighted_rps} req/s`,
+      `${w.plain_rps} req/s plain route`,
+      `${w.weighted_ratio}×`,
+      "ratio ≥ 0.95",
+      check(w.weighted_ratio >= 0.95),
+    ]);
+  if (w.bundle_kib !== undefined && w.bundle_gzip_kib !== undefined)
+    out.push([
+      "Worker bundle (wrangler --dry-run) / gzip",
+      `${w.bundle_kib} / ${w.bundle_gzip_kib} KiB`,
+      "",
+      "",
+      "≤ 100 / ≤ 35 KiB",
+      check(w.bundle_kib <= 100 && w.bundle_gzip_kib <= 35),
+    ]);
+  const l = w.latency_ms;
+  const b = w.baseline_latency_ms;
+  const over = w.latency_overhead_p99_ms;
+  if (l && b && over !== undefined)
+    out.push([
+      "Worker latency p50 / p99 (map every 1 s, KV 50 ms)",
+      `${ms(l.p50)} / ${ms(l.p99)}`,
+      `${ms(b.p50)} / ${ms(b.p99)} pass-through`,
+      `p99 ${over < 0 ? "−" : "+"} ${ms(Math.abs(over))}`,
+      "p99 overhead ≤ 5 ms",
+      check(over <= 5),
+    ]);
+  const m = w.map_refresh_ms;
+  if (m)
+    out.push([
+      `map parse + validate, 252 routes p50 / max (n=${m.runs})`,
+      `${m.p50.toFixed(2)} ms / ${m.max.toFixed(2)} ms`,
+      "",
+      "",
+      "p50 ≤ 2 ms",
+      check(m.p50 <= 2),
+    ]);
+  return out;
+}
