@@ -6,10 +6,10 @@ import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./la
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import { type Problem, problem } from "./problem.js";
+import type { RoutingIndex } from "./routing-index.js";
 import { positiveWeights } from "./rule-weights.js";
 import type { CountryRule } from "./schema.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
-import type { ValueMemo } from "./value-memo.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
 export interface CompileOptions {
@@ -28,8 +28,6 @@ export interface CompileOptions {
   readonly history?: number;
   /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */
   readonly routesBudgetBytes?: number;
-  /** Decoded values of earlier compiles of the same etcd history (see {@link ValueMemo}). */
-  readonly memo?: ValueMemo;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */
@@ -114,7 +112,19 @@ function usableRule(
  * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
-  const state = withoutExpiredOverrides(readSnapshot(snapshot, opts.prefix, opts.memo), opts.now);
+  return compileState(readSnapshot(snapshot, opts.prefix), snapshot.revision, opts);
+}
+
+/**
+ * {@link compile} of a decoded state (a {@link RoutingIndex}'s, which the pusher keeps up to
+ * date key by key) read at etcd revision `revision`.
+ */
+export function compileState(
+  decoded: RoutingState,
+  revision: number,
+  opts: CompileOptions,
+): CompileResult {
+  const state = withoutExpiredOverrides(decoded, opts.now);
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
   const kept: Record<string, KeptRule> = {};
@@ -186,7 +196,7 @@ export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult
   const sorted = problems.sort(compareProblems);
   const base: CompiledMap = {
     v: 1,
-    rev: snapshot.revision,
+    rev: revision,
     epoch: state.epoch,
     compiled_at: opts.now.toISOString(),
     default: defaultRoute,

@@ -3,15 +3,15 @@ import type { Logger } from "pino";
 import {
   type CompiledMap,
   type CompileResult,
-  compile,
+  compileState,
   DEFAULT_ROUTES_BUDGET_BYTES,
-  ValueMemo,
 } from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history.js";
-import { type PrefixRead, type PrefixVersion, readPrefix } from "./snapshot-reader.js";
+import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
+import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */
@@ -34,17 +34,17 @@ export interface CompileLoopOptions {
   readonly minIntervalMs: number;
   /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
   readonly writableAt?: () => number;
-  /** Told of every full read of the prefix (for the `edge_pusher_range_reads_total` counter). */
-  readonly onRead?: (
-    read: { readonly pages: number; readonly restarts: number },
-    durationMs: number,
-  ) => void;
+  /** Told of every read of the prefix, delta or full (for the range-read metrics). */
+  readonly onRead?: (read: MirrorRead, durationMs: number) => void;
+  /** Tuning of the delta reads (tests make them small). */
+  readonly mirror?: PrefixMirrorOptions;
   /** A confirmed new etcd history (restored or replaced), before its first compile. */
   readonly onNewHistory?: (change: HistoryChange, revision: number) => void;
 }
 
 /**
- * Reads the whole prefix at one revision and compiles it. Triggers are coalesced and throttled by
+ * Reads the prefix at one revision (a {@link PrefixMirror}: only what changed, proven complete)
+ * and compiles it. Triggers are coalesced and throttled by
  * a {@link CompileGate}: the first after a quiet slot reads at once, later ones wait for the
  * slot's end and share one read there, so a burst of watch events costs one read per KV write
  * slot, not one per event; `compileNow` (re-list, resync, shutdown) skips the wait. A failed read is retried with backoff until it succeeds. A read that does not fit the
@@ -61,17 +61,23 @@ export class CompileLoop {
   private readonly gate: CompileGate;
   /** Set by `compileNow`: the next read does not wait for the slot. */
   private urgent = false;
+  /** Set by `compileNow({ full: true })`: the next read reads every key. */
+  private wantFull = false;
   private waker = new AbortController();
   private lastRevision = 0;
   private lastVersion: PrefixVersion | null = null;
-  /** Decoded values by key and mod_revision, valid for `memoOf` (cluster, history, revision). */
-  private readonly memo = new ValueMemo();
-  private memoOf: { clusterId: string; history: number; revision: number } | null = null;
+  private readonly mirror: PrefixMirror;
   /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
   constructor(private readonly o: CompileLoopOptions) {
     this.gate = new CompileGate(o.minIntervalMs);
+    this.mirror = new PrefixMirror(o.client, o.prefix, o.mirror);
+  }
+
+  /** A delete event of the watch (see {@link PrefixMirror.noteDeleted}). */
+  noteDeleted(key: string, revision: number): void {
+    this.mirror.noteDeleted(key, revision);
   }
 
   /** Sets the last known good map (e.g. read back from KV, so it survives restarts). */
@@ -102,9 +108,13 @@ export class CompileLoop {
     if (!this.running) this.trigger();
   }
 
-  /** Compiles now (after any in-flight read) and resolves to the revision read. */
-  async compileNow(): Promise<number> {
+  /**
+   * Compiles now (after any in-flight read) and resolves to the revision read; `full` reads
+   * every key of the prefix (the periodic reconcile), not only what changed.
+   */
+  async compileNow(opts: { readonly full?: boolean } = {}): Promise<number> {
     this.urgent = true;
+    if (opts.full) this.wantFull = true;
     this.waker.abort();
     this.trigger();
     for (;;) {
@@ -170,21 +180,9 @@ export class CompileLoop {
     return this.lastRevision;
   }
 
-  /**
-   * A mod_revision names one value only within one etcd history: the memo is dropped for another
-   * cluster, another history, or a read that went back (revisions may repeat after a restore).
-   */
-  private memoFor(clusterId: string, history: number, revision: number): void {
-    const m = this.memoOf;
-    if (!m || m.clusterId !== clusterId || m.history !== history || revision < m.revision) {
-      this.memo.clear();
-    }
-    this.memoOf = { clusterId, history, revision };
-  }
-
-  private async read(): Promise<PrefixRead> {
+  private async read(full: boolean): Promise<MirrorRead> {
     const started = performance.now();
-    const read = await readPrefix(this.o.client, this.o.prefix);
+    const read = await this.mirror.read(full);
     this.o.onRead?.(read, performance.now() - started);
     return read;
   }
@@ -192,12 +190,20 @@ export class CompileLoop {
   private async once(): Promise<void> {
     const generation = this.generation;
     const { prefix, history } = this.o;
-    let read = await this.read();
+    const full = this.wantFull;
+    this.wantFull = false;
+    let read: MirrorRead;
+    try {
+      read = await this.read(full);
+    } catch (e) {
+      this.wantFull ||= full;
+      throw e;
+    }
     this.o.status.etcdOk();
     let change: HistoryChange | null = null;
     if (history.suspect(read)) {
       // One read that goes back proves little on its own; a second, fresh one decides.
-      read = await this.read();
+      read = await this.read(true);
       change = history.record(read, true);
     } else {
       history.record(read, false);
@@ -210,9 +216,8 @@ export class CompileLoop {
     this.lastRevision = read.revision;
     this.lastVersion = read;
     this.o.status.observeRevision(read.revision);
-    this.memoFor(read.clusterId, history.history, read.revision);
     const compileStarted = performance.now();
-    const result = compile(read, {
+    const result = compileState(this.mirror.index.state(), read.revision, {
       prefix,
       floorPool: this.o.floorPool,
       originTemplate: this.o.originTemplate,
@@ -220,7 +225,6 @@ export class CompileLoop {
       previous: this.previous,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
       history: history.history,
-      memo: this.memo,
     });
     this.previous = result.map;
     this.o.onCompiled(result, performance.now() - compileStarted);

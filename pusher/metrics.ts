@@ -16,8 +16,10 @@ export interface PusherMetrics {
   /** One full (paged) read of the prefix; and the core compile of it. */
   readonly rangeReadDuration: Histogram;
   readonly compileDuration: Histogram;
-  /** Full reads of the prefix (one per compile, however many pages it took). */
+  /** Reads of the prefix, delta or full (one per compile, however many pages it took). */
   readonly rangeReads: Counter;
+  /** The reads among them that read every key, by why (`reason`). */
+  readonly fullReads: Counter<"reason">;
   /** Range requests those reads made (pages, restarts included). */
   readonly rangePages: Counter;
   /** Records a compile: problems by code, routes on the floor pool, pools without heartbeat. */
@@ -171,7 +173,13 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     }),
     rangeReads: new Counter({
       name: "edge_pusher_range_reads_total",
-      help: "full reads of the routing prefix (each feeds one compile; at most one per KV write slot under load)",
+      help: "reads of the routing prefix, at one revision (each feeds one compile; at most one per KV write slot under load)",
+      registers: [registry],
+    }),
+    fullReads: new Counter({
+      name: "edge_pusher_full_reads_total",
+      help: "reads that read every key of the prefix instead of only the keys modified since the last read, by reason",
+      labelNames: ["reason"],
       registers: [registry],
     }),
     rangePages: new Counter({

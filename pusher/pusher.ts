@@ -92,6 +92,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     writableAt: () => scheduler.nextWriteAt(),
     onRead: (read, durationMs) => {
       metrics.rangeReads.inc();
+      if (read.kind === "full") metrics.fullReads.inc({ reason: read.reason ?? "first" });
       metrics.rangeReadDuration.observe(durationMs / 1000);
       metrics.rangePages.inc(read.pages);
     },
@@ -125,6 +126,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       status.observeRevision(revision);
       compileLoop.trigger();
     },
+    onDeleted: (key, revision) => compileLoop.noteDeleted(key, revision),
     onLost: (reason, error) => {
       metrics.watchRestarts.inc({ reason });
       if (reason === "disconnected") status.etcdFailed(error);
@@ -161,7 +163,8 @@ export function createPusher(deps: PusherDeps): Pusher {
       do {
         relistAgain = false;
         watch.stop();
-        const revision = await compileLoop.compileNow();
+        // Full: after a lost watch etcd may have been restored, where mod revisions repeat.
+        const revision = await compileLoop.compileNow({ full: true });
         if (stopped) return;
         watch.start(revision);
       } while (relistAgain && !stopped);
@@ -190,7 +193,7 @@ export function createPusher(deps: PusherDeps): Pusher {
   let resyncTimer: NodeJS.Timeout | null = null;
   const resync = () => {
     if (stopped) return;
-    void compileLoop.compileNow().then(() => scheduler.requestReconcile());
+    void compileLoop.compileNow({ full: true }).then(() => scheduler.requestReconcile());
   };
 
   return {

@@ -1,11 +1,17 @@
-import { type Etcd3, type IResponseHeader, SortOrder, SortTarget } from "etcd3";
+import {
+  type Etcd3,
+  GRPCResourceExhastedError,
+  type IResponseHeader,
+  SortOrder,
+  SortTarget,
+} from "etcd3";
 import {
   type PagedRange,
   type PagedRangeOptions,
   prefixEnd,
   readRangePaged,
 } from "../adapters/paged-range.js";
-import type { Snapshot } from "../core/index.js";
+import type { Snapshot, SnapshotEntry } from "../core/index.js";
 
 /** Where a read came from and what the prefix looked like: enough to tell whether it moved. */
 export interface PrefixVersion {
@@ -59,6 +65,48 @@ export async function readPrefix(
 /** `readPrefix`, as a plain snapshot (what tests and benchmarks compile). */
 export function readPrefixSnapshot(client: Etcd3, prefix: string): Promise<Snapshot> {
   return readPrefix(client, prefix);
+}
+
+/** The keys of a prefix modified after a revision, and the prefix's size, at one revision. */
+export interface PrefixDelta extends Pick<PrefixVersion, "revision" | "clusterId" | "count"> {
+  /** Keys whose `mod_revision` is above the `since` asked for, with their values. */
+  readonly changed: readonly SnapshotEntry[];
+}
+
+/**
+ * One range request over the whole prefix at one revision, filtered by etcd to the keys modified
+ * after `since` (`min_mod_revision`), with the count of every key under the prefix. Null when
+ * more than `limit` keys changed or their values do not fit one gRPC message: read it all then.
+ */
+export async function readPrefixDelta(
+  client: Etcd3,
+  prefix: string,
+  since: number,
+  limit: number,
+): Promise<PrefixDelta | null> {
+  const key = Buffer.from(prefix);
+  let res: Awaited<ReturnType<Etcd3["kv"]["range"]>>;
+  try {
+    res = await client.kv.range({
+      key,
+      range_end: prefixEnd(key),
+      min_mod_revision: since + 1,
+      limit,
+    });
+  } catch (e) {
+    if (e instanceof GRPCResourceExhastedError) return null;
+    throw e;
+  }
+  if (res.more) return null;
+  return {
+    ...headerOf(res.header),
+    count: Number(res.count),
+    changed: res.kvs.map((kv) => ({
+      key: kv.key.toString("utf8"),
+      value: kv.value,
+      modRevision: Number(kv.mod_revision),
+    })),
+  };
 }
 
 /** What a read of one key tells about the prefix: etcd's revision, the cluster, the key count. */

@@ -6,6 +6,11 @@ export interface WatchTriggerHandlers {
   /** Something under the prefix changed at `revision`. */
   onChange(revision: number): void;
   /**
+   * `key` (prefix included, `lock/apply` too) was deleted at `revision`: a candidate the next
+   * read checks, since a deleted key is not in a read of what changed. Called before `onChange`.
+   */
+  onDeleted?(key: string, revision: number): void;
+  /**
    * The watch can no longer be trusted: the stream dropped (etcd3 may skip events when it resumes
    * during catch-up) or etcd cancelled it (e.g. its start revision was compacted, after which
    * etcd3 goes silent). The owner must re-read the prefix and watch again from that read.
@@ -76,8 +81,9 @@ export class WatchTrigger {
       for (const ev of res.events) {
         const revision = Number(ev.kv.mod_revision);
         covered = Math.max(covered, revision);
-        const rel = ev.kv.key.toString("utf8").slice(this.prefix.length);
-        if (parseKey(rel).kind === "lock") continue;
+        const key = ev.kv.key.toString("utf8");
+        if (ev.type === "Delete") this.handlers.onDeleted?.(key, revision);
+        if (parseKey(key.slice(this.prefix.length)).kind === "lock") continue;
         newest = Math.max(newest, revision);
       }
       this.covered = Math.max(this.covered ?? 0, covered);

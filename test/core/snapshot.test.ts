@@ -115,4 +115,41 @@ describe("readSnapshot validation", () => {
     );
     expect(s.problems.map((p) => p.code)).toEqual(["missing-default"]);
   });
+
+  it("takes override/continent/K over override/K when both are valid, else the valid one", () => {
+    const rule = (primary: string) => ({ primary, fallbacks: [] });
+    const both = readSnapshot(
+      snap(world({ "override/EU": rule("ams-1"), "override/continent/EU": rule("par-1") })),
+      P,
+    );
+    expect(both.continentOverrides.get("EU")).toEqual({
+      key: "override/continent/EU",
+      rule: rule("par-1"),
+    });
+    const plainOnly = readSnapshot(
+      snap(world({ "override/EU": rule("ams-1"), "override/continent/EU": { primary: 5 } })),
+      P,
+    );
+    expect(plainOnly.continentOverrides.get("EU")).toEqual({
+      key: "override/EU",
+      rule: rule("ams-1"),
+    });
+    expect(plainOnly.problems.map((p) => p.key)).toEqual(["override/continent/EU"]);
+  });
+
+  it("decodes duplicate entries of one key as the last one says", () => {
+    const s = readSnapshot(
+      {
+        revision: 3,
+        entries: [
+          ...snap(world()).entries,
+          { key: `${P}country/FR`, value: "{", modRevision: 1 },
+          { key: `${P}country/FR`, value: '{"primary":"par-1","fallbacks":[]}', modRevision: 2 },
+        ],
+      },
+      P,
+    );
+    expect(s.countries.get("FR")).toEqual({ primary: "par-1", fallbacks: [] });
+    expect(s.invalidCountries.has("FR")).toBe(false);
+  });
 });

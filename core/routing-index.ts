@@ -1,0 +1,296 @@
+import type { ContinentCode } from "./continents.js";
+import { DEFAULT_CC } from "./countries.js";
+import { type ParsedKey, parseKey } from "./keys.js";
+import { type Problem, problem } from "./problem.js";
+import {
+  type CountryRule,
+  CountryRuleSchema,
+  EpochSchema,
+  type Health,
+  HealthSchema,
+  type OverrideRule,
+  OverrideRuleSchema,
+  type PoolDef,
+  PoolDefSchema,
+} from "./schema.js";
+import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
+import { type Decoded, decodeJson, decodeText } from "./value-decode.js";
+
+/** One key as the index holds it: decoded once per `mod_revision`, never its bytes. */
+interface KeyRecord {
+  readonly rev: number | undefined;
+  readonly rel: string;
+  readonly parsed: ParsedKey;
+  readonly decoded: Decoded<unknown> | null;
+  readonly problem: Problem | null;
+}
+
+const byKey = <V>(a: [string, V], b: [string, V]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const sortedMap = <K extends string, V>(m: ReadonlyMap<K, V>) =>
+  new Map([...m].sort(byKey) as [K, V][]);
+const sortedSet = <K extends string>(s: ReadonlySet<K>) => new Set([...s].sort());
+
+function decodeEpoch(value: string | Uint8Array): Decoded<number> {
+  const text = decodeText(value);
+  if (!text.ok) return { ok: false, code: "invalid-epoch", message: text.message };
+  const r = EpochSchema.safeParse(text.value.trim());
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, code: "invalid-epoch", message: "must be a decimal integer" };
+}
+
+function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decoded<unknown> | null {
+  switch (parsed.kind) {
+    case "epoch":
+      return decodeEpoch(value);
+    case "country":
+    case "continent":
+      return decodeJson<CountryRule>(value, CountryRuleSchema);
+    case "override":
+    case "continent-override":
+      return decodeJson<OverrideRule>(value, OverrideRuleSchema);
+    case "pool":
+      return decodeJson<PoolDef>(value, PoolDefSchema);
+    case "health":
+      return decodeJson<Health>(value, HealthSchema);
+    default:
+      return null;
+  }
+}
+
+function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unknown> | null) {
+  if (parsed.kind === "unknown") return problem(rel, "unknown-key", "unknown key, ignored");
+  if (parsed.kind === "invalid") return problem(rel, "invalid-key", parsed.reason);
+  if (!decoded || decoded.ok) return null;
+  const suffix = parsed.kind === "health" ? " (pool treated as unhealthy)" : "";
+  return problem(rel, decoded.code, `${decoded.message}${suffix}`);
+}
+
+/**
+ * The decoded routing state of a prefix, kept up to date key by key: a put or delete costs the
+ * decoding of that one key, and {@link state} hands out the same {@link RoutingState} that
+ * decoding every key afresh gives (`readSnapshot` is built on it). Within one etcd history a
+ * key's value at a given `mod_revision` never changes, so a key whose revision is unchanged is
+ * not decoded again; the owner must {@link clear} the index when the history changes.
+ */
+export class RoutingIndex {
+  private readonly records = new Map<string, KeyRecord>();
+  private countries = new Map<string, CountryRule>();
+  private overrides = new Map<string, OverrideRule>();
+  private pools = new Map<string, PoolDef>();
+  private health = new Map<string, Health>();
+  private invalidCountries = new Set<string>();
+  private invalidOverrides = new Set<string>();
+  private continents = new Map<ContinentCode, CountryRule>();
+  private invalidContinents = new Set<ContinentCode>();
+  /** Valid continent overrides by continent, then by key: the greatest key wins. */
+  private continentOverrides = new Map<ContinentCode, Map<string, OverrideRule>>();
+  private problems = new Map<string, Problem>();
+  private epochKey: string | null = null;
+  private epoch = 0;
+  private newest = 0;
+  private newestStale = false;
+
+  constructor(private readonly prefix: string) {}
+
+  /** Keys under the prefix the index holds (lock and unknown keys included). */
+  get size(): number {
+    return this.records.size;
+  }
+
+  /** Whether the index holds `key` (a full key, prefix included). */
+  has(key: string): boolean {
+    return this.records.has(key);
+  }
+
+  /** The newest `mod_revision` among the keys held (0 when empty or unknown). */
+  get newestModRevision(): number {
+    if (this.newestStale) {
+      this.newest = 0;
+      for (const r of this.records.values()) this.newest = Math.max(this.newest, r.rev ?? 0);
+      this.newestStale = false;
+    }
+    return this.newest;
+  }
+
+  /** Sets one key to its value at `modRevision` (decoded again only if the revision moved). */
+  upsert(entry: SnapshotEntry): void {
+    if (!entry.key.startsWith(this.prefix)) return;
+    const old = this.records.get(entry.key);
+    if (old && entry.modRevision !== undefined && old.rev === entry.modRevision) return;
+    if (old) this.withdraw(entry.key, old);
+    const rel = entry.key.slice(this.prefix.length);
+    const parsed = old?.parsed ?? parseKey(rel);
+    const decoded = decodeFor(parsed, entry.value);
+    const record = {
+      rev: entry.modRevision,
+      rel,
+      parsed,
+      decoded,
+      problem: problemOf(rel, parsed, decoded),
+    };
+    this.records.set(entry.key, record);
+    this.contribute(entry.key, record);
+    this.newest = Math.max(this.newest, entry.modRevision ?? 0);
+  }
+
+  /** Removes one key; false when the index did not hold it. */
+  delete(key: string): boolean {
+    const old = this.records.get(key);
+    if (!old) return false;
+    this.records.delete(key);
+    this.withdraw(key, old);
+    if ((old.rev ?? 0) >= this.newest) this.newestStale = true;
+    return true;
+  }
+
+  /**
+   * Replaces the whole content with a full read's entries, reusing the decoding of every key
+   * whose `mod_revision` is unchanged.
+   */
+  reset(entries: Iterable<SnapshotEntry>): void {
+    const kept = new Map(this.records);
+    this.clear();
+    for (const entry of entries) {
+      if (!entry.key.startsWith(this.prefix)) continue;
+      const old = kept.get(entry.key);
+      const reuse = old && entry.modRevision !== undefined && old.rev === entry.modRevision;
+      if (old && reuse && !this.records.has(entry.key)) {
+        this.records.set(entry.key, old);
+        this.contribute(entry.key, old);
+        this.newest = Math.max(this.newest, old.rev ?? 0);
+      } else this.upsert(entry);
+    }
+  }
+
+  /** Forgets everything (a new etcd history: revisions may repeat there). */
+  clear(): void {
+    this.records.clear();
+    this.countries = new Map();
+    this.overrides = new Map();
+    this.pools = new Map();
+    this.health = new Map();
+    this.invalidCountries = new Set();
+    this.invalidOverrides = new Set();
+    this.continents = new Map();
+    this.invalidContinents = new Set();
+    this.continentOverrides = new Map();
+    this.problems = new Map();
+    this.epochKey = null;
+    this.epoch = 0;
+    this.newest = 0;
+    this.newestStale = false;
+  }
+
+  /** The routing state of what the index holds: fresh collections, which later changes leave alone. */
+  state(): RoutingState {
+    const problems = [...this.problems.values()];
+    if (!this.countries.has(DEFAULT_CC) && !this.invalidCountries.has(DEFAULT_CC)) {
+      problems.push(
+        problem(`country/${DEFAULT_CC}`, "missing-default", "required rule is missing"),
+      );
+    }
+    return {
+      countries: sortedMap(this.countries),
+      overrides: sortedMap(this.overrides),
+      pools: new Map(this.pools),
+      health: new Map(this.health),
+      epoch: this.epoch,
+      invalidCountries: sortedSet(this.invalidCountries),
+      invalidOverrides: sortedSet(this.invalidOverrides),
+      problems,
+      continents: sortedMap(this.continents),
+      invalidContinents: sortedSet(this.invalidContinents),
+      continentOverrides: this.resolvedContinentOverrides(),
+    };
+  }
+
+  /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */
+  private resolvedContinentOverrides(): Map<ContinentCode, ContinentOverride> {
+    const picks: [string, ContinentCode, ContinentOverride][] = [];
+    for (const [k, byRel] of this.continentOverrides) {
+      const rels = [...byRel.keys()].sort();
+      const first = rels[0];
+      const last = rels[rels.length - 1];
+      const rule = last === undefined ? undefined : byRel.get(last);
+      if (first !== undefined && last !== undefined && rule)
+        picks.push([first, k, { key: last, rule }]);
+    }
+    picks.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return new Map(picks.map(([, k, o]) => [k, o]));
+  }
+
+  private contribute(key: string, r: KeyRecord): void {
+    if (r.problem) this.problems.set(key, r.problem);
+    const d = r.decoded;
+    const p = r.parsed;
+    switch (p.kind) {
+      case "epoch":
+        this.epochKey = key;
+        this.epoch = d?.ok ? (d.value as number) : 0;
+        break;
+      case "country":
+        if (d?.ok) this.countries.set(p.cc, d.value as CountryRule);
+        else this.invalidCountries.add(p.cc);
+        break;
+      case "override":
+        if (d?.ok) this.overrides.set(p.cc, d.value as OverrideRule);
+        else this.invalidOverrides.add(p.cc);
+        break;
+      case "continent":
+        if (d?.ok) this.continents.set(p.continent, d.value as CountryRule);
+        else this.invalidContinents.add(p.continent);
+        break;
+      case "continent-override":
+        if (d?.ok) {
+          const byRel = this.continentOverrides.get(p.continent) ?? new Map<string, OverrideRule>();
+          byRel.set(r.rel, d.value as OverrideRule);
+          this.continentOverrides.set(p.continent, byRel);
+        }
+        break;
+      case "pool":
+        if (d?.ok) this.pools.set(p.pool, d.value as PoolDef);
+        break;
+      case "health":
+        if (d?.ok) this.health.set(p.pool, d.value as Health);
+        break;
+    }
+  }
+
+  private withdraw(key: string, r: KeyRecord): void {
+    this.problems.delete(key);
+    const p = r.parsed;
+    switch (p.kind) {
+      case "epoch":
+        if (this.epochKey === key) {
+          this.epochKey = null;
+          this.epoch = 0;
+        }
+        break;
+      case "country":
+        this.countries.delete(p.cc);
+        this.invalidCountries.delete(p.cc);
+        break;
+      case "override":
+        this.overrides.delete(p.cc);
+        this.invalidOverrides.delete(p.cc);
+        break;
+      case "continent":
+        this.continents.delete(p.continent);
+        this.invalidContinents.delete(p.continent);
+        break;
+      case "continent-override": {
+        const byRel = this.continentOverrides.get(p.continent);
+        byRel?.delete(r.rel);
+        if (byRel?.size === 0) this.continentOverrides.delete(p.continent);
+        break;
+      }
+      case "pool":
+        this.pools.delete(p.pool);
+        break;
+      case "health":
+        this.health.delete(p.pool);
+        break;
+    }
+  }
+}

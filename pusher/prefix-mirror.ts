@@ -1,0 +1,163 @@
+import type { Etcd3 } from "etcd3";
+import { RoutingIndex } from "../core/index.js";
+import { type PrefixVersion, readPrefix, readPrefixDelta } from "./snapshot-reader.js";
+
+/** Why a read went through the whole prefix instead of only what changed. */
+export type FullReadReason =
+  | "first"
+  | "asked"
+  | "too-many-changes"
+  | "too-many-deletes"
+  | "unproven-deletes"
+  | "other-cluster"
+  | "revision-back";
+
+/** One read of the prefix, as the mirror took it. */
+export interface MirrorRead extends PrefixVersion {
+  /** `delta`: etcd sent only the keys modified since the last read; `full`: every key. */
+  readonly kind: "delta" | "full";
+  /** For a full read: why the delta was not used (null when none was possible to try). */
+  readonly reason: FullReadReason | null;
+  /** Range requests that returned data, and restarts after a compaction between pages. */
+  readonly pages: number;
+  readonly restarts: number;
+  /** Keys put or deleted since the last read (every key for a full read). */
+  readonly changed: number;
+}
+
+/** Tuning of a {@link PrefixMirror}. */
+export interface PrefixMirrorOptions {
+  /** Most changed keys one delta read may carry before the read is a full one. */
+  readonly deltaKeys?: number;
+  /** Most deletions remembered between reads before the next read is a full one. */
+  readonly maxDeletes?: number;
+}
+
+/**
+ * The decoded state of the prefix at the revision of the last read (a {@link RoutingIndex}),
+ * brought up to date by range reads. After a first full read, each read is one range request
+ * over the whole prefix at one revision that etcd filters to the keys modified since the last
+ * read (`min_mod_revision`), plus the prefix's key count. Puts are thereby complete whatever
+ * the watch delivered. Deletions leave no key to return, so the watch's delete events name
+ * candidates: a candidate deleted after the last read that the read does not return is gone at
+ * the read's revision, and the read is accepted only if the count then matches exactly (held
+ * keys + new keys − deletions). Any doubt (a count that does not add up, a lost watch that
+ * dropped a delete event, another cluster, a revision that went back, too many changes) makes
+ * the read a full one, so the state is always exactly the prefix at one revision (SPEC §5.3).
+ */
+export class PrefixMirror {
+  readonly index: RoutingIndex;
+  private base: { revision: number; clusterId: string } | null = null;
+  /** Delete events by key and revision, kept until a read past their revision. */
+  private deletes = new Map<string, number>();
+  private deletesOverflowed = false;
+  private readonly deltaKeys: number;
+  private readonly maxDeletes: number;
+
+  constructor(
+    private readonly client: Etcd3,
+    private readonly prefix: string,
+    opts: PrefixMirrorOptions = {},
+  ) {
+    this.index = new RoutingIndex(prefix);
+    this.deltaKeys = opts.deltaKeys ?? 1_000;
+    this.maxDeletes = opts.maxDeletes ?? 10_000;
+  }
+
+  /** A delete event of the watch: `key` (prefix included) was deleted at `revision`. */
+  noteDeleted(key: string, revision: number): void {
+    if (this.base && revision <= this.base.revision) return;
+    if (this.deletes.size >= this.maxDeletes && !this.deletes.has(key)) {
+      this.deletesOverflowed = true;
+      return;
+    }
+    this.deletes.set(key, Math.max(revision, this.deletes.get(key) ?? 0));
+  }
+
+  /** Brings the state up to the current revision; `full` reads every key whatever the delta says. */
+  async read(full = false): Promise<MirrorRead> {
+    const base = this.base;
+    let reason: FullReadReason = full ? "asked" : "first";
+    if (!full && base) {
+      if (this.deletesOverflowed) reason = "too-many-deletes";
+      else {
+        const delta = await readPrefixDelta(
+          this.client,
+          this.prefix,
+          base.revision,
+          this.deltaKeys,
+        );
+        if (!delta) reason = "too-many-changes";
+        else if (delta.clusterId !== base.clusterId) reason = "other-cluster";
+        else if (delta.revision < base.revision) reason = "revision-back";
+        else {
+          const applied = this.applyDelta(base.revision, delta);
+          if (applied !== null) return applied;
+          reason = "unproven-deletes";
+        }
+      }
+    }
+    return this.readFull(reason);
+  }
+
+  private applyDelta(
+    since: number,
+    delta: NonNullable<Awaited<ReturnType<typeof readPrefixDelta>>>,
+  ): MirrorRead | null {
+    const changedKeys = new Set(delta.changed.map((e) => e.key));
+    let added = 0;
+    for (const key of changedKeys) if (!this.index.has(key)) added += 1;
+    const gone: string[] = [];
+    for (const [key, revision] of this.deletes) {
+      if (
+        revision > since &&
+        revision <= delta.revision &&
+        !changedKeys.has(key) &&
+        this.index.has(key)
+      )
+        gone.push(key);
+    }
+    if (this.index.size + added - gone.length !== delta.count) return null;
+    for (const entry of delta.changed) this.index.upsert(entry);
+    for (const key of gone) this.index.delete(key);
+    this.settle(delta.revision, delta.clusterId);
+    return {
+      kind: "delta",
+      reason: null,
+      revision: delta.revision,
+      clusterId: delta.clusterId,
+      count: delta.count,
+      newestModRevision: this.index.newestModRevision,
+      pages: 1,
+      restarts: 0,
+      changed: delta.changed.length + gone.length,
+    };
+  }
+
+  private async readFull(reason: FullReadReason): Promise<MirrorRead> {
+    const read = await readPrefix(this.client, this.prefix);
+    const base = this.base;
+    // A mod_revision names one value only within one history: decode everything afresh.
+    if (base && (read.clusterId !== base.clusterId || read.revision < base.revision))
+      this.index.clear();
+    this.index.reset(read.entries);
+    this.settle(read.revision, read.clusterId);
+    return {
+      kind: "full",
+      reason,
+      revision: read.revision,
+      clusterId: read.clusterId,
+      count: read.count,
+      newestModRevision: read.newestModRevision,
+      pages: read.pages,
+      restarts: read.restarts,
+      changed: read.count,
+    };
+  }
+
+  private settle(revision: number, clusterId: string): void {
+    this.base = { revision, clusterId };
+    for (const [key, r] of this.deletes) if (r <= revision) this.deletes.delete(key);
+    this.deletesOverflowed = false;
+  }
+}

@@ -1,0 +1,150 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  compile,
+  compileState,
+  RoutingIndex,
+  type RoutingState,
+  readSnapshot,
+  type SnapshotEntry,
+} from "../../core/index.js";
+import { opts, P } from "../helpers/snapshot.js";
+
+const keys = [
+  "country/DE",
+  "country/FR",
+  "country/_default",
+  "country/de",
+  "override/DE",
+  "override/EU",
+  "override/continent/EU",
+  "override/continent/NA",
+  "continent/EU",
+  "continent/NA",
+  "pool/fra-1",
+  "pool/ams-1",
+  "pool/Bad_Pool",
+  "health/fra-1",
+  "health/ams-1",
+  "epoch",
+  "lock/apply",
+  "junk/x",
+];
+const pools = ["fra-1", "ams-1", "par-1"];
+const rule = fc.record({
+  primary: fc.constantFrom(...pools),
+  fallbacks: fc.uniqueArray(fc.constantFrom(...pools), { maxLength: 2 }),
+});
+const valueFor = (rel: string): fc.Arbitrary<string> => {
+  const good = rel.startsWith("pool/")
+    ? fc.constantFrom(...pools).map((p) => JSON.stringify({ origin: `https://${p}.example.com` }))
+    : rel.startsWith("health/")
+      ? fc.constantFrom("healthy", "unhealthy").map((status) => JSON.stringify({ status }))
+      : rel === "epoch"
+        ? fc.nat(99).map(String)
+        : rule.map((r) => JSON.stringify(r));
+  return fc.oneof(
+    { weight: 4, arbitrary: good },
+    { weight: 1, arbitrary: fc.constantFrom("{", "7", "[]", "x") },
+  );
+};
+/** One change: a put of a key (value chosen for its family, sometimes garbage) or a delete. */
+const op = fc
+  .constantFrom(...keys)
+  .chain((rel) =>
+    fc.oneof(
+      { weight: 3, arbitrary: valueFor(rel).map((value) => ({ rel, value }) as const) },
+      { weight: 1, arbitrary: fc.constant({ rel, value: null }) },
+    ),
+  );
+
+/** Everything order-sensitive about a state, as plain data. */
+function plain(s: RoutingState) {
+  return {
+    ...s,
+    countries: [...s.countries],
+    overrides: [...s.overrides],
+    pools: [...s.pools].sort(),
+    health: [...s.health].sort(),
+    invalidCountries: [...s.invalidCountries],
+    invalidOverrides: [...s.invalidOverrides],
+    continents: [...s.continents],
+    invalidContinents: [...s.invalidContinents],
+    continentOverrides: [...s.continentOverrides],
+    problems: [...s.problems].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+  };
+}
+
+describe("RoutingIndex", () => {
+  it("kept up to date change by change, gives the state and map of decoding every key afresh", () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
+        const index = new RoutingIndex(P);
+        const model = new Map<string, SnapshotEntry>();
+        ops.forEach(({ rel, value }, i) => {
+          const key = `${P}${rel}`;
+          if (value === null) {
+            expect(index.delete(key)).toBe(model.delete(key));
+          } else {
+            const entry = { key, value: new TextEncoder().encode(value), modRevision: i + 1 };
+            model.set(key, entry);
+            index.upsert(entry);
+          }
+          const snapshot = { revision: i + 1, entries: [...model.values()] };
+          expect(plain(index.state())).toEqual(plain(readSnapshot(snapshot, P)));
+          expect(JSON.stringify(compileState(index.state(), i + 1, opts()).map)).toBe(
+            JSON.stringify(compile(snapshot, opts()).map),
+          );
+          expect(index.size).toBe(model.size);
+          const newest = Math.max(0, ...[...model.values()].map((e) => e.modRevision ?? 0));
+          expect(index.newestModRevision).toBe(newest);
+        });
+        const again = new RoutingIndex(P);
+        again.reset([...model.values()].reverse());
+        index.reset(model.values());
+        expect(plain(again.state())).toEqual(plain(index.state()));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("decodes a key again only when its mod_revision moves, and everything after clear", () => {
+    const index = new RoutingIndex(P);
+    const put = (value: string, modRevision?: number) =>
+      index.upsert({ key: `${P}country/DE`, value, ...(modRevision ? { modRevision } : {}) });
+    put('{"primary":"fra-1","fallbacks":[]}', 5);
+    // The same revision is the same value in one history: not decoded (nor changed) again.
+    put('{"primary":"ams-1","fallbacks":[]}', 5);
+    expect(index.state().countries.get("DE")?.primary).toBe("fra-1");
+    put('{"primary":"ams-1","fallbacks":[]}', 6);
+    expect(index.state().countries.get("DE")?.primary).toBe("ams-1");
+    index.reset([{ key: `${P}country/DE`, value: "{", modRevision: 6 }]);
+    expect(index.state().countries.get("DE")?.primary).toBe("ams-1");
+    index.clear();
+    index.reset([{ key: `${P}country/DE`, value: "{", modRevision: 6 }]);
+    expect(index.state().countries.has("DE")).toBe(false);
+    expect(index.state().invalidCountries.has("DE")).toBe(true);
+    // Without a revision a value is always decoded.
+    put('{"primary":"par-1","fallbacks":[]}');
+    expect(index.state().countries.get("DE")?.primary).toBe("par-1");
+  });
+
+  it("hands out states that later changes leave alone, and ignores keys outside its prefix", () => {
+    const index = new RoutingIndex(P);
+    index.upsert({
+      key: `${P}pool/fra-1`,
+      value: '{"origin":"https://fra.example.com"}',
+      modRevision: 1,
+    });
+    const before = index.state();
+    index.delete(`${P}pool/fra-1`);
+    index.upsert({
+      key: "/other/pool/ams-1",
+      value: '{"origin":"https://a.example.com"}',
+      modRevision: 2,
+    });
+    expect(before.pools.has("fra-1")).toBe(true);
+    expect(index.state().pools.size).toBe(0);
+    expect(index.size).toBe(0);
+  });
+});
