@@ -30,6 +30,38 @@ const sortedMap = <K extends string, V>(m: ReadonlyMap<K, V>) =>
   new Map([...m].sort(byKey) as [K, V][]);
 const sortedSet = <K extends string>(s: ReadonlySet<K>) => new Set([...s].sort());
 
+/**
+ * A map handed out by {@link RoutingIndex.state} and still written by the index: shared until
+ * the next write, which copies it first. Pools and health are most of a large prefix; a change
+ * elsewhere then costs no copy of them.
+ */
+class CopyOnWrite<K, V> {
+  private map = new Map<K, V>();
+  private shared = false;
+
+  get read(): ReadonlyMap<K, V> {
+    return this.map;
+  }
+
+  get write(): Map<K, V> {
+    if (this.shared) {
+      this.map = new Map(this.map);
+      this.shared = false;
+    }
+    return this.map;
+  }
+
+  share(): ReadonlyMap<K, V> {
+    this.shared = true;
+    return this.map;
+  }
+
+  clear(): void {
+    this.map = new Map();
+    this.shared = false;
+  }
+}
+
 function decodeEpoch(value: string | Uint8Array): Decoded<number> {
   const text = decodeText(value);
   if (!text.ok) return { ok: false, code: "invalid-epoch", message: text.message };
@@ -77,8 +109,8 @@ export class RoutingIndex {
   private readonly records = new Map<string, KeyRecord>();
   private countries = new Map<string, CountryRule>();
   private overrides = new Map<string, OverrideRule>();
-  private pools = new Map<string, PoolDef>();
-  private health = new Map<string, Health>();
+  private readonly pools = new CopyOnWrite<string, PoolDef>();
+  private readonly health = new CopyOnWrite<string, Health>();
   private invalidCountries = new Set<string>();
   private invalidOverrides = new Set<string>();
   private continents = new Map<ContinentCode, CountryRule>();
@@ -168,8 +200,8 @@ export class RoutingIndex {
     this.records.clear();
     this.countries = new Map();
     this.overrides = new Map();
-    this.pools = new Map();
-    this.health = new Map();
+    this.pools.clear();
+    this.health.clear();
     this.invalidCountries = new Set();
     this.invalidOverrides = new Set();
     this.continents = new Map();
@@ -193,8 +225,8 @@ export class RoutingIndex {
     return {
       countries: sortedMap(this.countries),
       overrides: sortedMap(this.overrides),
-      pools: new Map(this.pools),
-      health: new Map(this.health),
+      pools: this.pools.share(),
+      health: this.health.share(),
       epoch: this.epoch,
       invalidCountries: sortedSet(this.invalidCountries),
       invalidOverrides: sortedSet(this.invalidOverrides),
@@ -249,10 +281,10 @@ export class RoutingIndex {
         }
         break;
       case "pool":
-        if (d?.ok) this.pools.set(p.pool, d.value as PoolDef);
+        if (d?.ok) this.pools.write.set(p.pool, d.value as PoolDef);
         break;
       case "health":
-        if (d?.ok) this.health.set(p.pool, d.value as Health);
+        if (d?.ok) this.health.write.set(p.pool, d.value as Health);
         break;
     }
   }
@@ -286,10 +318,10 @@ export class RoutingIndex {
         break;
       }
       case "pool":
-        this.pools.delete(p.pool);
+        if (this.pools.read.has(p.pool)) this.pools.write.delete(p.pool);
         break;
       case "health":
-        this.health.delete(p.pool);
+        if (this.health.read.has(p.pool)) this.health.write.delete(p.pool);
         break;
     }
   }
