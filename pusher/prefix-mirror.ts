@@ -77,7 +77,7 @@ export class PrefixMirror {
   /** Brings the state up to the current revision; `full` reads every key whatever the delta says. */
   async read(full = false): Promise<MirrorRead> {
     const base = this.base;
-    let reason: FullReadReason = full ? "asked" : "first";
+    let reason: FullReadReason = base ? "asked" : "first";
     if (!full && base) {
       if (this.deletesOverflowed) reason = "too-many-deletes";
       else {
