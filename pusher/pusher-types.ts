@@ -23,7 +23,7 @@ export type PusherLoopConfig = Pick<
 
 /** Internal knobs, shortened by tests. */
 export interface PusherTuning {
-  /** Minimum spacing of writes to one KV key (Workers KV: 1 s). */
+  /** Minimum spacing of writes to one KV key (`KV_WRITE_SPACING_MS`: Workers KV's 1 s plus jitter). */
   readonly minWriteIntervalMs?: number;
   readonly kvBackoff?: BackoffPolicy;
   /** `/readyz` fails when etcd is unreachable or KV failing for longer than this (30 s). */

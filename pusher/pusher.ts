@@ -14,6 +14,7 @@ import { RoutingView } from "./ui/routing-view.js";
 import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
 import { WriteScheduler } from "./write-scheduler.js";
+import { KV_WRITE_SPACING_MS } from "./write-slots.js";
 
 export type { Pusher, PusherDeps, PusherLoopConfig, PusherTuning } from "./pusher-types.js";
 
@@ -24,7 +25,7 @@ export type { Pusher, PusherDeps, PusherLoopConfig, PusherTuning } from "./pushe
 export function createPusher(deps: PusherDeps): Pusher {
   const { etcd, kv, logger, clock, config } = deps;
   const tuning = deps.tuning ?? {};
-  const minWriteIntervalMs = tuning.minWriteIntervalMs ?? 1_000;
+  const minWriteIntervalMs = tuning.minWriteIntervalMs ?? KV_WRITE_SPACING_MS;
   const status = new PusherStatus(
     config.pusherId,
     clock,

@@ -1,4 +1,12 @@
 /**
+ * The spacing of writes to one KV key: Workers KV takes one write per second per key, counted
+ * where the write arrives. A write started here exactly 1 s after the last may arrive 999 ms
+ * after it (the last one's request took a few ms longer) and be refused with a 429, which costs
+ * a whole retry; 50 ms of margin absorbs that jitter.
+ */
+export const KV_WRITE_SPACING_MS = 1_050;
+
+/**
  * Workers KV allows one write per second to each key, so `routes` and `meta` have a slot each: a
  * change is not held back by a `meta` heartbeat written a moment before (it goes out alone, and
  * `meta` follows at its own slot).
