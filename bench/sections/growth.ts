@@ -21,7 +21,7 @@ export interface GrowthSize {
   /** The pusher's RSS after its first push, and after the changes. */
   readonly rss_mb_first_push: number;
   readonly rss_mb: number;
-  /** The pusher's own full (paged) read of the prefix and its compile, per change (from /metrics). */
+  /** The pusher's own read of the prefix (a delta read) and its compile, per change (from /metrics). */
   readonly range_read_ms: number;
   readonly compile_ms: number;
   /** Range reads the pusher made per change (the economy: 1 for a lone change). */
