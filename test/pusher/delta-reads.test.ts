@@ -25,8 +25,9 @@ describe("pusher reads only what changed (real etcd, SPEC §5.3/§5.9)", () => {
     const fullBefore = await fullReads();
     const readsBefore = await reads();
 
-    // fra-1's heartbeat on a 1 s lease, then let the lease lapse: etcd deletes the key.
-    const lease = client.lease(1, { autoKeepAlive: false });
+    // fra-1's heartbeat on a 1 s lease, kept alive until DE is seen on fra-1, then let lapse:
+    // etcd deletes the key itself.
+    const lease = client.lease(1);
     await lease.put(`${prefix}health/fra-1`).value(JSON.stringify({ status: "healthy" }));
     await client
       .put(`${prefix}country/FR`)
@@ -43,6 +44,7 @@ describe("pusher reads only what changed (real etcd, SPEC §5.3/§5.9)", () => {
       "DE back on fra-1",
       async () => (await kvRoutes(p.kv))?.countries.DE?.pool === "fra-1",
     );
+    lease.release();
     const lapsed = await waitFor(
       "DE off fra-1 once its heartbeat lease lapsed",
       async () => {
