@@ -90,6 +90,18 @@ function kvBytes(kv: IKeyValue): number {
 }
 
 /**
+ * Takes each page of a read as it arrives, with the revision and cluster every page is read at
+ * (the first page's); a read that starts over asks for a new sink.
+ */
+export type PageSink = (
+  kvs: readonly IKeyValue[],
+  at: { readonly revision: number; readonly clusterId: string },
+) => void;
+
+/** A paged read whose pages went to a sink instead of into one array. */
+export type PagedRangeSummary = Omit<PagedRange, "kvs"> & { readonly count: number };
+
+/**
  * Reads every key under `prefix` in pages, each pinned to the revision the first page was served
  * at, so the result is one consistent snapshot however many pages it took and whatever was
  * written between them. When that revision is compacted before the last page (etcd answers
@@ -100,10 +112,41 @@ export async function readRangePaged(
   prefix: string,
   opts: PagedRangeOptions = {},
 ): Promise<PagedRange> {
+  let kvs: IKeyValue[] = [];
+  const res = await readRangePages(
+    client,
+    prefix,
+    () => {
+      kvs = [];
+      return (page) => {
+        for (const kv of page) kvs.push(kv);
+      };
+    },
+    opts,
+  );
+  return {
+    revision: res.revision,
+    clusterId: res.clusterId,
+    kvs,
+    pages: res.pages,
+    restarts: res.restarts,
+  };
+}
+
+/**
+ * {@link readRangePaged}, handing each page to a sink as it arrives (each attempt gets a fresh
+ * one from `start`), so a large prefix is never held whole as etcd's messages.
+ */
+export async function readRangePages(
+  client: Etcd3,
+  prefix: string,
+  start: () => PageSink,
+  opts: PagedRangeOptions = {},
+): Promise<PagedRangeSummary> {
   const maxRestarts = opts.maxRestarts ?? 3;
   for (let restarts = 0; ; restarts++) {
     try {
-      return { ...(await readOnce(client, prefix, opts)), restarts };
+      return { ...(await readOnce(client, prefix, start(), opts)), restarts };
     } catch (e) {
       if (!(e instanceof GRPCOutOfRangeError)) throw e;
       if (restarts >= maxRestarts) {
@@ -120,8 +163,9 @@ export async function readRangePaged(
 async function readOnce(
   client: Etcd3,
   prefix: string,
+  sink: PageSink,
   opts: PagedRangeOptions,
-): Promise<Omit<PagedRange, "restarts">> {
+): Promise<Omit<PagedRangeSummary, "restarts">> {
   const maxKeys = Math.max(1, opts.pageKeys ?? DEFAULT_PAGE_KEYS);
   const targetBytes = Math.max(1, opts.pageBytes ?? DEFAULT_PAGE_BYTES);
   const end = prefixEnd(Buffer.from(prefix));
@@ -129,7 +173,7 @@ async function readOnce(
   let limit = maxKeys;
   let header: IResponseHeader | null = null;
   let pages = 0;
-  const kvs: IKeyValue[] = [];
+  let count = 0;
   for (;;) {
     let res: Awaited<ReturnType<Etcd3["kv"]["range"]>>;
     try {
@@ -159,10 +203,9 @@ async function readOnce(
     header ??= res.header;
     pages += 1;
     let bytes = 0;
-    for (const kv of res.kvs) {
-      kvs.push(kv);
-      bytes += kvBytes(kv);
-    }
+    for (const kv of res.kvs) bytes += kvBytes(kv);
+    sink(res.kvs, { revision: Number(header.revision), clusterId: String(header.cluster_id) });
+    count += res.kvs.length;
     const last = res.kvs[res.kvs.length - 1];
     if (!res.more || !last) break;
     await opts.betweenPages?.(pages, Number(header.revision));
@@ -173,7 +216,7 @@ async function readOnce(
   return {
     revision: Number(header?.revision ?? 0),
     clusterId: String(header?.cluster_id ?? ""),
-    kvs,
+    count,
     pages,
   };
 }

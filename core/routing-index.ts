@@ -122,8 +122,26 @@ export class RoutingIndex {
   private epoch = 0;
   private newest = 0;
   private newestStale = false;
+  /** A predecessor's records, whose decoding a full read may reuse (see {@link successor}). */
+  private reuse: ReadonlyMap<string, KeyRecord> | null = null;
 
   constructor(private readonly prefix: string) {}
+
+  /**
+   * An empty index for a full read of the same etcd history, filled key by key with `upsert`:
+   * a key whose `mod_revision` is unchanged takes this index's decoding instead of decoding
+   * again. {@link seal} it when the read is complete.
+   */
+  successor(): RoutingIndex {
+    const next = new RoutingIndex(this.prefix);
+    next.reuse = this.records;
+    return next;
+  }
+
+  /** Lets go of the predecessor's records (the full read is complete). */
+  seal(): void {
+    this.reuse = null;
+  }
 
   /** Keys under the prefix the index holds (lock and unknown keys included). */
   get size(): number {
@@ -151,6 +169,13 @@ export class RoutingIndex {
     const old = this.records.get(entry.key);
     if (old && entry.modRevision !== undefined && old.rev === entry.modRevision) return;
     if (old) this.withdraw(entry.key, old);
+    const prior = old ? undefined : this.reuse?.get(entry.key);
+    if (prior && entry.modRevision !== undefined && prior.rev === entry.modRevision) {
+      this.records.set(entry.key, prior);
+      this.contribute(entry.key, prior);
+      this.newest = Math.max(this.newest, entry.modRevision);
+      return;
+    }
     const rel = entry.key.slice(this.prefix.length);
     const parsed = old?.parsed ?? parseKey(rel);
     const decoded = decodeFor(parsed, entry.value);
@@ -183,21 +208,15 @@ export class RoutingIndex {
   reset(entries: Iterable<SnapshotEntry>): void {
     const kept = new Map(this.records);
     this.clear();
-    for (const entry of entries) {
-      if (!entry.key.startsWith(this.prefix)) continue;
-      const old = kept.get(entry.key);
-      const reuse = old && entry.modRevision !== undefined && old.rev === entry.modRevision;
-      if (old && reuse && !this.records.has(entry.key)) {
-        this.records.set(entry.key, old);
-        this.contribute(entry.key, old);
-        this.newest = Math.max(this.newest, old.rev ?? 0);
-      } else this.upsert(entry);
-    }
+    this.reuse = kept;
+    for (const entry of entries) this.upsert(entry);
+    this.reuse = null;
   }
 
   /** Forgets everything (a new etcd history: revisions may repeat there). */
   clear(): void {
     this.records.clear();
+    this.reuse = null;
     this.countries = new Map();
     this.overrides = new Map();
     this.pools.clear();

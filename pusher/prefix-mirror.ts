@@ -1,6 +1,7 @@
 import type { Etcd3 } from "etcd3";
+import { type PagedRangeOptions, readRangePages } from "../adapters/paged-range.js";
 import { RoutingIndex } from "../core/index.js";
-import { type PrefixVersion, readPrefix, readPrefixDelta } from "./snapshot-reader.js";
+import { type PrefixVersion, readPrefixDelta } from "./snapshot-reader.js";
 
 /** Why a read went through the whole prefix instead of only what changed. */
 export type FullReadReason =
@@ -31,6 +32,8 @@ export interface PrefixMirrorOptions {
   readonly deltaKeys?: number;
   /** Most deletions remembered between reads before the next read is a full one. */
   readonly maxDeletes?: number;
+  /** Paging of full reads (tests make pages small). */
+  readonly paging?: PagedRangeOptions;
 }
 
 /**
@@ -46,22 +49,29 @@ export interface PrefixMirrorOptions {
  * the read a full one, so the state is always exactly the prefix at one revision (SPEC §5.3).
  */
 export class PrefixMirror {
-  readonly index: RoutingIndex;
+  private current: RoutingIndex;
   private base: { revision: number; clusterId: string } | null = null;
   /** Delete events by key and revision, kept until a read past their revision. */
   private deletes = new Map<string, number>();
   private deletesOverflowed = false;
   private readonly deltaKeys: number;
   private readonly maxDeletes: number;
+  private readonly paging: PagedRangeOptions;
 
   constructor(
     private readonly client: Etcd3,
     private readonly prefix: string,
     opts: PrefixMirrorOptions = {},
   ) {
-    this.index = new RoutingIndex(prefix);
+    this.current = new RoutingIndex(prefix);
     this.deltaKeys = opts.deltaKeys ?? 1_000;
     this.maxDeletes = opts.maxDeletes ?? 10_000;
+    this.paging = opts.paging ?? {};
+  }
+
+  /** The decoded state at the last read's revision. */
+  get index(): RoutingIndex {
+    return this.current;
   }
 
   /** A delete event of the watch: `key` (prefix included) was deleted at `revision`. */
@@ -106,20 +116,20 @@ export class PrefixMirror {
   ): MirrorRead | null {
     const changedKeys = new Set(delta.changed.map((e) => e.key));
     let added = 0;
-    for (const key of changedKeys) if (!this.index.has(key)) added += 1;
+    for (const key of changedKeys) if (!this.current.has(key)) added += 1;
     const gone: string[] = [];
     for (const [key, revision] of this.deletes) {
       if (
         revision > since &&
         revision <= delta.revision &&
         !changedKeys.has(key) &&
-        this.index.has(key)
+        this.current.has(key)
       )
         gone.push(key);
     }
-    if (this.index.size + added - gone.length !== delta.count) return null;
-    for (const entry of delta.changed) this.index.upsert(entry);
-    for (const key of gone) this.index.delete(key);
+    if (this.current.size + added - gone.length !== delta.count) return null;
+    for (const entry of delta.changed) this.current.upsert(entry);
+    for (const key of gone) this.current.delete(key);
     this.settle(delta.revision, delta.clusterId);
     return {
       kind: "delta",
@@ -127,31 +137,57 @@ export class PrefixMirror {
       revision: delta.revision,
       clusterId: delta.clusterId,
       count: delta.count,
-      newestModRevision: this.index.newestModRevision,
+      newestModRevision: this.current.newestModRevision,
       pages: 1,
       restarts: 0,
       changed: delta.changed.length + gone.length,
     };
   }
 
+  /**
+   * Every key, page by page into a new index (etcd's messages are never held whole), which
+   * replaces the current one only once the read is complete: a failed read leaves it as it was.
+   */
   private async readFull(reason: FullReadReason): Promise<MirrorRead> {
-    const read = await readPrefix(this.client, this.prefix);
     const base = this.base;
-    // A mod_revision names one value only within one history: decode everything afresh.
-    if (base && (read.clusterId !== base.clusterId || read.revision < base.revision))
-      this.index.clear();
-    this.index.reset(read.entries);
-    this.settle(read.revision, read.clusterId);
+    let next = this.current.successor();
+    let newest = 0;
+    const res = await readRangePages(
+      this.client,
+      this.prefix,
+      () => {
+        let first = true;
+        newest = 0;
+        return (kvs, at) => {
+          if (first) {
+            first = false;
+            // A mod_revision names one value only within one history: decode everything afresh.
+            const sameHistory =
+              !base || (at.clusterId === base.clusterId && at.revision >= base.revision);
+            next = sameHistory ? this.current.successor() : new RoutingIndex(this.prefix);
+          }
+          for (const kv of kvs) {
+            const modRevision = Number(kv.mod_revision);
+            newest = Math.max(newest, modRevision);
+            next.upsert({ key: kv.key.toString("utf8"), value: kv.value, modRevision });
+          }
+        };
+      },
+      this.paging,
+    );
+    next.seal();
+    this.current = next;
+    this.settle(res.revision, res.clusterId);
     return {
       kind: "full",
       reason,
-      revision: read.revision,
-      clusterId: read.clusterId,
-      count: read.count,
-      newestModRevision: read.newestModRevision,
-      pages: read.pages,
-      restarts: read.restarts,
-      changed: read.count,
+      revision: res.revision,
+      clusterId: res.clusterId,
+      count: res.count,
+      newestModRevision: newest,
+      pages: res.pages,
+      restarts: res.restarts,
+      changed: res.count,
     };
   }
 

@@ -159,4 +159,41 @@ describe("PrefixMirror: reads only what changed, proven complete (real etcd, SPE
     expect(await mirror.read()).toMatchObject({ kind: "delta", changed: 1 });
     await expectExact(mirror, prefix);
   });
+
+  it("takes a full read page by page and keeps the old state when the read fails midway", async () => {
+    const { prefix } = uniqueNames();
+    const c = ctx.client;
+    await c.put(`${prefix}country/_default`).value(rule("fra-1"));
+    for (const cc of ["DE", "FR", "GB", "IT", "ES"])
+      await c.put(`${prefix}country/${cc}`).value(rule("fra-1"));
+    let fail = false;
+    let compactNext = false;
+    const mirror = new PrefixMirror(c, prefix, {
+      paging: {
+        pageKeys: 2,
+        betweenPages: async (page) => {
+          if (fail && page === 2) throw new Error("connection lost between pages");
+          if (compactNext) {
+            compactNext = false;
+            const put = await c.put(`${prefix}country/NL`).value(rule("ams-1")).exec();
+            await c.kv.compact({ revision: put.header.revision, physical: true });
+          }
+        },
+      },
+    });
+    expect(await mirror.read()).toMatchObject({ kind: "full", pages: 3, count: 6 });
+    await c.put(`${prefix}country/DE`).value(rule("ams-1"));
+    fail = true;
+    await expect(mirror.read(true)).rejects.toThrow("connection lost between pages");
+    // Nothing of the failed read shows: still the first read's state, whole.
+    expect(mirror.index.size).toBe(6);
+    expect(mirror.index.state().countries.get("DE")?.primary).toBe("fra-1");
+    fail = false;
+    // A compaction between pages starts the read over, into a fresh index: still exact.
+    compactNext = true;
+    const read = await mirror.read(true);
+    expect(read).toMatchObject({ kind: "full", restarts: 1, count: 7 });
+    await expectExact(mirror, prefix);
+    expect(mirror.index.state().countries.get("DE")?.primary).toBe("ams-1");
+  });
 });
