@@ -1,17 +1,14 @@
 import type { Context } from "hono";
-// The tiny preset (PatternRouter): four routes need no RegExpRouter, and the bundle is ~15 KB smaller.
+// The tiny preset (PatternRouter): three routes need no RegExpRouter, and the bundle is ~15 KB smaller.
 import { Hono } from "hono/tiny";
+import { getPath } from "hono/utils/url";
 import { requestCountry } from "./country.js";
 import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
-import { EDGE_HEADERS } from "./edge-headers.js";
+import { edgeProxy, plainResponse } from "./edge-proxy.js";
 import type { Env } from "./env.js";
-import { floorRoute } from "./floor-route.js";
-import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
-import { originHostsOf } from "./origin-hosts.js";
-import { proxyToOrigins } from "./proxy.js";
-import { degradedHeader, edgeResponse } from "./respond.js";
+import { degradedHeader } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 
@@ -20,16 +17,14 @@ export interface AppDeps {
   readonly mapCache: MapCache;
 }
 
+/** The Worker's handler: what `worker/index.ts` exports. */
+export interface EdgeApp {
+  fetch(request: Request, env: Env, ctx?: WaitUntil): Promise<Response>;
+}
+
 type EdgeContext = Context<{ Bindings: Env }>;
 
 const NO_STORE = { "Cache-Control": "no-store" } as const;
-
-function plain(status: number, text: string): Response {
-  return new Response(`${text}\n`, {
-    status,
-    headers: { "Content-Type": "text/plain; charset=utf-8", ...NO_STORE },
-  });
-}
 
 /** The request's execution context; Hono's getter throws where there is none (not in workerd). */
 function executionCtxOf(c: EdgeContext): WaitUntil | undefined {
@@ -40,12 +35,19 @@ function executionCtxOf(c: EdgeContext): WaitUntil | undefined {
   }
 }
 
-/**
- * The edge Worker: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing) and everything else proxied to the visitor's route. The whole
- * `/__edge/` namespace belongs to the edge and is never proxied.
- */
-export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
+/** Nothing in routing data may turn into a 500: whatever slipped through is a bad gateway. */
+function badGateway(err: unknown): Response {
+  console.error("edge: unexpected error", err instanceof Error ? err.name : typeof err);
+  return plainResponse(502, "Bad Gateway");
+}
+
+/** True for a path in the edge's own namespace: `/__edge` and everything under `/__edge/`. */
+export function isEdgePath(path: string): boolean {
+  return path.startsWith("/__edge") && (path.length === 7 || path.charCodeAt(7) === 47);
+}
+
+/** The `/__edge/` namespace: `health`, `route` (debug token only) and 404 for the rest. */
+function edgeNamespace(deps: AppDeps): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
 
   const snapshot = (c: EdgeContext, settings: WorkerSettings) =>
@@ -60,7 +62,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   app.get("/__edge/route", async (c) => {
     const settings = settingsFromEnv(c.env);
     const request = c.req.raw;
-    if (!debugAccess(request.headers, settings.debugToken)) return plain(404, "Not Found");
+    if (!debugAccess(request.headers, settings.debugToken)) return plainResponse(404, "Not Found");
     const snap = await snapshot(c, settings);
     const viewer = () => viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), true);
     const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings, viewer);
@@ -78,34 +80,28 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     );
   });
 
-  app.all("/__edge/*", () => plain(404, "Not Found"));
-
-  app.all("*", async (c) => {
-    const request = c.req.raw;
-    if (request.headers.has(EDGE_HEADERS.hop)) return plain(508, "Loop Detected");
-    const settings = settingsFromEnv(c.env);
-    const debug = debugAccess(request.headers, settings.debugToken);
-    const snap = await snapshot(c, settings);
-    const viewer = () => viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), debug);
-    const decision = decide(snap, requestCountry(request, debug), settings, viewer);
-    const outcome = await proxyToOrigins(request, decision.route, {
-      country: decision.country,
-      rev: decision.rev ?? 0,
-      maxAttempts: settings.maxAttempts,
-      originTimeoutMs: settings.originTimeoutMs,
-    });
-    return edgeResponse(decision, outcome, {
-      debug,
-      originHosts: () => originHostsOf(snap.map, [decision.route, floorRoute(settings)]),
-      publicOrigin: () => publicOriginOf(request.url),
-    });
-  });
-
-  // Nothing in routing data may turn into a 500: whatever slipped through is a bad gateway.
-  app.onError((err) => {
-    console.error("edge: unexpected error", err instanceof Error ? err.name : typeof err);
-    return plain(502, "Bad Gateway");
-  });
-
+  app.all("/__edge/*", () => plainResponse(404, "Not Found"));
+  app.onError(badGateway);
   return app;
+}
+
+/**
+ * The edge Worker: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
+ * path reveals nothing) and everything else proxied to the visitor's route. The whole
+ * `/__edge/` namespace belongs to the edge and is never proxied; which path is in it is decided
+ * by Hono's own path reading (percent-decoding included), and Hono serves it. The proxy path
+ * skips the router: it is every viewer request, and a router's context costs each of them.
+ */
+export function createApp(deps: AppDeps): EdgeApp {
+  const edge = edgeNamespace(deps);
+  return {
+    async fetch(request, env, ctx) {
+      if (isEdgePath(getPath(request))) return edge.fetch(request, env, ctx as ExecutionContext);
+      try {
+        return await edgeProxy(request, env, deps.mapCache, ctx);
+      } catch (err) {
+        return badGateway(err);
+      }
+    },
+  };
 }

@@ -13,14 +13,3 @@ export const EDGE_HEADERS = {
   debugCountry: "X-Edge-Debug-Country",
   debugViewer: "X-Edge-Debug-Viewer",
 } as const;
-
-/** Removes every `X-Edge-*` header (case-insensitive) from `headers`, in place. */
-export function stripEdgeHeaders(headers: Headers): void {
-  let doomed: string[] | undefined;
-  for (const name of headers.keys()) {
-    if (!name.startsWith("x-edge-")) continue;
-    doomed ??= [];
-    doomed.push(name);
-  }
-  if (doomed) for (const name of doomed) headers.delete(name);
-}

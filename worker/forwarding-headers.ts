@@ -1,7 +1,8 @@
 /** Request headers that carry a client's claim about the path it came by. */
 const CLAIMED = new Set(["forwarded", "x-real-ip", "true-client-ip"]);
 
-function isForwardingClaim(name: string): boolean {
+/** True for a (lower-case) request header that claims a forwarding path: never passed on. */
+export function isForwardingClaim(name: string): boolean {
   return CLAIMED.has(name) || name.startsWith("x-forwarded-");
 }
 
@@ -18,22 +19,19 @@ function publicParts(url: string): { proto: string; host: string } {
 }
 
 /**
- * Replaces whatever forwarding headers the client sent (`Forwarded`, `X-Forwarded-*`,
- * `X-Real-IP`, `True-Client-IP`: all forgeable) with the edge's own account: `X-Forwarded-For`
- * from `CF-Connecting-IP` (set by Cloudflare, never by the client), `X-Forwarded-Host` and
- * `X-Forwarded-Proto` from the public request. In place.
+ * Sets the edge's own account of the path a request came by: `X-Forwarded-For` from
+ * `CF-Connecting-IP` (set by Cloudflare, never by the client), `X-Forwarded-Host` and
+ * `X-Forwarded-Proto` from the public request `url`. The client's own claims (`Forwarded`,
+ * `X-Forwarded-*`, `X-Real-IP`, `True-Client-IP`: all forgeable, see `isForwardingClaim`) must
+ * be gone from `headers` already; `headers` is changed in place.
  */
-export function setForwardingHeaders(headers: Headers, request: Request): void {
-  let doomed: string[] | undefined;
-  for (const name of headers.keys()) {
-    if (!isForwardingClaim(name)) continue;
-    doomed ??= [];
-    doomed.push(name);
-  }
-  if (doomed) for (const name of doomed) headers.delete(name);
-  const ip = request.headers.get("CF-Connecting-IP");
-  if (ip) headers.set("X-Forwarded-For", ip);
-  const { proto, host } = publicParts(request.url);
+export function setForwardingHeaders(
+  headers: Headers,
+  connectingIp: string | null,
+  url: string,
+): void {
+  if (connectingIp) headers.set("X-Forwarded-For", connectingIp);
+  const { proto, host } = publicParts(url);
   headers.set("X-Forwarded-Host", host);
   headers.set("X-Forwarded-Proto", proto);
 }

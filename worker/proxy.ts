@@ -1,6 +1,6 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
-import { EDGE_HEADERS, stripEdgeHeaders } from "./edge-headers.js";
-import { setForwardingHeaders } from "./forwarding-headers.js";
+import { EDGE_HEADERS } from "./edge-headers.js";
+import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
 
 /** What the edge tells the origin about its decision. */
@@ -63,10 +63,21 @@ function pathAndQuery(url: string): string {
   return start === -1 ? "/" : url.slice(start);
 }
 
-function originHeaders(request: Request, ctx: ProxyContext): Headers {
+/**
+ * The origin's request headers: the client's, minus every `X-Edge-*` (case-insensitive) and
+ * every forwarding claim, both found in one pass; then the edge's forwarding account and its
+ * own `X-Edge-*` headers.
+ */
+function originHeaders(request: Request, url: string, ctx: ProxyContext): Headers {
   const headers = new Headers(request.headers);
-  stripEdgeHeaders(headers);
-  setForwardingHeaders(headers, request);
+  let doomed: string[] | undefined;
+  for (const name of headers.keys()) {
+    if (!name.startsWith("x-edge-") && !isForwardingClaim(name)) continue;
+    doomed ??= [];
+    doomed.push(name);
+  }
+  if (doomed) for (const name of doomed) headers.delete(name);
+  setForwardingHeaders(headers, headers.get("CF-Connecting-IP"), url);
   headers.set(EDGE_HEADERS.country, ctx.country);
   headers.set(EDGE_HEADERS.revision, String(ctx.rev));
   headers.set(EDGE_HEADERS.hop, "1");
@@ -94,10 +105,12 @@ export async function proxyToOrigins(
   route: Route,
   ctx: ProxyContext,
 ): Promise<ProxyOutcome> {
-  const retryable = request.method === "GET" || request.method === "HEAD";
+  const method = request.method;
+  const url = request.url;
+  const retryable = method === "GET" || method === "HEAD";
   const links = attemptOrder(route, retryable ? ctx.maxAttempts : 1);
-  const headers = originHeaders(request, ctx);
-  const path = pathAndQuery(request.url);
+  const headers = originHeaders(request, url, ctx);
+  const path = pathAndQuery(url);
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
@@ -110,7 +123,7 @@ export async function proxyToOrigins(
     const base = originBase(link.origin);
     if (base === null) continue;
     const init: RequestInit = {
-      method: request.method,
+      method,
       headers,
       body: request.body,
       redirect: "manual",

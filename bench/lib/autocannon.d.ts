@@ -1,5 +1,19 @@
 // The part of autocannon 8's API the bench uses (the package ships no types).
 declare module "autocannon" {
+  /** One request of a connection's cycle; `setupRequest` rebuilds it before every send. */
+  interface AutocannonRequest {
+    setupRequest?: (
+      req: AutocannonRequestData,
+      context: Record<string, unknown>,
+    ) => AutocannonRequestData;
+    /** Called with the same per-connection context as the `setupRequest` of that request. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+  }
+  interface AutocannonRequestData {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+  }
   interface AutocannonOptions {
     url: string;
     connections?: number;
@@ -7,6 +21,7 @@ declare module "autocannon" {
     duration?: number;
     headers?: Record<string, string>;
     method?: string;
+    requests?: AutocannonRequest[];
   }
   interface Histogram {
     average: number;
@@ -25,6 +40,10 @@ declare module "autocannon" {
     non2xx: number;
     duration: number;
   }
-  function autocannon(opts: AutocannonOptions): Promise<AutocannonResult>;
+  /** The running load: awaitable for its result, `stop()` ends it early. */
+  interface AutocannonRun extends PromiseLike<AutocannonResult> {
+    stop(): void;
+  }
+  function autocannon(opts: AutocannonOptions): AutocannonRun;
   export default autocannon;
 }

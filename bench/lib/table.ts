@@ -48,10 +48,12 @@ export interface TableInput {
     rps?: number;
     baseline_rps?: number;
     ratio?: number;
+    aa_ratio?: number;
     p99_ms?: number;
     baseline_p99_ms?: number;
     errors?: number;
     weighted_ratio?: number;
+    weighted_aa_ratio?: number;
     weighted_rps?: number;
     plain_rps?: number;
     bundle_kib?: number;

@@ -10,7 +10,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
       "Worker throughput",
       `${w.rps} req/s`,
       `${w.baseline_rps} req/s pass-through`,
-      `${w.ratio}×`,
+      `${w.ratio}× (control ${w.aa_ratio ?? "–"}×)`,
       "ratio ≥ 0.95",
       check(w.ratio >= 0.95),
     ]);
@@ -28,7 +28,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
       "Worker throughput, weighted route",
       `${w.weighted_rps} req/s`,
       `${w.plain_rps} req/s plain route`,
-      `${w.weighted_ratio}×`,
+      `${w.weighted_ratio}× (control ${w.weighted_aa_ratio ?? "–"}×)`,
       "ratio ≥ 0.95",
       check(w.weighted_ratio >= 0.95),
     ]);

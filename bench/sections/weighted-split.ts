@@ -1,29 +1,45 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { createLocalSink } from "../../adapters/kv/index.js";
 import { compile, pickWeighted, type Route, resolveRoute, serializeMap } from "../../core/index.js";
 import { splitHeader, splitRoute } from "../../worker/split.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
-import { round, summarize } from "../lib/stats.js";
+import {
+  type PairedRatio,
+  pairedRatio,
+  SLICE,
+  sideCpuUs,
+  sideP99,
+  sideRate,
+  sliceCycles,
+  slicedLoad,
+  tallyOf,
+} from "../lib/sliced-load.js";
+import { round } from "../lib/stats.js";
 import { EDGE_HOST, startBenchWorkerd } from "../lib/workerd.js";
 
 /** Merged into `worker` in results.json: weighted routes against plain ones. */
 export interface WeightedSplitResult {
-  /** Median over rounds of weighted req/s ÷ plain req/s (goal ≥ 0.95). */
+  /**
+   * Median over the sliced cycles of weighted req/s ÷ plain req/s in adjacent windows (goal
+   * ≥ 0.95); `_ci95` its 95 % confidence interval, `_total` total over total.
+   */
   readonly weighted_ratio: number;
-  /** Median of the per-round ratios (noisier on a shared machine; for comparison). */
+  readonly weighted_ratio_ci95: readonly [number, number];
+  readonly weighted_ratio_total: number;
+  /** The same median (kept for older results). */
   readonly weighted_ratio_round_p50: number;
   /** CPU cost of the split itself (pick, reorder, header) per request, measured in process. */
   readonly weighted_split_ns: number;
   /**
-   * The control: a second plain route (GB) against the plain one (FR) in the same rounds. Both
-   * do the same work, so its distance from 1 is what the machine alone does to such a ratio.
+   * The control: a second plain route (GB) against the plain one (FR), measured the same way.
+   * Both do the same work, so its distance from 1 is what the machine alone does to such a ratio.
    */
   readonly weighted_aa_ratio: number;
+  readonly weighted_aa_ratio_ci95: readonly [number, number];
   readonly weighted_rps: number;
   readonly plain_rps: number;
   readonly weighted_p99_ms: number;
@@ -35,7 +51,7 @@ export interface WeightedSplitResult {
   readonly weighted_errors: number;
 }
 
-/** Round plan, as the worker overhead section: A/B/A/B on one workerd and one origin. */
+/** Load plan, as the worker overhead section: sliced cycles on one workerd and one origin. */
 export interface WeightedSplitOptions {
   readonly rounds: number;
   readonly seconds: number;
@@ -89,11 +105,11 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
     { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
   ).map;
-  const de = resolveRoute(map, "DE");
-  const weights = de.weights;
+  const deRoute = resolveRoute(map, "DE");
+  const weights = deRoute.weights;
   if (!weights || weights.length < 2) throw new Error("the fixture's DE route has no weights");
   const viewer = Array.from({ length: 1000 }, (_, i) => `bench-viewer-${i}`).find(
-    (v) => pickWeighted(v, weights) !== de.pool,
+    (v) => pickWeighted(v, weights) !== deRoute.pool,
   );
   if (!viewer) throw new Error("no viewer picks the second pool");
   const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
@@ -113,20 +129,6 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     "x-edge-debug-country": cc,
     "x-edge-debug-viewer": viewer,
   });
-  const cpu = { DE: 0, FR: 0, GB: 0, reqsDE: 0, reqsFR: 0, reqsGB: 0 };
-  const run = async (cc: "DE" | "FR" | "GB", seconds: number) => {
-    const before = workerd.cpuSeconds();
-    const r = await autocannon({
-      url: `${workerd.url}/video/segment-1.ts?q=1`,
-      connections: o.connections,
-      duration: seconds,
-      headers: headers(cc),
-    });
-    cpu[cc] += workerd.cpuSeconds() - before;
-    cpu[`reqs${cc}`] += r.requests.total;
-    return r;
-  };
-
   // Sanity: DE is split (and the viewer's pick served it), FR is not.
   const check = async (cc: string) => {
     const res = await fetch(`${workerd.url}/check`, { headers: headers(cc) });
@@ -137,68 +139,48 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
   if (!w.split || w.pool !== pickWeighted(viewer, weights))
     throw new Error(`the weighted route did not split (${JSON.stringify(w)})`);
   if (p.split || q.split) throw new Error("a plain route carries X-Edge-Split");
-  await run("DE", 2);
-  await run("FR", 2);
-  await run("GB", 2);
-  Object.assign(cpu, { DE: 0, FR: 0, GB: 0, reqsDE: 0, reqsFR: 0, reqsGB: 0 });
-
-  const ratios: number[] = [];
-  const a: number[] = [];
-  const b: number[] = [];
-  const ap99: number[] = [];
-  const bp99: number[] = [];
-  const control: number[] = [];
-  let errors = 0;
-  // Short rounds, four times as many, in mirrored order: on a shared 2-core machine a
-  // neighbour's burst then lands on every side alike.
-  const rounds = o.rounds * 4;
-  const seconds = Math.max(2, Math.round(o.seconds / 2));
-  for (let i = 0; i < rounds; i++) {
-    // DE·FR·GB, then GB·FR·DE: the weighted route and the control swap ends, FR sits between.
-    const order = i % 2 === 0 ? (["DE", "FR", "GB"] as const) : (["GB", "FR", "DE"] as const);
-    const got: Partial<Record<"DE" | "FR" | "GB", Awaited<ReturnType<typeof run>>>> = {};
-    for (const cc of order) got[cc] = await run(cc, seconds);
-    const { DE: x, FR: y, GB: z } = got;
-    if (!x || !y || !z) throw new Error("a round missed a side");
-    errors += z.errors + z.timeouts + z.non2xx;
-    control.push(z.requests.average);
-    errors += x.errors + x.timeouts + x.non2xx + y.errors + y.timeouts + y.non2xx;
-    ratios.push(x.requests.average / y.requests.average);
-    a.push(x.requests.average);
-    b.push(y.requests.average);
-    ap99.push(x.latency.p99);
-    bp99.push(y.latency.p99);
-    o.log(
-      `  round ${i + 1}/${rounds}: weighted ${x.requests.average.toFixed(0)} req/s, plain ${y.requests.average.toFixed(0)} req/s, control ${z.requests.average.toFixed(0)} req/s`,
-    );
-  }
-  // Total over total: with ABBA order a drift in the machine's load cancels out of the sums,
-  // where a median of 2-second pair ratios still follows a neighbour's bursts.
-  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
-  const ratio = round(sum(a) / sum(b), 3);
-  const aa = round(sum(control) / sum(b), 3);
-  const splitNs = splitCostNs(de, viewer);
-  const cpuDe = (cpu.DE * 1e6) / cpu.reqsDE;
-  const cpuFr = (cpu.FR * 1e6) / cpu.reqsFR;
+  // FR sits in the middle of every cycle (DE·FR·GB, then mirrored), so each of its windows has
+  // the weighted route's and the control's right beside it.
+  const load = await slicedLoad({
+    url: `${workerd.url}/video/segment-1.ts?q=1`,
+    connections: o.connections,
+    sides: (["DE", "FR", "GB"] as const).map((cc) => ({ name: cc, headers: headers(cc) })),
+    cycles: sliceCycles(o),
+    sliceMs: SLICE.sliceMs,
+    guardMs: SLICE.guardMs,
+    warmupMs: SLICE.warmupMs,
+    cpuSeconds: workerd.cpuSeconds,
+  });
+  const [de, fr, gb] = [tallyOf(load, "DE"), tallyOf(load, "FR"), tallyOf(load, "GB")];
+  const ratio = pairedRatio(de, fr);
+  const aa = pairedRatio(gb, fr);
+  const errors = load.errors + load.timeouts + de.non2xx + fr.non2xx + gb.non2xx;
+  const splitNs = splitCostNs(deRoute, viewer);
+  const cpuDe = sideCpuUs(de);
+  const cpuFr = sideCpuUs(fr);
+  const ci = (r: PairedRatio) => r.ci95.map((x) => x.toFixed(3)).join("–");
   o.log(
-    `  pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}; workerd CPU ${cpuDe.toFixed(0)} (weighted) vs ${cpuFr.toFixed(0)} (plain) µs per request`,
+    `  ${sideRate(de).toFixed(0)} vs ${sideRate(fr).toFixed(0)} req/s (control ${sideRate(gb).toFixed(0)}); workerd CPU ${cpuDe.toFixed(0)} (weighted) vs ${cpuFr.toFixed(0)} (plain) µs per request (control ${sideCpuUs(gb).toFixed(0)})`,
   );
   o.log(`  split + X-Edge-Split cost in process: ${splitNs.toFixed(0)} ns per request`);
   o.log(
-    `  weighted/plain throughput ratio ${ratio} (goal ≥ 0.95)${ratio >= 0.95 ? "" : "  ✗ BELOW GOAL"}; control plain/plain ${aa}`,
+    `  weighted/plain throughput ratio ${ratio.p50.toFixed(3)} (95 % CI ${ci(ratio)}, total/total ${ratio.total.toFixed(3)}, ${ratio.cycles} cycles; goal ≥ 0.95)${ratio.p50 >= 0.95 ? "" : "  ✗ BELOW GOAL"}; control plain/plain ${aa.p50.toFixed(3)} (CI ${ci(aa)})`,
   );
   return {
-    weighted_ratio: ratio,
-    weighted_ratio_round_p50: round(summarize(ratios).p50, 3),
+    weighted_ratio: round(ratio.p50, 3),
+    weighted_ratio_ci95: [round(ratio.ci95[0], 3), round(ratio.ci95[1], 3)],
+    weighted_ratio_total: round(ratio.total, 3),
+    weighted_ratio_round_p50: round(ratio.p50, 3),
     weighted_split_ns: round(splitNs, 0),
-    weighted_aa_ratio: aa,
-    weighted_rps: round(summarize(a).p50, 0),
-    plain_rps: round(summarize(b).p50, 0),
-    weighted_p99_ms: round(summarize(ap99).p50, 1),
-    plain_p99_ms: round(summarize(bp99).p50, 1),
+    weighted_aa_ratio: round(aa.p50, 3),
+    weighted_aa_ratio_ci95: [round(aa.ci95[0], 3), round(aa.ci95[1], 3)],
+    weighted_rps: round(sideRate(de), 0),
+    plain_rps: round(sideRate(fr), 0),
+    weighted_p99_ms: round(sideP99(de), 1),
+    plain_p99_ms: round(sideP99(fr), 1),
     weighted_cpu_us_per_req: round(cpuDe, 0),
     plain_cpu_us_per_req: round(cpuFr, 0),
-    weighted_rounds: rounds,
+    weighted_rounds: ratio.cycles,
     weighted_errors: errors,
   };
 }

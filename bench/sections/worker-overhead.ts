@@ -1,14 +1,23 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { createLocalSink } from "../../adapters/kv/index.js";
 import { compile, serializeMap } from "../../core/index.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
-import { round, summarize } from "../lib/stats.js";
+import {
+  pairedRatio,
+  SLICE,
+  sideCpuUs,
+  sideP99,
+  sideRate,
+  sliceCycles,
+  slicedLoad,
+  tallyOf,
+} from "../lib/sliced-load.js";
+import { round } from "../lib/stats.js";
 import { EDGE_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
 import { type WorkerLatencyResult, workerLatency } from "./worker-latency.js";
 import { type MapRefreshResult, mapRefresh } from "./worker-map-refresh.js";
@@ -18,13 +27,25 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   readonly map_refresh_ms: MapRefreshResult;
   readonly rps: number;
   readonly baseline_rps: number;
-  /** Total routing requests ÷ total pass-through requests over the ABBA rounds (goal ≥ 0.95). */
+  /**
+   * Median over the sliced cycles of routing req/s ÷ pass-through req/s in adjacent windows
+   * (goal ≥ 0.95); `ratio_ci95` its 95 % confidence interval.
+   */
   readonly ratio: number;
-  /** Median of the per-pair ratios, and their spread: how much the machine moved them. */
+  readonly ratio_ci95: readonly [number, number];
+  /** Total routing requests ÷ total pass-through requests over the same windows. */
+  readonly ratio_total: number;
+  /** The cycles' median (= `ratio`) and extremes: how much the machine moved them. */
   readonly ratio_round_p50: number;
   readonly ratio_round_min: number;
   readonly ratio_round_max: number;
-  /** workerd CPU per request on each side (its own cost; a neighbour's load moves it less). */
+  /**
+   * The control: a second pass-through side ÷ the pass-through, measured like `ratio`. Both do
+   * the same work, so its distance from 1 is the method's resolution then and there.
+   */
+  readonly aa_ratio: number;
+  readonly aa_ratio_ci95: readonly [number, number];
+  /** workerd CPU per request in each side's windows (its own cost; a neighbour moves it less). */
   readonly workerd_cpu_us_per_req: number;
   readonly baseline_workerd_cpu_us_per_req: number;
   readonly p99_ms: number;
@@ -36,7 +57,7 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   readonly workerd_rss_mb: number;
 }
 
-/** Round plan: `rounds` pairs in ABBA order, so drift in the machine's load hits both sides alike. */
+/** Load plan: `rounds × seconds` scales the number of sliced cycles (see `sliceCycles`). */
 export interface WorkerOverheadOptions {
   readonly rounds: number;
   readonly seconds: number;
@@ -75,14 +96,6 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     cleanup: o.cleanup,
   });
 
-  const run = async (host: string, seconds: number) =>
-    autocannon({
-      url: `${workerd.url}/video/segment-1.ts?q=1`,
-      connections: o.connections,
-      duration: seconds,
-      headers: { host },
-    });
-
   // Sanity: both answer 200 through their own Worker.
   for (const host of [EDGE_HOST, PASS_HOST]) {
     const res = await httpGet(`${workerd.url}/check`, host);
@@ -94,54 +107,36 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
       throw new Error("the pass-through Worker answered with routing headers");
     }
   }
-  await run(EDGE_HOST, 2);
-  await run(PASS_HOST, 2);
 
-  const ratios: number[] = [];
-  const edge: number[] = [];
-  const pass: number[] = [];
-  const edgeP99: number[] = [];
-  const passP99: number[] = [];
-  const cpu = { edge: 0, pass: 0, edgeReqs: 0, passReqs: 0 };
-  let errors = 0;
-  // Twice the rounds at half the length: the same load time, more pairs to even out a neighbour.
-  const pairs = o.rounds * 2;
-  const seconds = Math.max(2, Math.round(o.seconds / 2));
-  const measured = async (host: string) => {
-    const before = workerd.cpuSeconds();
-    const r = await run(host, seconds);
-    const used = workerd.cpuSeconds() - before;
-    if (host === EDGE_HOST) {
-      cpu.edge += used;
-      cpu.edgeReqs += r.requests.total;
-    } else {
-      cpu.pass += used;
-      cpu.passReqs += r.requests.total;
-    }
-    return r;
-  };
-  // ABBA: the side that runs first alternates, so neither always follows a warm-up or a drift.
-  for (let i = 0; i < pairs; i++) {
-    const [a, b] =
-      i % 2 === 0
-        ? [await measured(EDGE_HOST), await measured(PASS_HOST)]
-        : await measured(PASS_HOST).then(async (p) => [await measured(EDGE_HOST), p] as const);
-    errors += a.errors + a.timeouts + a.non2xx + b.errors + b.timeouts + b.non2xx;
-    ratios.push(a.requests.average / b.requests.average);
-    edge.push(a.requests.average);
-    pass.push(b.requests.average);
-    edgeP99.push(a.latency.p99);
-    passP99.push(b.latency.p99);
-    o.log(
-      `  round ${i + 1}/${pairs}: routing ${a.requests.average.toFixed(0)} req/s (p99 ${a.latency.p99} ms), pass-through ${b.requests.average.toFixed(0)} req/s (p99 ${b.latency.p99} ms)`,
-    );
-  }
-  const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
-  const ratio = sum(edge) / sum(pass);
-  const edgeCpuUs = (cpu.edge * 1e6) / cpu.edgeReqs;
-  const passCpuUs = (cpu.pass * 1e6) / cpu.passReqs;
+  // The pass-through sits in the middle of every cycle (routing·pass·control, then mirrored), so
+  // each of its windows has the routing Worker's and the control's right beside it.
+  const load = await slicedLoad({
+    url: `${workerd.url}/video/segment-1.ts?q=1`,
+    connections: o.connections,
+    sides: [
+      { name: "routing", headers: { host: EDGE_HOST } },
+      { name: "pass", headers: { host: PASS_HOST } },
+      { name: "control", headers: { host: PASS_HOST } },
+    ],
+    cycles: sliceCycles(o),
+    sliceMs: SLICE.sliceMs,
+    guardMs: SLICE.guardMs,
+    warmupMs: SLICE.warmupMs,
+    cpuSeconds: workerd.cpuSeconds,
+  });
+  const edge = tallyOf(load, "routing");
+  const pass = tallyOf(load, "pass");
+  const control = tallyOf(load, "control");
+  const ratio = pairedRatio(edge, pass);
+  const aa = pairedRatio(control, pass);
+  const errors = load.errors + load.timeouts + edge.non2xx + pass.non2xx + control.non2xx;
+  const edgeCpuUs = sideCpuUs(edge);
+  const passCpuUs = sideCpuUs(pass);
   o.log(
-    `  routing/pass-through ${ratio.toFixed(3)} (pairs ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request`,
+    `  routing/pass-through ${ratio.p50.toFixed(3)} (95 % CI ${ratio.ci95.map((x) => x.toFixed(3)).join("–")}, total/total ${ratio.total.toFixed(3)}, ${ratio.cycles} cycles); control pass/pass ${aa.p50.toFixed(3)} (CI ${aa.ci95.map((x) => x.toFixed(3)).join("–")})`,
+  );
+  o.log(
+    `  ${sideRate(edge).toFixed(0)} vs ${sideRate(pass).toFixed(0)} req/s; workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request (control ${sideCpuUs(control).toFixed(0)})`,
   );
   // Throughput is measured; now latency, in its own workerd (this one idles meanwhile).
   const rss = workerd.rssMb();
@@ -166,18 +161,22 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   return {
     ...latency,
     map_refresh_ms: refresh,
-    rps: round(summarize(edge).p50, 0),
-    baseline_rps: round(summarize(pass).p50, 0),
-    ratio: round(ratio, 3),
-    ratio_round_p50: round(summarize(ratios).p50, 3),
-    ratio_round_min: round(Math.min(...ratios), 3),
-    ratio_round_max: round(Math.max(...ratios), 3),
+    rps: round(sideRate(edge), 0),
+    baseline_rps: round(sideRate(pass), 0),
+    ratio: round(ratio.p50, 3),
+    ratio_ci95: [round(ratio.ci95[0], 3), round(ratio.ci95[1], 3)],
+    ratio_total: round(ratio.total, 3),
+    ratio_round_p50: round(ratio.p50, 3),
+    ratio_round_min: round(ratio.min, 3),
+    ratio_round_max: round(ratio.max, 3),
+    aa_ratio: round(aa.p50, 3),
+    aa_ratio_ci95: [round(aa.ci95[0], 3), round(aa.ci95[1], 3)],
     workerd_cpu_us_per_req: round(edgeCpuUs, 0),
     baseline_workerd_cpu_us_per_req: round(passCpuUs, 0),
-    p99_ms: round(summarize(edgeP99).p50, 1),
-    baseline_p99_ms: round(summarize(passP99).p50, 1),
-    rounds: pairs,
-    round_seconds: seconds,
+    p99_ms: round(sideP99(edge), 1),
+    baseline_p99_ms: round(sideP99(pass), 1),
+    rounds: ratio.cycles,
+    round_seconds: SLICE.sliceMs / 1000,
     connections: o.connections,
     errors,
     workerd_rss_mb: round(rss, 1),

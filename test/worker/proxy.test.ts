@@ -173,4 +173,20 @@ describe("proxying to the route's origin", () => {
     expect(res.status).toBe(404);
     expect(origins.get("fra-1").hits).toBe(0);
   });
+
+  it("draws the namespace's edge where Hono reads the path: bare, trailing slash, percent-encoded", async () => {
+    // The proxy path skips the router, so these pin the boundary it must still respect.
+    for (const path of ["/__edge", "/__edge/health/x", "/%5F_edge/anything", "/__ed%67e/route"]) {
+      const res = await worker.dispatch(path, { country: "DE", method: "POST", body: "x" });
+      expect(res.status, path).toBe(404);
+    }
+    expect((await worker.dispatch("/__edge/health/", { country: "DE" })).status).toBe(200);
+    expect(origins.get("fra-1").hits).toBe(0);
+    for (const path of ["/__edgex", "/x/__edge/route", "/__EDGE/route"]) {
+      const res = await worker.dispatch(path, { country: "DE" });
+      expect(res.status, path).toBe(200);
+      expect(res.json<ReceivedRequest>().url, path).toBe(path);
+    }
+    expect(origins.get("fra-1").hits).toBe(3);
+  });
 });

@@ -1,0 +1,53 @@
+import { requestCountry } from "./country.js";
+import { debugAccess } from "./debug-access.js";
+import { decide } from "./decision.js";
+import { EDGE_HEADERS } from "./edge-headers.js";
+import type { Env } from "./env.js";
+import { floorRoute } from "./floor-route.js";
+import { publicOriginOf } from "./hide-origins.js";
+import type { MapCache, WaitUntil } from "./map-cache.js";
+import { originHostsOf } from "./origin-hosts.js";
+import { proxyToOrigins } from "./proxy.js";
+import { edgeResponse } from "./respond.js";
+import { settingsFromEnv } from "./settings.js";
+import { affinityCookieName, viewerKey } from "./viewer-key.js";
+
+/** A plain-text answer of the edge's own that no cache keeps. */
+export function plainResponse(status: number, text: string): Response {
+  return new Response(`${text}\n`, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
+
+/**
+ * Proxies a visitor's request (anything outside `/__edge/`) to its route: loop check, country,
+ * the isolate's map, the decision, the origins, the edge's response headers. This is every
+ * request's path, so it runs without a router: each step here is paid once per request.
+ */
+export async function edgeProxy(
+  request: Request,
+  env: Env,
+  mapCache: MapCache,
+  ctx: WaitUntil | undefined,
+): Promise<Response> {
+  const headers = request.headers;
+  if (headers.has(EDGE_HEADERS.hop)) return plainResponse(508, "Loop Detected");
+  const settings = settingsFromEnv(env);
+  const debug = debugAccess(headers, settings.debugToken);
+  const current = mapCache.current(env.ROUTING, settings, ctx);
+  const snap = current instanceof Promise ? await current : current;
+  const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
+  const decision = decide(snap, requestCountry(request, debug), settings, viewer);
+  const outcome = await proxyToOrigins(request, decision.route, {
+    country: decision.country,
+    rev: decision.rev ?? 0,
+    maxAttempts: settings.maxAttempts,
+    originTimeoutMs: settings.originTimeoutMs,
+  });
+  return edgeResponse(decision, outcome, {
+    debug,
+    originHosts: () => originHostsOf(snap.map, [decision.route, floorRoute(settings)]),
+    publicOrigin: () => publicOriginOf(request.url),
+  });
+}
