@@ -1,7 +1,6 @@
 import type { Context } from "hono";
-// The tiny preset (PatternRouter): three routes need no RegExpRouter, and the bundle is ~15 KB smaller.
+// The tiny preset (PatternRouter): four routes need no RegExpRouter, and the bundle is ~15 KB smaller.
 import { Hono } from "hono/tiny";
-import { getPath } from "hono/utils/url";
 import { requestCountry } from "./country.js";
 import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
@@ -15,11 +14,6 @@ import { affinityCookieName, viewerKey } from "./viewer-key.js";
 /** Dependencies of the edge app. */
 export interface AppDeps {
   readonly mapCache: MapCache;
-}
-
-/** The Worker's handler: what `worker/index.ts` exports. */
-export interface EdgeApp {
-  fetch(request: Request, env: Env, ctx?: WaitUntil): Promise<Response>;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -41,13 +35,12 @@ function badGateway(err: unknown): Response {
   return plainResponse(502, "Bad Gateway");
 }
 
-/** True for a path in the edge's own namespace: `/__edge` and everything under `/__edge/`. */
-export function isEdgePath(path: string): boolean {
-  return path.startsWith("/__edge") && (path.length === 7 || path.charCodeAt(7) === 47);
-}
-
-/** The `/__edge/` namespace: `health`, `route` (debug token only) and 404 for the rest. */
-function edgeNamespace(deps: AppDeps): Hono<{ Bindings: Env }> {
+/**
+ * The edge Worker: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
+ * path reveals nothing) and everything else proxied to the visitor's route (`edgeProxy`). The
+ * whole `/__edge/` namespace belongs to the edge and is never proxied.
+ */
+export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
 
   const snapshot = (c: EdgeContext, settings: WorkerSettings) =>
@@ -81,27 +74,7 @@ function edgeNamespace(deps: AppDeps): Hono<{ Bindings: Env }> {
   });
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
+  app.all("*", (c) => edgeProxy(c.req.raw, c.env, deps.mapCache, executionCtxOf(c)));
   app.onError(badGateway);
   return app;
-}
-
-/**
- * The edge Worker: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing) and everything else proxied to the visitor's route. The whole
- * `/__edge/` namespace belongs to the edge and is never proxied; which path is in it is decided
- * by Hono's own path reading (percent-decoding included), and Hono serves it. The proxy path
- * skips the router: it is every viewer request, and a router's context costs each of them.
- */
-export function createApp(deps: AppDeps): EdgeApp {
-  const edge = edgeNamespace(deps);
-  return {
-    async fetch(request, env, ctx) {
-      if (isEdgePath(getPath(request))) return edge.fetch(request, env, ctx as ExecutionContext);
-      try {
-        return await edgeProxy(request, env, deps.mapCache, ctx);
-      } catch (err) {
-        return badGateway(err);
-      }
-    },
-  };
 }

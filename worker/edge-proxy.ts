@@ -23,7 +23,7 @@ export function plainResponse(status: number, text: string): Response {
 /**
  * Proxies a visitor's request (anything outside `/__edge/`) to its route: loop check, country,
  * the isolate's map, the decision, the origins, the edge's response headers. This is every
- * request's path, so it runs without a router: each step here is paid once per request.
+ * viewer request's path: each step here is paid once per request.
  */
 export async function edgeProxy(
   request: Request,

@@ -175,7 +175,7 @@ describe("proxying to the route's origin", () => {
   });
 
   it("draws the namespace's edge where Hono reads the path: bare, trailing slash, percent-encoded", async () => {
-    // The proxy path skips the router, so these pin the boundary it must still respect.
+    // Hono decides which paths are the edge's (its own path reading): these pin that boundary.
     for (const path of ["/__edge", "/__edge/health/x", "/%5F_edge/anything", "/__ed%67e/route"]) {
       const res = await worker.dispatch(path, { country: "DE", method: "POST", body: "x" });
       expect(res.status, path).toBe(404);
