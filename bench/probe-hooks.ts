@@ -3,6 +3,7 @@
 // (epoch ms from performance.timeOrigin + performance.now(), comparable across processes).
 // bench/probe-pusher.ts starts it through the bench's stack (BENCH_PUSHER_ENTRY); nothing else uses it.
 import { appendFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
 import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
 import { CompileLoop } from "../pusher/compile-loop.js";
@@ -23,6 +24,16 @@ const flush = () => {
 };
 setInterval(flush, 500).unref();
 process.on("exit", flush);
+
+// Every GC pause, marked at its start with its kind and duration.
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    lines.push(
+      `gc ${(performance.timeOrigin + e.startTime).toFixed(3)} ${kind}:${e.duration.toFixed(2)}`,
+    );
+  }
+}).observe({ entryTypes: ["gc"] });
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 /** Wraps `proto[name]`, marking before (and, for a promise, after) each call. */
@@ -58,6 +69,7 @@ wrap(WriteScheduler.prototype, "tick", "tick", true);
 
 // The sink: one put per entry, as the local sink does, each timed.
 const wrapped = new WeakSet<KvSink>();
+let writes = 0;
 const write = (WriteScheduler.prototype as unknown as Record<string, Method>).write;
 if (!write) throw new Error("probe: no method write");
 (WriteScheduler.prototype as unknown as Record<string, Method>).write = function (
@@ -69,7 +81,14 @@ if (!write) throw new Error("probe: no method write");
     wrapped.add(kv);
     const putMany = kv.putMany.bind(kv);
     (kv as { putMany: KvSink["putMany"] }).putMany = async (entries: readonly KvEntry[], o) => {
+      // PROBE_META_DELAY_MS: every other write puts `meta` that much later (an experiment).
+      writes += 1;
+      const delay = writes % 2 === 0 ? Number(process.env.PROBE_META_DELAY_MS ?? 0) : 0;
       for (const e of entries) {
+        if (delay && e.key === "meta") {
+          setTimeout(() => void putMany([e], {}), delay);
+          continue;
+        }
         mark("put:start", `${e.key}:${e.value.length}`);
         await putMany([e], o);
         mark("put:end", e.key);

@@ -18,8 +18,11 @@ import { summarize } from "./lib/stats.js";
 const changes = Number(process.argv[2] ?? 30);
 const file = join(tmpdir(), `edge-probe-${process.pid}.log`);
 process.env.BENCH_PUSHER_ENTRY = fileURLToPath(new URL("./probe-hooks.ts", import.meta.url));
-process.env.BENCH_PUSHER_NODE_ARGS = "--import tsx";
-process.env.BENCH_PUSHER_ENV = JSON.stringify({ PROBE_OUT: file });
+process.env.BENCH_PUSHER_NODE_ARGS = `--import tsx ${process.env.PROBE_NODE_ARGS ?? ""}`;
+process.env.BENCH_PUSHER_ENV = JSON.stringify({
+  PROBE_OUT: file,
+  PROBE_META_DELAY_MS: process.env.PROBE_META_DELAY_MS ?? "0",
+});
 const epoch = () => performance.timeOrigin + performance.now();
 
 const cleanup = new Cleanup();
@@ -86,11 +89,18 @@ try {
   await cleanup.runAll();
 }
 
+const gcs: Array<{ t: number; kind: string; ms: number }> = [];
 const marks = readFileSync(file, "utf8")
   .split("\n")
   .filter(Boolean)
   .map((l) => {
     const [step = "", t = "0", detail = ""] = l.split(" ");
+    if (step === "gc")
+      gcs.push({
+        t: Number(t),
+        kind: detail.split(":")[0] ?? "",
+        ms: Number(detail.split(":")[1]),
+      });
     return {
       step:
         step + (detail.startsWith("routes") ? ":routes" : detail.startsWith("meta") ? ":meta" : ""),
@@ -109,6 +119,15 @@ for (const s of samples) {
     if (!firsts.has(m.step)) firsts.set(m.step, m.t - s.t0);
   }
   for (const [k, v] of firsts) add(k, v);
+  const split = firsts.has("put:start:meta") ? "meta right after" : "meta delayed";
+  const done = firsts.get("put:end:routes");
+  if (done !== undefined) add(`zz seen − routes put end (${split})`, s.seen - s.t0 - done);
+  const inWindow = gcs.filter((g) => g.t >= s.t0 && g.t <= s.seen);
+  add(
+    "zz GC in put → seen, ms (sum)",
+    inWindow.reduce((n, g) => n + g.ms, 0),
+  );
+  add("zz GC in put → seen, count", inWindow.length);
 }
 const rows = [...offsets].map(([k, v]) => [k, summarize(v)] as const);
 rows.sort((a, b) => a[1].p50 - b[1].p50);
@@ -121,10 +140,17 @@ const relayRows: Array<[string, number[]]> = [
   ["relay: watch event", relayed.map((r) => r.event - r.t0)],
   ["relay: KV put done", relayed.map((r) => r.put - r.t0)],
   ["relay: seen by the poller", relayed.map((r) => r.seen - r.t0)],
+  ["relay: seen − put end", relayed.map((r) => r.seen - r.put)],
 ];
 for (const [k, v] of relayRows) {
   const s = summarize(v);
   console.log(
     `  ${k.padEnd(36)} p50 ${s.p50.toFixed(2).padStart(7)}  p90 ${s.p90.toFixed(2).padStart(7)}  n=${s.n}`,
   );
+}
+const kinds = new Map<string, number[]>();
+for (const g of gcs) kinds.set(g.kind, [...(kinds.get(g.kind) ?? []), g.ms]);
+for (const [k, v] of kinds) {
+  const s = summarize(v);
+  console.log(`  GC kind ${k}: n=${s.n} p50 ${s.p50.toFixed(2)} max ${s.max.toFixed(2)} ms`);
 }
