@@ -129,6 +129,10 @@ for (const s of samples) {
   );
   add("zz GC in put → seen, count", inWindow.length);
 }
+const count = (step: string) => marks.filter((m) => m.step === step).length;
+console.log(
+  `range reads ${count("read:start")}, KV writes ${count("write:start")}, routes puts ${count("put:start:routes")} for ${samples.length} changes (+ the first push)`,
+);
 const rows = [...offsets].map(([k, v]) => [k, summarize(v)] as const);
 rows.sort((a, b) => a[1].p50 - b[1].p50);
 console.log(`${samples.length} changes; offsets from the etcd put (first occurrence), ms:`);
