@@ -6,6 +6,8 @@ import { appendFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
 import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
+import { LOCAL_PUT_GAP_MS } from "../adapters/kv/local-sink.js";
+import { sleep } from "../pusher/clock.js";
 import { CompileLoop } from "../pusher/compile-loop.js";
 import { ExpiryTimer } from "../pusher/expiry-timer.js";
 import { RoutingView } from "../pusher/ui/routing-view.js";
@@ -69,7 +71,6 @@ wrap(WriteScheduler.prototype, "tick", "tick", true);
 
 // The sink: one put per entry, as the local sink does, each timed.
 const wrapped = new WeakSet<KvSink>();
-let writes = 0;
 const write = (WriteScheduler.prototype as unknown as Record<string, Method>).write;
 if (!write) throw new Error("probe: no method write");
 (WriteScheduler.prototype as unknown as Record<string, Method>).write = function (
@@ -81,14 +82,9 @@ if (!write) throw new Error("probe: no method write");
     wrapped.add(kv);
     const putMany = kv.putMany.bind(kv);
     (kv as { putMany: KvSink["putMany"] }).putMany = async (entries: readonly KvEntry[], o) => {
-      // PROBE_META_DELAY_MS: every other write puts `meta` that much later (an experiment).
-      writes += 1;
-      const delay = writes % 2 === 0 ? Number(process.env.PROBE_META_DELAY_MS ?? 0) : 0;
-      for (const e of entries) {
-        if (delay && e.key === "meta") {
-          setTimeout(() => void putMany([e], {}), delay);
-          continue;
-        }
+      for (const [i, e] of entries.entries()) {
+        // The pause the local sink makes between the puts of one putMany.
+        if (i > 0 && kv.kind === "local") await sleep(LOCAL_PUT_GAP_MS);
         mark("put:start", `${e.key}:${e.value.length}`);
         await putMany([e], o);
         mark("put:end", e.key);

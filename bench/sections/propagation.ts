@@ -37,6 +37,8 @@ export interface PropagationResult {
     readonly p50: number;
     readonly p99: number;
     readonly max: number;
+    /** The slowest change's push as the pusher logged it: late there, or late in the Worker? */
+    readonly max_push_logged: number;
     readonly ratio_p50: number;
   };
 }
@@ -139,6 +141,8 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
   const floorKv: number[] = [];
   const floorParts: number[] = [];
   const floor: Array<{ tag: string; start: number; ms: number }> = [];
+  /** The slowest change seen at the Worker, and when the pusher logged its push. */
+  let edgeSlowest = { ms: Number.NEGATIVE_INFINITY, loggedMs: Number.NaN };
   const pools2 = ["p001", "p002"] as const;
   const total = o.changes + o.edgeChanges;
   let edgeLeft = o.edgeChanges;
@@ -174,7 +178,9 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     if (seenAt === null) throw new Error(`change ${i} did not propagate`);
     const push = await stack.pusher.waitForRoutes(await revP, TIMEOUT_MS);
     (atEdge ? edge : prop).push(seenAt - t0);
-    if (push && !atEdge) logged.push(push.doneAt - wall0);
+    const loggedMs = push ? push.doneAt - wall0 : Number.NaN;
+    if (atEdge && seenAt - t0 > edgeSlowest.ms) edgeSlowest = { ms: seenAt - t0, loggedMs };
+    if (!atEdge && push) logged.push(loggedMs);
 
     if (!relayFirst) floor.push(await relaySample(String(i)));
     // The former floor's parts, last: they run with nothing else going on, as they always did.
@@ -223,6 +229,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
       p50: round(e.p50),
       p99: round(e.p99),
       max: round(e.max),
+      max_push_logged: round(edgeSlowest.loggedMs),
       ratio_p50: round(e.p50 / f.p50, 2),
     },
   };
