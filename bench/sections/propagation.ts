@@ -4,7 +4,7 @@ import { scaleFixture } from "../lib/fixture.js";
 import { openFloorParts } from "../lib/floor-parts.js";
 import { revisionOf } from "../lib/kv-reader.js";
 import { startOriginProcess } from "../lib/origin-process.js";
-import { startRelayProcess } from "../lib/relay-process.js";
+import { openRelayFloor } from "../lib/relay-floor.js";
 import { pollUntil, sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
@@ -31,6 +31,10 @@ export interface PropagationResult {
     readonly logged_p50: number;
     /** KV reads by the poller that failed (Miniflare racing a writer) and were retried. */
     readonly read_errors: number;
+    /** `routes` writes the pusher logged during the measurement (one per change when none is extra). */
+    readonly routes_writes: number;
+    /** The pusher's warning and error lines during the measurement, by message. */
+    readonly pusher_warnings: Readonly<Record<string, number>>;
     readonly changes: number;
   };
   readonly edge_propagation_ms: {
@@ -54,9 +58,10 @@ export interface PropagationOptions {
 }
 
 const QUIET_MS = 1_050;
+/** The bench's PUSHER_ELECTION_TTL (5 s) and a second. */
+const ELECTION_SETTLE_MS = 6_000;
 const POLL_MS = 2;
 const TIMEOUT_MS = 10_000;
-const epoch = () => performance.timeOrigin + performance.now();
 
 /**
  * After a quiet second, one etcd put flips `country/DE` between two pools; measured until KV's
@@ -71,6 +76,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
   const pools = 20;
   const fixture = scaleFixture({ keys: 0, pools, origin: () => origin.url });
   const stack = await startStack(o.cleanup, fixture);
+  const firstPushAt = performance.now();
   const { client, prefix, persistDir, namespaceId } = stack;
   let readErrors = 0;
   // A read may fail when it races a writer replacing the value's blob: it has not seen it yet.
@@ -100,17 +106,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
 
   // Floors: keys outside the routing prefix, so the pusher stays quiet while they are sampled.
   const root = prefix.replace(/routing\/v1\/$/, "");
-  const relayKey = `${root}relay/v1/probe`;
-  const relay = await startRelayProcess({
-    etcdEndpoint: stack.etcd.endpoint,
-    prefix: `${root}relay/v1/`,
-    persistDir,
-    namespaceId,
-    key: "relay-probe",
-    pad: (await get("routes")) ?? "",
-    workDir: persistDir,
-    cleanup: o.cleanup,
-  });
+  const relay = await openRelayFloor({ stack, get, poll, cleanup: o.cleanup });
   const parts = await openFloorParts({
     client,
     etcdEndpoint: stack.etcd.endpoint,
@@ -122,25 +118,19 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     cleanup: o.cleanup,
   });
 
-  const relaySample = async (tag: string) => {
-    const start = epoch();
-    const t0 = performance.now();
-    const put = putOne(client, relayKey, tag);
-    const seenAt = await poll(async () =>
-      (await get(relay.key))?.startsWith(`${tag}:`) ? performance.now() : null,
-    );
-    await put;
-    if (seenAt === null) throw new Error(`the relay never delivered ${tag}`);
-    return { tag, start, ms: seenAt - t0 };
-  };
-
+  // Electing itself, the pusher schedules one more look at KV after the election TTL (5 s here),
+  // for a former leader's late write; that re-read writes `routes` again when etcd moved
+  // meanwhile, taking the key's write slot. Measured after it, so a change never waits for it.
+  await sleep(Math.max(0, firstPushAt + ELECTION_SETTLE_MS - performance.now()));
+  const warnedBefore = stack.pusher.warnings.length;
+  const writesFrom = Date.now();
   const prop: number[] = [];
   const edge: number[] = [];
   const logged: number[] = [];
   const floorEtcd: number[] = [];
   const floorKv: number[] = [];
   const floorParts: number[] = [];
-  const floor: Array<{ tag: string; start: number; ms: number }> = [];
+  const floor: number[] = [];
   /** The slowest change seen at the Worker, and when the pusher logged its push. */
   let edgeSlowest = { ms: Number.NEGATIVE_INFINITY, loggedMs: Number.NaN };
   const pools2 = ["p001", "p002"] as const;
@@ -155,7 +145,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     // Which of the two goes first after the quiet second alternates every two iterations, so
     // each sees both positions at KV and at the Worker alike.
     const relayFirst = i % 4 < 2;
-    if (relayFirst) floor.push(await relaySample(String(i)));
+    if (relayFirst) floor.push(await relay.sample(String(i)));
 
     const [primary, fallback] = i % 2 === 0 ? [pools2[1], pools2[0]] : [pools2[0], pools2[1]];
     const wall0 = Date.now();
@@ -182,7 +172,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     if (atEdge && seenAt - t0 > edgeSlowest.ms) edgeSlowest = { ms: seenAt - t0, loggedMs };
     if (!atEdge && push) logged.push(loggedMs);
 
-    if (!relayFirst) floor.push(await relaySample(String(i)));
+    if (!relayFirst) floor.push(await relay.sample(String(i)));
     // The former floor's parts, last: they run with nothing else going on, as they always did.
     const etcdMs = await parts.watchMs(String(i));
     const kvMs = await parts.putMs(`${i}:${(await get("routes")) ?? ""}`);
@@ -191,23 +181,17 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     floorParts.push(etcdMs + kvMs);
     if ((i + 1) % 15 === 0) {
       o.log(
-        `  ${i + 1}/${total}: KV p50 ${summarize(prop).p50.toFixed(1)} ms, edge p50 ${summarize(edge).p50.toFixed(1)} ms, relay floor p50 ${summarize(floor.map((f) => f.ms)).p50.toFixed(1)} ms (parts ${summarize(floorParts).p50.toFixed(1)})`,
+        `  ${i + 1}/${total}: KV p50 ${summarize(prop).p50.toFixed(1)} ms, edge p50 ${summarize(edge).p50.toFixed(1)} ms, relay floor p50 ${summarize(floor).p50.toFixed(1)} ms (parts ${summarize(floorParts).p50.toFixed(1)})`,
       );
     }
   }
-  // The relay's own times, by tag: put → its watch event, and its KV put.
-  const byTag = new Map((await relay.report()).map((s) => [s.tag, s]));
-  const relayWatch: number[] = [];
-  const relayPut: number[] = [];
-  for (const f of floor) {
-    const s = byTag.get(f.tag);
-    if (!s) continue;
-    relayWatch.push(s.event - f.start);
-    relayPut.push(s.put - s.event);
-  }
+  const inRelay = await relay.breakdown();
+  const warnings: Record<string, number> = {};
+  for (const w of stack.pusher.warnings.slice(warnedBefore))
+    warnings[w.msg] = (warnings[w.msg] ?? 0) + 1;
   const p = summarize(prop);
   const e = summarize(edge);
-  const f = summarize(floor.map((x) => x.ms));
+  const f = summarize(floor);
   return {
     propagation_ms: {
       p50: round(p.p50),
@@ -216,13 +200,15 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
       floor_p50: round(f.p50),
       floor_p99: round(f.p99),
       ratio_p50: round(p.p50 / f.p50, 2),
-      floor_relay_watch_p50: round(summarize(relayWatch).p50),
-      floor_relay_put_p50: round(summarize(relayPut).p50),
+      floor_relay_watch_p50: round(summarize(inRelay.watch).p50),
+      floor_relay_put_p50: round(summarize(inRelay.put).p50),
       floor_parts_p50: round(summarize(floorParts).p50),
       floor_etcd_watch_p50: round(summarize(floorEtcd).p50),
       floor_kv_put_p50: round(summarize(floorKv).p50),
       logged_p50: round(summarize(logged).p50),
       read_errors: readErrors,
+      routes_writes: stack.pusher.routesWrites(writesFrom).length,
+      pusher_warnings: warnings,
       changes: p.n,
     },
     edge_propagation_ms: {
