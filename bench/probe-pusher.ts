@@ -1,83 +1,158 @@
-// Where does the pusher spend a propagation? Runs the pusher in-process (createPusher) on the
-// local sink wrapped to timestamp each putMany, and splits put → KV into: put → putMany call
-// (watch, range read, compile, scheduling) and the putMany itself. `tsx bench/probe-pusher.ts`
-import { mkdtempSync, rmSync } from "node:fs";
+// Where does the pusher spend a propagation? `tsx bench/probe-pusher.ts [changes]`: the bench's
+// propagation setup (20 pools, local sink, a second Miniflare polling `routes` every 2 ms), but
+// the pusher runs from source through bench/probe-hooks.ts, which timestamps each step. Prints
+// the p50 of each step's offset from the etcd put and of the gaps between steps.
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Etcd3 } from "etcd3";
-import { pino } from "pino";
-import { createLocalSink, type KvSink } from "../adapters/kv/index.js";
-import { systemClock } from "../pusher/clock.js";
-import { createEtcdClient } from "../pusher/etcd-client.js";
-import { createPusher } from "../pusher/pusher.js";
-import { startEtcd } from "../test/helpers/etcd.js";
-import { putAll, putOne } from "./lib/etcd-load.js";
+import { fileURLToPath } from "node:url";
+import { Cleanup } from "./lib/cleanup.js";
+import { putOne } from "./lib/etcd-load.js";
 import { scaleFixture } from "./lib/fixture.js";
-import { sleep } from "./lib/sleep.js";
+import { revisionOf } from "./lib/kv-reader.js";
+import { startRelayProcess } from "./lib/relay-process.js";
+import { pollUntil, sleep } from "./lib/sleep.js";
+import { startStack } from "./lib/stack.js";
 import { summarize } from "./lib/stats.js";
 
-const etcd = await startEtcd();
-const dir = mkdtempSync(join(tmpdir(), "edge-probe-"));
-const prefix = "/probe/routing/v1/";
-const client = new Etcd3({ hosts: etcd.endpoint });
-const inner = await createLocalSink({ persistDir: dir, namespaceId: "probe" });
-const calls: Array<{ at: number; done: number; keys: string[] }> = [];
-const kv: KvSink = {
-  kind: inner.kind,
-  get: (k) => inner.get(k),
-  async putMany(entries) {
-    const at = performance.now();
-    await inner.putMany(entries);
-    calls.push({ at, done: performance.now(), keys: entries.map((e) => e.key) });
-  },
-  close: () => inner.close(),
-};
-const pusherEtcd = createEtcdClient({ endpoints: [etcd.endpoint] });
-const pusher = createPusher({
-  etcd: pusherEtcd,
-  kv,
-  logger: pino({ level: "silent" }),
-  clock: systemClock,
-  config: {
-    prefix,
-    originTemplate: "https://{pool}.example.net",
-    floorPool: "p000",
-    heartbeatSeconds: 600,
-    resyncSeconds: 600,
-    electionKey: "/probe/pusher/leader",
-    electionTtl: 5,
-    pusherId: "probe",
-  },
-});
+const changes = Number(process.argv[2] ?? 30);
+const file = join(tmpdir(), `edge-probe-${process.pid}.log`);
+process.env.BENCH_PUSHER_ENTRY = fileURLToPath(new URL("./probe-hooks.ts", import.meta.url));
+process.env.BENCH_PUSHER_NODE_ARGS = `--import tsx ${process.env.PROBE_NODE_ARGS ?? ""}`;
+process.env.BENCH_PUSHER_ENV = JSON.stringify({ PROBE_OUT: file });
+const epoch = () => performance.timeOrigin + performance.now();
+
+const cleanup = new Cleanup();
+const samples: Array<{ t0: number; acked: number; seen: number }> = [];
+const relayed: Array<{ t0: number; seen: number; event: number; put: number }> = [];
 try {
-  await putAll(client, prefix, scaleFixture({ keys: 0, pools: 20 }));
-  pusher.start();
-  await sleep(3_000);
-  const internal: number[] = [];
-  const write: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    await sleep(1_100);
-    const n = calls.length;
-    const t0 = performance.now();
-    await putOne(
+  const stack = await startStack(cleanup, scaleFixture({ keys: 0, pools: 20 }));
+  const { client, prefix } = stack;
+  // A read racing a writer that replaces the value's blob may fail: not seen yet.
+  const reader = { get: (key: string) => stack.reader.get(key).catch(() => null) };
+  const root = prefix.replace(/routing\/v1\/$/, "");
+  const relay = await startRelayProcess({
+    etcdEndpoint: stack.etcd.endpoint,
+    prefix: `${root}relay/v1/`,
+    persistDir: stack.persistDir,
+    namespaceId: stack.namespaceId,
+    key: "relay-probe",
+    pad: (await reader.get("routes")) ?? "",
+    workDir: stack.persistDir,
+    cleanup,
+  });
+  const relayOnce = async (i: number) => {
+    const t0 = epoch();
+    void putOne(client, `${root}relay/v1/probe`, String(i));
+    const seen = await pollUntil(
+      async () => ((await reader.get("relay-probe"))?.startsWith(`${i}:`) ? epoch() : null),
+      { timeoutMs: 10_000, intervalMs: 2 },
+    );
+    relayed.push({ t0, seen: seen ?? Number.NaN, event: 0, put: 0 });
+  };
+  for (let i = 0; i < changes; i++) {
+    await sleep(1_050);
+    if (i % 4 < 2) await relayOnce(i);
+    const [primary, fallback] = i % 2 === 0 ? ["p002", "p001"] : ["p001", "p002"];
+    const t0 = epoch();
+    let acked = 0;
+    let rev = Number.POSITIVE_INFINITY;
+    const revP = putOne(
       client,
       `${prefix}country/DE`,
-      JSON.stringify({ primary: i % 2 ? "p001" : "p002", fallbacks: [] }),
+      JSON.stringify({ primary, fallbacks: [fallback] }),
     );
-    while (calls.length === n) await sleep(1);
-    const c = calls[n]!;
-    internal.push(c.at - t0);
-    write.push(c.done - c.at);
+    void revP.then((r) => {
+      rev = r;
+      acked = epoch();
+    });
+    const seen = await pollUntil(
+      async () => {
+        const r = revisionOf(await reader.get("routes"));
+        return r !== null && r >= rev ? epoch() : null;
+      },
+      { timeoutMs: 10_000, intervalMs: 2 },
+    );
+    if (seen === null) throw new Error(`change ${i} never arrived`);
+    samples.push({ t0, acked, seen });
+    await stack.pusher.waitForRoutes(rev, 10_000);
+    if (i % 4 >= 2) await relayOnce(i);
   }
-  const a = summarize(internal);
-  const b = summarize(write);
-  console.log(`put → putMany call: p50 ${a.p50.toFixed(1)} ms (max ${a.max.toFixed(1)})`);
-  console.log(`putMany (routes + meta): p50 ${b.p50.toFixed(1)} ms (max ${b.max.toFixed(1)})`);
+  await sleep(600);
+  const report = await relay.report();
+  relayed.forEach((r, k) => {
+    const s = report[k];
+    if (s) Object.assign(r, { event: s.event, put: s.put });
+  });
 } finally {
-  await pusher.stop({ flushTimeoutMs: 1000 });
-  pusherEtcd.close();
-  client.close();
-  await kv.close();
-  await etcd.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await cleanup.runAll();
+}
+
+const gcs: Array<{ t: number; kind: string; ms: number }> = [];
+const marks = readFileSync(file, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => {
+    const [step = "", t = "0", detail = ""] = l.split(" ");
+    if (step === "gc")
+      gcs.push({
+        t: Number(t),
+        kind: detail.split(":")[0] ?? "",
+        ms: Number(detail.split(":")[1]),
+      });
+    return {
+      step:
+        step + (detail.startsWith("routes") ? ":routes" : detail.startsWith("meta") ? ":meta" : ""),
+      t: Number(t),
+    };
+  });
+rmSync(file, { force: true });
+const offsets = new Map<string, number[]>();
+const add = (k: string, v: number) => offsets.set(k, [...(offsets.get(k) ?? []), v]);
+for (const s of samples) {
+  add("0 etcd put acked (bench)", s.acked - s.t0);
+  add("z routes seen by the poller (bench)", s.seen - s.t0);
+  const firsts = new Map<string, number>();
+  for (const m of marks) {
+    if (m.t < s.t0 || m.t > s.seen + 300) continue;
+    if (!firsts.has(m.step)) firsts.set(m.step, m.t - s.t0);
+  }
+  for (const [k, v] of firsts) add(k, v);
+  const done = firsts.get("put:end:routes");
+  if (done !== undefined) add("zz seen − routes put end", s.seen - s.t0 - done);
+  const inWindow = gcs.filter((g) => g.t >= s.t0 && g.t <= s.seen);
+  add(
+    "zz GC in put → seen, ms (sum)",
+    inWindow.reduce((n, g) => n + g.ms, 0),
+  );
+  add("zz GC in put → seen, count", inWindow.length);
+}
+const count = (step: string) => marks.filter((m) => m.step === step).length;
+console.log(
+  `range reads ${count("read:start")}, KV writes ${count("write:start")}, routes puts ${count("put:start:routes")} for ${samples.length} changes (+ the first push)`,
+);
+const rows = [...offsets].map(([k, v]) => [k, summarize(v)] as const);
+rows.sort((a, b) => a[1].p50 - b[1].p50);
+console.log(`${samples.length} changes; offsets from the etcd put (first occurrence), ms:`);
+for (const [k, s] of rows)
+  console.log(
+    `  ${k.padEnd(36)} p50 ${s.p50.toFixed(2).padStart(7)}  p90 ${s.p90.toFixed(2).padStart(7)}  n=${s.n}`,
+  );
+const relayRows: Array<[string, number[]]> = [
+  ["relay: watch event", relayed.map((r) => r.event - r.t0)],
+  ["relay: KV put done", relayed.map((r) => r.put - r.t0)],
+  ["relay: seen by the poller", relayed.map((r) => r.seen - r.t0)],
+  ["relay: seen − put end", relayed.map((r) => r.seen - r.put)],
+];
+for (const [k, v] of relayRows) {
+  const s = summarize(v);
+  console.log(
+    `  ${k.padEnd(36)} p50 ${s.p50.toFixed(2).padStart(7)}  p90 ${s.p90.toFixed(2).padStart(7)}  n=${s.n}`,
+  );
+}
+const kinds = new Map<string, number[]>();
+for (const g of gcs) kinds.set(g.kind, [...(kinds.get(g.kind) ?? []), g.ms]);
+for (const [k, v] of kinds) {
+  const s = summarize(v);
+  console.log(`  GC kind ${k}: n=${s.n} p50 ${s.p50.toFixed(2)} max ${s.max.toFixed(2)} ms`);
 }

@@ -49,6 +49,9 @@ export class KvView {
     if (!d || this.awaitingCompile) return null;
     const w = this.written;
     if (!w) return d;
+    // The map this pusher just wrote: nothing to compare (sameMap serializes both, ~1 ms each
+    // time the 88 KB map is cold, right after every write).
+    if (w === d) return null;
     // KV never goes backwards in (history, rev): another leader may have written a newer map.
     if (isAfter(w, d)) return null;
     // sameMap compares rev and epoch too: only maps equal in both need the full comparison,

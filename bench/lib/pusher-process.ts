@@ -25,6 +25,8 @@ export interface PusherProcess {
   readonly port: number;
   /** Every push logged so far. */
   readonly pushes: readonly PushEvent[];
+  /** The `msg` of every warning or error line logged so far, with its wall-clock ms. */
+  readonly warnings: ReadonlyArray<{ readonly at: number; readonly msg: string }>;
   /** Pushes that wrote `routes`, optionally only those started at or after `since` (ms). */
   routesWrites(since?: number): PushEvent[];
   /** RSS of the pusher's Node process in MiB. */
@@ -62,6 +64,7 @@ function nodeOptions(fallback: string | null | undefined): { NODE_OPTIONS?: stri
 
 interface PushLogLine {
   msg?: string;
+  level?: number;
   /** ISO 8601 (the log schema); a number from older pushers. */
   time?: string | number;
   duration_ms?: number;
@@ -107,6 +110,7 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not start the pusher");
   const pushes: PushEvent[] = [];
+  const warnings: Array<{ at: number; msg: string }> = [];
   const stderr: string[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -117,6 +121,7 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       return;
     }
     const time = typeof rec.time === "string" ? Date.parse(rec.time) : rec.time;
+    if ((rec.level ?? 0) >= 40) warnings.push({ at: time ?? 0, msg: rec.msg ?? "" });
     if ((rec.msg === "push" || rec.msg === "heartbeat") && typeof time === "number" && time > 0) {
       pushes.push({
         startedAt: time - (rec.duration_ms ?? 0),
@@ -167,6 +172,7 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
     pid,
     port: o.port,
     pushes,
+    warnings,
     routesWrites,
     rssMb: () => rssMb(pid),
     childRssMb: () =>

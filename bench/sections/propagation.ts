@@ -1,9 +1,10 @@
-import { createLocalSink } from "../../adapters/kv/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { scaleFixture } from "../lib/fixture.js";
+import { openFloorParts } from "../lib/floor-parts.js";
 import { revisionOf } from "../lib/kv-reader.js";
 import { startOriginProcess } from "../lib/origin-process.js";
+import { openRelayFloor } from "../lib/relay-floor.js";
 import { pollUntil, sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
@@ -15,18 +16,33 @@ export interface PropagationResult {
     readonly p50: number;
     readonly p99: number;
     readonly max: number;
+    /** The relay floor: etcd put → the relay's value visible to the same poller, p50. */
     readonly floor_p50: number;
+    readonly floor_p99: number;
     readonly ratio_p50: number;
+    /** Inside the relay floor: put → the relay's watch event, and the relay's KV put, p50. */
+    readonly floor_relay_watch_p50: number;
+    readonly floor_relay_put_p50: number;
+    /** The former floor, for comparison: raw watch + raw KV put measured apart, p50 of the sum. */
+    readonly floor_parts_p50: number;
     readonly floor_etcd_watch_p50: number;
     readonly floor_kv_put_p50: number;
     /** put → the pusher's own "push" log line (no polling in the figure). */
     readonly logged_p50: number;
+    /** KV reads by the poller that failed (Miniflare racing a writer) and were retried. */
+    readonly read_errors: number;
+    /** `routes` writes the pusher logged during the measurement (one per change when none is extra). */
+    readonly routes_writes: number;
+    /** The pusher's warning and error lines during the measurement, by message. */
+    readonly pusher_warnings: Readonly<Record<string, number>>;
     readonly changes: number;
   };
   readonly edge_propagation_ms: {
     readonly p50: number;
     readonly p99: number;
     readonly max: number;
+    /** The slowest change's push as the pusher logged it: late there, or late in the Worker? */
+    readonly max_push_logged: number;
     readonly ratio_p50: number;
   };
 }
@@ -42,25 +58,42 @@ export interface PropagationOptions {
 }
 
 const QUIET_MS = 1_050;
+/** The bench's PUSHER_ELECTION_TTL (5 s) and a second. */
+const ELECTION_SETTLE_MS = 6_000;
 const POLL_MS = 2;
 const TIMEOUT_MS = 10_000;
 
 /**
  * After a quiet second, one etcd put flips `country/DE` between two pools; measured until KV's
  * `routes` carries the new revision and until a client of the Worker sees `X-Edge-Pool` flip.
- * The floor, sampled in the same iteration: put → watch event in a second etcd client, plus one
- * KV put of a same-sized value on the same persisted namespace, seen by the same reader.
+ * The floor, in the same iteration (before or after the pusher's sample, alternately): one etcd
+ * put under a sibling prefix, relayed to KV by the minimal relay (`bench/lib/relay-child.ts`: one
+ * watch, one put of a value the size of `routes`), timed like the pusher: from the put until the
+ * same reader, polling the same way, sees the value.
  */
 export async function propagation(o: PropagationOptions): Promise<PropagationResult> {
   const origin = await startOriginProcess(o.cleanup);
   const pools = 20;
   const fixture = scaleFixture({ keys: 0, pools, origin: () => origin.url });
   const stack = await startStack(o.cleanup, fixture);
-  const { client, reader, prefix } = stack;
+  const firstPushAt = performance.now();
+  const { client, prefix, persistDir, namespaceId } = stack;
+  let readErrors = 0;
+  // A read may fail when it races a writer replacing the value's blob: it has not seen it yet.
+  const get = async (key: string) => {
+    try {
+      return await stack.reader.get(key);
+    } catch {
+      readErrors++;
+      return null;
+    }
+  };
+  const poll = <T>(fn: () => Promise<T | null>) =>
+    pollUntil(fn, { timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS });
 
   const workerd = await startBenchWorkerd({
-    persistDir: stack.persistDir,
-    namespaceId: stack.namespaceId,
+    persistDir,
+    namespaceId,
     passOrigin: origin.url,
     vars: { ISOLATE_CACHE_SECONDS: "0" },
     cleanup: o.cleanup,
@@ -71,25 +104,35 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     return res.headers.get("x-edge-pool");
   };
 
-  // Floor: a watcher in another etcd client, on a key outside the routing prefix.
-  const floorKey = `${prefix.replace(/routing\/v1\/$/, "")}floor/probe`;
-  const { Etcd3 } = await import("etcd3");
-  const watcherClient = new Etcd3({ hosts: stack.etcd.endpoint });
-  o.cleanup.add("floor watcher client", () => watcherClient.close());
-  const watcher = await watcherClient.watch().key(floorKey).create();
-  o.cleanup.add("floor watcher", () => watcher.cancel());
-  const floorWriter = await createLocalSink({
-    persistDir: stack.persistDir,
-    namespaceId: stack.namespaceId,
+  // Floors: keys outside the routing prefix, so the pusher stays quiet while they are sampled.
+  const root = prefix.replace(/routing\/v1\/$/, "");
+  const relay = await openRelayFloor({ stack, get, poll, cleanup: o.cleanup });
+  const parts = await openFloorParts({
+    client,
+    etcdEndpoint: stack.etcd.endpoint,
+    key: `${root}floor/probe`,
+    persistDir,
+    namespaceId,
+    reader: stack.reader,
+    pollMs: POLL_MS,
+    cleanup: o.cleanup,
   });
-  o.cleanup.add("floor kv writer", () => floorWriter.close());
 
+  // Electing itself, the pusher schedules one more look at KV after the election TTL (5 s here),
+  // for a former leader's late write; that re-read writes `routes` again when etcd moved
+  // meanwhile, taking the key's write slot. Measured after it, so a change never waits for it.
+  await sleep(Math.max(0, firstPushAt + ELECTION_SETTLE_MS - performance.now()));
+  const warnedBefore = stack.pusher.warnings.length;
+  const writesFrom = Date.now();
   const prop: number[] = [];
   const edge: number[] = [];
   const logged: number[] = [];
   const floorEtcd: number[] = [];
   const floorKv: number[] = [];
+  const floorParts: number[] = [];
   const floor: number[] = [];
+  /** The slowest change seen at the Worker, and when the pusher logged its push. */
+  let edgeSlowest = { ms: Number.NEGATIVE_INFINITY, loggedMs: Number.NaN };
   const pools2 = ["p001", "p002"] as const;
   const total = o.changes + o.edgeChanges;
   let edgeLeft = o.edgeChanges;
@@ -99,32 +142,11 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     const atEdge = edgeLeft > 0 && (i % 2 === 1 || total - i <= edgeLeft);
     if (atEdge) edgeLeft--;
     await sleep(QUIET_MS);
+    // Which of the two goes first after the quiet second alternates every two iterations, so
+    // each sees both positions at KV and at the Worker alike.
+    const relayFirst = i % 4 < 2;
+    if (relayFirst) floor.push(await relay.sample(String(i)));
 
-    const seen = new Promise<number>((resolve) => {
-      const on = (kv: { value: Buffer }) => {
-        if (kv.value.toString() === String(i)) {
-          watcher.off("put", on);
-          resolve(performance.now());
-        }
-      };
-      watcher.on("put", on);
-    });
-    const e0 = performance.now();
-    await putOne(client, floorKey, String(i));
-    const etcdMs = (await seen) - e0;
-
-    const routesText = (await reader.get("routes")) ?? "";
-    const probe = `${i}:${routesText}`;
-    const k0 = performance.now();
-    await floorWriter.putMany([{ key: "floor-probe", value: probe }]);
-    const kvSeen = await pollUntil(
-      async () => ((await reader.get("floor-probe")) === probe ? true : null),
-      { timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
-    );
-    const kvMs = performance.now() - k0;
-    if (!kvSeen) throw new Error("floor KV put never became visible");
-
-    // The floor samples touch neither the routing prefix nor `routes`: the pusher stays quiet.
     const [primary, fallback] = i % 2 === 0 ? [pools2[1], pools2[0]] : [pools2[0], pools2[1]];
     const wall0 = Date.now();
     const t0 = performance.now();
@@ -138,30 +160,35 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
       rev = r;
     });
     const seenAt = atEdge
-      ? await pollUntil(async () => ((await edgePool()) === primary ? performance.now() : null), {
-          timeoutMs: TIMEOUT_MS,
-          intervalMs: POLL_MS,
-        })
-      : await pollUntil(
-          async () => {
-            const r = revisionOf(await reader.get("routes"));
-            return r !== null && r >= rev ? performance.now() : null;
-          },
-          { timeoutMs: TIMEOUT_MS, intervalMs: POLL_MS },
-        );
+      ? await poll(async () => ((await edgePool()) === primary ? performance.now() : null))
+      : await poll(async () => {
+          const r = revisionOf(await get("routes"));
+          return r !== null && r >= rev ? performance.now() : null;
+        });
     if (seenAt === null) throw new Error(`change ${i} did not propagate`);
     const push = await stack.pusher.waitForRoutes(await revP, TIMEOUT_MS);
     (atEdge ? edge : prop).push(seenAt - t0);
-    if (push && !atEdge) logged.push(push.doneAt - wall0);
+    const loggedMs = push ? push.doneAt - wall0 : Number.NaN;
+    if (atEdge && seenAt - t0 > edgeSlowest.ms) edgeSlowest = { ms: seenAt - t0, loggedMs };
+    if (!atEdge && push) logged.push(loggedMs);
+
+    if (!relayFirst) floor.push(await relay.sample(String(i)));
+    // The former floor's parts, last: they run with nothing else going on, as they always did.
+    const etcdMs = await parts.watchMs(String(i));
+    const kvMs = await parts.putMs(`${i}:${(await get("routes")) ?? ""}`);
     floorEtcd.push(etcdMs);
     floorKv.push(kvMs);
-    floor.push(etcdMs + kvMs);
+    floorParts.push(etcdMs + kvMs);
     if ((i + 1) % 15 === 0) {
       o.log(
-        `  ${i + 1}/${total}: KV p50 ${summarize(prop).p50.toFixed(1)} ms, edge p50 ${summarize(edge).p50.toFixed(1)} ms, floor p50 ${summarize(floor).p50.toFixed(1)} ms`,
+        `  ${i + 1}/${total}: KV p50 ${summarize(prop).p50.toFixed(1)} ms, edge p50 ${summarize(edge).p50.toFixed(1)} ms, relay floor p50 ${summarize(floor).p50.toFixed(1)} ms (parts ${summarize(floorParts).p50.toFixed(1)})`,
       );
     }
   }
+  const inRelay = await relay.breakdown();
+  const warnings: Record<string, number> = {};
+  for (const w of stack.pusher.warnings.slice(warnedBefore))
+    warnings[w.msg] = (warnings[w.msg] ?? 0) + 1;
   const p = summarize(prop);
   const e = summarize(edge);
   const f = summarize(floor);
@@ -171,16 +198,24 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
       p99: round(p.p99),
       max: round(p.max),
       floor_p50: round(f.p50),
+      floor_p99: round(f.p99),
       ratio_p50: round(p.p50 / f.p50, 2),
+      floor_relay_watch_p50: round(summarize(inRelay.watch).p50),
+      floor_relay_put_p50: round(summarize(inRelay.put).p50),
+      floor_parts_p50: round(summarize(floorParts).p50),
       floor_etcd_watch_p50: round(summarize(floorEtcd).p50),
       floor_kv_put_p50: round(summarize(floorKv).p50),
       logged_p50: round(summarize(logged).p50),
+      read_errors: readErrors,
+      routes_writes: stack.pusher.routesWrites(writesFrom).length,
+      pusher_warnings: warnings,
       changes: p.n,
     },
     edge_propagation_ms: {
       p50: round(e.p50),
       p99: round(e.p99),
       max: round(e.max),
+      max_push_logged: round(edgeSlowest.loggedMs),
       ratio_p50: round(e.p50 / f.p50, 2),
     },
   };

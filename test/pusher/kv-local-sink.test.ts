@@ -6,6 +6,8 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createKvSink,
+  createLocalSink,
+  KvError,
   type KvSink,
   kvSettingsFromEnv,
   localPersistRoot,
@@ -100,6 +102,50 @@ describe("local KV sink (Miniflare)", () => {
     await wranglerKv(cwd, "put", "meta", '{"from":"wrangler"}');
     const sink = await openSink(cwd);
     expect(await sink.get("meta")).toBe('{"from":"wrangler"}');
+  });
+
+  it("lets another process read each entry of a putMany as soon as it lands, before the next", async () => {
+    const persistDir = join(tempProject(), "state");
+    // A long pause, so the read surely falls between the two puts.
+    const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE, putGapMs: 1_500 });
+    cleanups.push(() => writer.close());
+    const reader = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
+    cleanups.push(() => reader.close());
+    await writer.putMany([
+      { key: "routes", value: "r1" },
+      { key: "meta", value: "m1" },
+    ]);
+    const writing = writer.putMany([
+      { key: "routes", value: "r2" },
+      { key: "meta", value: "m2" },
+    ]);
+    let seen: string | null = null;
+    const deadline = Date.now() + 1_000;
+    while (seen !== "r2" && Date.now() < deadline) seen = await reader.get("routes");
+    expect(seen).toBe("r2");
+    expect(await reader.get("meta")).toBe("m1");
+    await writing;
+    expect(await reader.get("meta")).toBe("m2");
+  });
+
+  it("stops with a timeout, writing no later entry, when the deadline passes between puts", async () => {
+    const persistDir = join(tempProject(), "state");
+    const sink = await createLocalSink({ persistDir, namespaceId: NAMESPACE, putGapMs: 1_000 });
+    cleanups.push(() => sink.close());
+    const fence = new AbortController();
+    const writing = sink.putMany(
+      [
+        { key: "routes", value: "r1" },
+        { key: "meta", value: "m1" },
+      ],
+      { signal: fence.signal },
+    );
+    setTimeout(() => fence.abort(), 300);
+    const error = await writing.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KvError);
+    expect((error as KvError).code).toBe("timeout");
+    expect(await sink.get("routes")).toBe("r1");
+    expect(await sink.get("meta")).toBeNull();
   });
 
   it("close is idempotent", async () => {

@@ -1,0 +1,99 @@
+// Diagnostics entry: the pusher's own main (from source, under tsx) with timestamps at each step
+// of a propagation, appended to the file named by PROBE_OUT as `step epochMs detail` lines
+// (epoch ms from performance.timeOrigin + performance.now(), comparable across processes).
+// bench/probe-pusher.ts starts it through the bench's stack (BENCH_PUSHER_ENTRY); nothing else uses it.
+import { appendFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
+import { Watcher } from "etcd3";
+import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
+import { LOCAL_PUT_GAP_MS } from "../adapters/kv/local-sink.js";
+import { sleep } from "../pusher/clock.js";
+import { CompileLoop } from "../pusher/compile-loop.js";
+import { ExpiryTimer } from "../pusher/expiry-timer.js";
+import { RoutingView } from "../pusher/ui/routing-view.js";
+import { WriteScheduler } from "../pusher/write-scheduler.js";
+
+const out = process.env.PROBE_OUT ?? "";
+const lines: string[] = [];
+const at = () => (performance.timeOrigin + performance.now()).toFixed(3);
+const mark = (step: string, detail = "") => {
+  lines.push(`${step} ${at()} ${detail}`);
+  if (lines.length >= 20) flush();
+};
+const flush = () => {
+  if (out && lines.length) appendFileSync(out, `${lines.join("\n")}\n`);
+  lines.length = 0;
+};
+setInterval(flush, 500).unref();
+process.on("exit", flush);
+
+// Every GC pause, marked at its start with its kind and duration.
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    lines.push(
+      `gc ${(performance.timeOrigin + e.startTime).toFixed(3)} ${kind}:${e.duration.toFixed(2)}`,
+    );
+  }
+}).observe({ entryTypes: ["gc"] });
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+/** Wraps `proto[name]`, marking before (and, for a promise, after) each call. */
+function wrap(proto: object, name: string, step: string, after = false): void {
+  const table = proto as Record<string, Method>;
+  const inner = table[name];
+  if (typeof inner !== "function") throw new Error(`probe: no method ${name}`);
+  table[name] = function (this: unknown, ...args: unknown[]) {
+    mark(`${step}:start`);
+    const r = inner.apply(this, args);
+    if (after && r instanceof Promise) void r.then(() => mark(`${step}:end`));
+    return r;
+  };
+}
+
+const emit = Watcher.prototype.emit;
+Watcher.prototype.emit = function (this: Watcher, event: string | symbol, ...args: unknown[]) {
+  if (event === "data") {
+    const res = args[0] as { events?: Array<{ kv: { mod_revision: string } }> };
+    mark("watch:data", res.events?.map((e) => e.kv.mod_revision).join(",") ?? "");
+  }
+  return emit.call(this, event, ...args);
+};
+wrap(CompileLoop.prototype, "trigger", "trigger");
+wrap(CompileLoop.prototype, "read", "read", true);
+wrap(CompileLoop.prototype, "once", "once", true);
+// memoFor runs just before the core compile, RoutingView.update first thing after it.
+wrap(CompileLoop.prototype, "memoFor", "compile");
+wrap(RoutingView.prototype, "update", "compiled");
+wrap(ExpiryTimer.prototype, "arm", "arm");
+wrap(WriteScheduler.prototype, "submit", "submit");
+wrap(WriteScheduler.prototype, "tick", "tick", true);
+
+// The sink: one put per entry, as the local sink does, each timed.
+const wrapped = new WeakSet<KvSink>();
+const write = (WriteScheduler.prototype as unknown as Record<string, Method>).write;
+if (!write) throw new Error("probe: no method write");
+(WriteScheduler.prototype as unknown as Record<string, Method>).write = function (
+  this: unknown,
+  ...args: unknown[]
+) {
+  const kv = (this as { o: { kv: KvSink } }).o.kv;
+  if (!wrapped.has(kv)) {
+    wrapped.add(kv);
+    const putMany = kv.putMany.bind(kv);
+    (kv as { putMany: KvSink["putMany"] }).putMany = async (entries: readonly KvEntry[], o) => {
+      for (const [i, e] of entries.entries()) {
+        // The pause the local sink makes between the puts of one putMany.
+        if (i > 0 && kv.kind === "local") await sleep(LOCAL_PUT_GAP_MS);
+        mark("put:start", `${e.key}:${e.value.length}`);
+        await putMany([e], o);
+        mark("put:end", e.key);
+      }
+    };
+  }
+  mark("write:start");
+  const r = write.apply(this, args) as Promise<void>;
+  return r.then(() => mark("write:end"));
+};
+
+await import("../pusher/main.js");
