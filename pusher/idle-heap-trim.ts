@@ -1,0 +1,118 @@
+import type { Logger } from "pino";
+
+/** What the trim reads and does; injected so that tests drive it with their own clock. */
+export interface IdleHeapTrimDeps {
+  /**
+   * One memory-reducing full GC: V8's `gc({ type: "major", flavor: "last-resort" })`, which
+   * compacts the heap and returns its free pages to the OS (a regular full GC keeps them pooled).
+   */
+  readonly collect: () => void;
+  /** CPU time this process has used, in µs (`process.cpuUsage()`, user + system). */
+  readonly cpuMicros: () => number;
+  /** Bytes V8's heap has committed (`v8.getHeapStatistics().total_heap_size`). */
+  readonly heapBytes: () => number;
+  /** Monotonic milliseconds. */
+  readonly now: () => number;
+  readonly logger?: Logger;
+}
+
+/** When a trim runs. */
+export interface IdleHeapTrimOptions {
+  /** How often the process's CPU time is sampled (default 250 ms). */
+  readonly tickMs?: number;
+  /** How long the process must have been quiet (default 1 s). */
+  readonly quietMs?: number;
+  /** Quiet: under this share of one core between two samples (default 5 %). */
+  readonly quietCpuPct?: number;
+  /** Committed heap growth since the last trim that makes another one worth it (default 4 MiB). */
+  readonly minGrowthBytes?: number;
+  /** At most one trim per this interval (default 10 s). */
+  readonly minIntervalMs?: number;
+}
+
+/**
+ * Hands the heap that a burst of work left behind back to the OS once the pusher goes quiet.
+ *
+ * Every full range read promotes its decoded entries to V8's old space, so after startup or a
+ * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
+ * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
+ * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
+ * so they stay resident. A memory-reducing GC after one quiet second returns them (10,000 keys:
+ * RSS ~115 → ~97 MiB, bench/README.md "Memory"). Busy, the pusher is never quiet that long and
+ * no trim runs; each trim costs one compacting GC, at most one per `minIntervalMs`, and only
+ * after the heap grew by `minGrowthBytes`, so an idle pusher does not repeat it.
+ */
+export class IdleHeapTrim {
+  private readonly tickMs: number;
+  private readonly quietMs: number;
+  private readonly quietCpuPct: number;
+  private readonly minGrowthBytes: number;
+  private readonly minIntervalMs: number;
+  private lastCpu: number;
+  private lastTick: number;
+  private quietSince: number | null = null;
+  private lastTrimAt = Number.NEGATIVE_INFINITY;
+  /** Committed heap after the last trim; 0 before the first, so the startup heap is trimmed. */
+  private heapAfterTrim = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** Trims run so far. */
+  trims = 0;
+
+  constructor(
+    private readonly deps: IdleHeapTrimDeps,
+    opts: IdleHeapTrimOptions = {},
+  ) {
+    this.tickMs = opts.tickMs ?? 250;
+    this.quietMs = opts.quietMs ?? 1_000;
+    this.quietCpuPct = opts.quietCpuPct ?? 5;
+    this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
+    this.minIntervalMs = opts.minIntervalMs ?? 10_000;
+    this.lastCpu = deps.cpuMicros();
+    this.lastTick = deps.now();
+  }
+
+  /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */
+  tick(): void {
+    const now = this.deps.now();
+    const cpu = this.deps.cpuMicros();
+    const elapsedMs = now - this.lastTick;
+    const pct = elapsedMs > 0 ? ((cpu - this.lastCpu) / 1000 / elapsedMs) * 100 : 0;
+    this.lastCpu = cpu;
+    this.lastTick = now;
+    if (pct > this.quietCpuPct) {
+      this.quietSince = null;
+      return;
+    }
+    // Quiet since the previous sample, not only since this one.
+    this.quietSince ??= now - elapsedMs;
+    if (now - this.quietSince < this.quietMs || now - this.lastTrimAt < this.minIntervalMs) return;
+    const before = this.deps.heapBytes();
+    if (before - this.heapAfterTrim < this.minGrowthBytes) return;
+    const started = this.deps.now();
+    this.deps.collect();
+    const after = this.deps.heapBytes();
+    this.trims++;
+    this.heapAfterTrim = after;
+    this.lastTrimAt = this.deps.now();
+    // The GC's own CPU must not count as activity.
+    this.lastCpu = this.deps.cpuMicros();
+    this.lastTick = this.lastTrimAt;
+    const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
+    this.deps.logger?.debug(
+      { heap_mb_before: mib(before), heap_mb_after: mib(after), ms: this.lastTrimAt - started },
+      "idle heap trim",
+    );
+  }
+
+  /** Starts sampling (the timer does not keep the process alive). */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

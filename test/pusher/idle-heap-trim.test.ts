@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { IdleHeapTrim } from "../../pusher/idle-heap-trim.js";
+
+const MIB = 1024 * 1024;
+
+/** A process whose clock, CPU time and heap the test moves; `collect` shrinks the heap. */
+function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number } = {}) {
+  const p = { now: 0, cpuUs: 0, heap: (opts.heapMb ?? 40) * MIB, collects: 0 };
+  const trim = new IdleHeapTrim(
+    {
+      collect: () => {
+        p.collects++;
+        p.heap = 26 * MIB;
+        p.cpuUs += (opts.gcCpuMs ?? 0) * 1000;
+      },
+      cpuMicros: () => p.cpuUs,
+      heapBytes: () => p.heap,
+      now: () => p.now,
+    },
+    { tickMs: 250, quietMs: 1_000, quietCpuPct: 5, minGrowthBytes: 4 * MIB, minIntervalMs: 10_000 },
+  );
+  /** Advances 250 ms using `cpuPct` of a core, then samples. */
+  const step = (cpuPct: number) => {
+    p.now += 250;
+    p.cpuUs += cpuPct * 2_500;
+    trim.tick();
+  };
+  return { p, trim, step };
+}
+
+describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
+  it("trims only after a full quiet second, not while the pusher works", () => {
+    const { p, trim, step } = fakeProcess();
+    for (let i = 0; i < 40; i++) step(15); // 10 s at 15 % of a core: the sustained load
+    expect(p.collects).toBe(0);
+    step(1);
+    step(1);
+    step(1);
+    expect(p.collects).toBe(0); // 750 ms quiet
+    step(1);
+    expect(p.collects).toBe(1);
+    expect(trim.trims).toBe(1);
+  });
+
+  it("a busy sample restarts the quiet second", () => {
+    const { p, step } = fakeProcess();
+    step(1);
+    step(1);
+    step(1);
+    step(30);
+    step(1);
+    step(1);
+    step(1);
+    expect(p.collects).toBe(0);
+    step(1);
+    expect(p.collects).toBe(1);
+  });
+
+  it("does not repeat on an idle heap; trims again after the heap grew and the interval passed", () => {
+    const { p, step } = fakeProcess({ gcCpuMs: 200 });
+    for (let i = 0; i < 4; i++) step(0);
+    expect(p.collects).toBe(1);
+    // The GC's own 200 ms of CPU is not activity, and an unchanged heap is not worth a GC.
+    for (let i = 0; i < 200; i++) step(0);
+    expect(p.collects).toBe(1);
+    // A burst grows the heap by 2 MiB: still not worth it.
+    p.heap += 2 * MIB;
+    for (let i = 0; i < 8; i++) step(50);
+    for (let i = 0; i < 8; i++) step(0);
+    expect(p.collects).toBe(1);
+    // 10 MiB more: trimmed once quiet again.
+    p.heap += 10 * MIB;
+    for (let i = 0; i < 8; i++) step(50);
+    for (let i = 0; i < 3; i++) step(0);
+    expect(p.collects).toBe(1);
+    step(0);
+    expect(p.collects).toBe(2);
+  });
+
+  it("waits out the minimum interval between two trims", () => {
+    const { p, step } = fakeProcess();
+    for (let i = 0; i < 4; i++) step(0); // t = 1 s: first trim
+    expect(p.collects).toBe(1);
+    p.heap = 40 * MIB;
+    for (let i = 0; i < 4; i++) step(50); // busy until t = 2 s
+    for (let i = 0; i < 4 * 8; i++) step(0); // quiet until t = 10 s
+    expect(p.collects).toBe(1);
+    for (let i = 0; i < 4; i++) step(0); // t = 11 s: 10 s after the first
+    expect(p.collects).toBe(2);
+  });
+});
