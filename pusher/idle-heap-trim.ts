@@ -20,9 +20,9 @@ export interface IdleHeapTrimDeps {
 export interface IdleHeapTrimOptions {
   /** How often the process's CPU time is sampled (default 250 ms). */
   readonly tickMs?: number;
-  /** How long the process must have been quiet (default 1 s). */
+  /** The window over which the process must have been quiet (default 1 s). */
   readonly quietMs?: number;
-  /** Quiet: under this share of one core between two samples (default 5 %). */
+  /** Quiet: at most this share of one core over the whole window (default 3 %). */
   readonly quietCpuPct?: number;
   /** Committed heap growth since the last trim that makes another one worth it (default 4 MiB). */
   readonly minGrowthBytes?: number;
@@ -37,10 +37,11 @@ export interface IdleHeapTrimOptions {
  * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
  * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
  * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
- * so they stay resident. A memory-reducing GC after one quiet second returns them (10,000 keys:
- * RSS ~115 → ~97 MiB, bench/README.md "Memory"). Busy, the pusher is never quiet that long and
- * no trim runs; each trim costs one compacting GC, at most one per `minIntervalMs`, and only
- * after the heap grew by `minGrowthBytes`, so an idle pusher does not repeat it.
+ * so they stay resident. A memory-reducing GC once the last second used at most 3 % of a core
+ * returns them (10,000 keys: RSS ~115 -> ~97 MiB, bench/README.md "Memory"). At 100 changes/s
+ * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 60-100 ms, at most
+ * one per `minIntervalMs` (under 1 % of a core) and only after the committed heap grew by
+ * `minGrowthBytes`, so an idle pusher does not repeat it.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
@@ -48,9 +49,8 @@ export class IdleHeapTrim {
   private readonly quietCpuPct: number;
   private readonly minGrowthBytes: number;
   private readonly minIntervalMs: number;
-  private lastCpu: number;
-  private lastTick: number;
-  private quietSince: number | null = null;
+  /** CPU-time samples covering the last `quietMs` (the oldest at or before the window start). */
+  private samples: Array<{ at: number; cpu: number }> = [];
   private lastTrimAt = Number.NEGATIVE_INFINITY;
   /** Committed heap after the last trim; 0 before the first, so the startup heap is trimmed. */
   private heapAfterTrim = 0;
@@ -64,28 +64,29 @@ export class IdleHeapTrim {
   ) {
     this.tickMs = opts.tickMs ?? 250;
     this.quietMs = opts.quietMs ?? 1_000;
-    this.quietCpuPct = opts.quietCpuPct ?? 5;
+    this.quietCpuPct = opts.quietCpuPct ?? 3;
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
     this.minIntervalMs = opts.minIntervalMs ?? 10_000;
-    this.lastCpu = deps.cpuMicros();
-    this.lastTick = deps.now();
+    this.restartWindow();
+  }
+
+  private restartWindow(): void {
+    this.samples = [{ at: this.deps.now(), cpu: this.deps.cpuMicros() }];
   }
 
   /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */
   tick(): void {
     const now = this.deps.now();
     const cpu = this.deps.cpuMicros();
-    const elapsedMs = now - this.lastTick;
-    const pct = elapsedMs > 0 ? ((cpu - this.lastCpu) / 1000 / elapsedMs) * 100 : 0;
-    this.lastCpu = cpu;
-    this.lastTick = now;
-    if (pct > this.quietCpuPct) {
-      this.quietSince = null;
-      return;
+    this.samples.push({ at: now, cpu });
+    while (this.samples.length > 2 && (this.samples[1]?.at ?? now) <= now - this.quietMs) {
+      this.samples.shift();
     }
-    // Quiet since the previous sample, not only since this one.
-    this.quietSince ??= now - elapsedMs;
-    if (now - this.quietSince < this.quietMs || now - this.lastTrimAt < this.minIntervalMs) return;
+    const first = this.samples[0];
+    if (!first || now - first.at < this.quietMs) return;
+    // Averaged over the window: a single short spike (a lease keepalive, a scrape) is not work.
+    const pct = ((cpu - first.cpu) / 1000 / (now - first.at)) * 100;
+    if (pct > this.quietCpuPct || now - this.lastTrimAt < this.minIntervalMs) return;
     const before = this.deps.heapBytes();
     if (before - this.heapAfterTrim < this.minGrowthBytes) return;
     const started = this.deps.now();
@@ -95,8 +96,7 @@ export class IdleHeapTrim {
     this.heapAfterTrim = after;
     this.lastTrimAt = this.deps.now();
     // The GC's own CPU must not count as activity.
-    this.lastCpu = this.deps.cpuMicros();
-    this.lastTick = this.lastTrimAt;
+    this.restartWindow();
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
     this.deps.logger?.debug(
       { heap_mb_before: mib(before), heap_mb_after: mib(after), ms: this.lastTrimAt - started },
