@@ -20,7 +20,7 @@ export interface IdleHeapTrimDeps {
 export interface IdleHeapTrimOptions {
   /** How often the process's CPU time is sampled (default 250 ms). */
   readonly tickMs?: number;
-  /** The window over which the process must have been quiet (default 1 s). */
+  /** The window over which the process must have been quiet (default 750 ms). */
   readonly quietMs?: number;
   /** Quiet: at most this share of one core over the whole window (default 3 %). */
   readonly quietCpuPct?: number;
@@ -37,7 +37,7 @@ export interface IdleHeapTrimOptions {
  * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
  * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
  * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
- * so they stay resident. A memory-reducing GC once the last second used at most 3 % of a core
+ * so they stay resident. A memory-reducing GC once the last 750 ms used at most 3 % of a core
  * returns them (10,000 keys: RSS ~115 -> ~97 MiB, bench/README.md "Memory"). At 100 changes/s
  * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 60-100 ms, at most
  * one per `minIntervalMs` (under 1 % of a core) and only after the committed heap grew by
@@ -63,7 +63,7 @@ export class IdleHeapTrim {
     opts: IdleHeapTrimOptions = {},
   ) {
     this.tickMs = opts.tickMs ?? 250;
-    this.quietMs = opts.quietMs ?? 1_000;
+    this.quietMs = opts.quietMs ?? 750;
     this.quietCpuPct = opts.quietCpuPct ?? 3;
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
     this.minIntervalMs = opts.minIntervalMs ?? 10_000;
