@@ -26,8 +26,10 @@ export interface IdleHeapTrimOptions {
   readonly quietCpuPct?: number;
   /** Committed heap growth since the last trim that makes another one worth it (default 4 MiB). */
   readonly minGrowthBytes?: number;
-  /** At most one trim per this interval (default 10 s). */
+  /** At least this long between two trims (default 2 s)... */
   readonly minIntervalMs?: number;
+  /** ...and long enough that trims take at most this share of the time (default 1 %). */
+  readonly maxTimeShare?: number;
 }
 
 /**
@@ -39,9 +41,9 @@ export interface IdleHeapTrimOptions {
  * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
  * so they stay resident. A memory-reducing GC once the last 750 ms used at most 3 % of a core
  * returns them (10,000 keys: RSS ~115 -> ~97 MiB, bench/README.md "Memory"). At 100 changes/s
- * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 60-100 ms, at most
- * one per `minIntervalMs` (under 1 % of a core) and only after the committed heap grew by
- * `minGrowthBytes`, so an idle pusher does not repeat it.
+ * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 40-100 ms; the next
+ * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
+ * and until the committed heap grew by `minGrowthBytes`, so an idle pusher does not repeat it.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
@@ -49,9 +51,11 @@ export class IdleHeapTrim {
   private readonly quietCpuPct: number;
   private readonly minGrowthBytes: number;
   private readonly minIntervalMs: number;
+  private readonly maxTimeShare: number;
   /** CPU-time samples covering the last `quietMs` (the oldest at or before the window start). */
   private samples: Array<{ at: number; cpu: number }> = [];
-  private lastTrimAt = Number.NEGATIVE_INFINITY;
+  /** When the next trim may run (after the last one's `minIntervalMs` and time share). */
+  private nextAllowedAt = Number.NEGATIVE_INFINITY;
   /** Committed heap after the last trim; 0 before the first, so the startup heap is trimmed. */
   private heapAfterTrim = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -66,7 +70,8 @@ export class IdleHeapTrim {
     this.quietMs = opts.quietMs ?? 750;
     this.quietCpuPct = opts.quietCpuPct ?? 3;
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
-    this.minIntervalMs = opts.minIntervalMs ?? 10_000;
+    this.minIntervalMs = opts.minIntervalMs ?? 2_000;
+    this.maxTimeShare = opts.maxTimeShare ?? 0.01;
     this.restartWindow();
   }
 
@@ -86,7 +91,7 @@ export class IdleHeapTrim {
     if (!first || now - first.at < this.quietMs) return;
     // Averaged over the window: a single short spike (a lease keepalive, a scrape) is not work.
     const pct = ((cpu - first.cpu) / 1000 / (now - first.at)) * 100;
-    if (pct > this.quietCpuPct || now - this.lastTrimAt < this.minIntervalMs) return;
+    if (pct > this.quietCpuPct || now < this.nextAllowedAt) return;
     const before = this.deps.heapBytes();
     if (before - this.heapAfterTrim < this.minGrowthBytes) return;
     const started = this.deps.now();
@@ -94,12 +99,14 @@ export class IdleHeapTrim {
     const after = this.deps.heapBytes();
     this.trims++;
     this.heapAfterTrim = after;
-    this.lastTrimAt = this.deps.now();
+    const done = this.deps.now();
+    const ms = done - started;
+    this.nextAllowedAt = done + Math.max(this.minIntervalMs, ms / this.maxTimeShare);
     // The GC's own CPU must not count as activity.
     this.restartWindow();
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
     this.deps.logger?.debug(
-      { heap_mb_before: mib(before), heap_mb_after: mib(after), ms: this.lastTrimAt - started },
+      { heap_mb_before: mib(before), heap_mb_after: mib(after), ms: Math.round(ms) },
       "idle heap trim",
     );
   }

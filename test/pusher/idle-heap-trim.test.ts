@@ -4,7 +4,7 @@ import { IdleHeapTrim } from "../../pusher/idle-heap-trim.js";
 const MIB = 1024 * 1024;
 
 /** A process whose clock, CPU time and heap the test moves; `collect` shrinks the heap. */
-function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number } = {}) {
+function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number; gcMs?: number } = {}) {
   const p = { now: 0, cpuUs: 0, heap: (opts.heapMb ?? 40) * MIB, collects: 0 };
   const trim = new IdleHeapTrim(
     {
@@ -12,12 +12,20 @@ function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number } = {}) {
         p.collects++;
         p.heap = 26 * MIB;
         p.cpuUs += (opts.gcCpuMs ?? 0) * 1000;
+        p.now += opts.gcMs ?? 0;
       },
       cpuMicros: () => p.cpuUs,
       heapBytes: () => p.heap,
       now: () => p.now,
     },
-    { tickMs: 250, quietMs: 1_000, quietCpuPct: 3, minGrowthBytes: 4 * MIB, minIntervalMs: 10_000 },
+    {
+      tickMs: 250,
+      quietMs: 1_000,
+      quietCpuPct: 3,
+      minGrowthBytes: 4 * MIB,
+      minIntervalMs: 10_000,
+      maxTimeShare: 0.01,
+    },
   );
   /** Advances 250 ms using `cpuPct` of a core, then samples. */
   const step = (cpuPct: number) => {
@@ -69,6 +77,17 @@ describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
     for (let i = 0; i < 3; i++) step(0);
     expect(p.collects).toBe(1);
     step(0);
+    expect(p.collects).toBe(2);
+  });
+
+  it("spends at most 1 % of the time trimming: a 150 ms trim waits 15 s for the next", () => {
+    const { p, step } = fakeProcess({ gcMs: 150 });
+    for (let i = 0; i < 4; i++) step(0); // t = 1 s: first trim, done at 1.15 s
+    expect(p.collects).toBe(1);
+    p.heap = 40 * MIB;
+    for (let i = 0; i < 59; i++) step(0); // t = 15.9 s (past the 10 s minimum interval)
+    expect(p.collects).toBe(1);
+    step(0); // t = 16.15 s: 15 s after it ended
     expect(p.collects).toBe(2);
   });
 
