@@ -9,8 +9,11 @@ export interface IdleHeapTrimDeps {
   readonly collect: () => void;
   /** CPU time this process has used, in µs (`process.cpuUsage()`, user + system). */
   readonly cpuMicros: () => number;
-  /** Bytes V8's heap has committed (`v8.getHeapStatistics().total_heap_size`). */
-  readonly heapBytes: () => number;
+  /**
+   * The process's resident set in bytes (`process.memoryUsage.rss()`): what the trim gives back
+   * includes V8's pooled pages, which the heap statistics do not count.
+   */
+  readonly rssBytes: () => number;
   /** Monotonic milliseconds. */
   readonly now: () => number;
   readonly logger?: Logger;
@@ -20,11 +23,11 @@ export interface IdleHeapTrimDeps {
 export interface IdleHeapTrimOptions {
   /** How often the process's CPU time is sampled (default 250 ms). */
   readonly tickMs?: number;
-  /** The window over which the process must have been quiet (default 750 ms). */
+  /** The window over which the process must have been quiet (default 1 s). */
   readonly quietMs?: number;
   /** Quiet: at most this share of one core over the whole window (default 3 %). */
   readonly quietCpuPct?: number;
-  /** Committed heap growth since the last trim that makes another one worth it (default 4 MiB). */
+  /** RSS growth since the last trim that makes another one worth it (default 4 MiB). */
   readonly minGrowthBytes?: number;
   /** At least this long between two trims (default 2 s)... */
   readonly minIntervalMs?: number;
@@ -39,11 +42,11 @@ export interface IdleHeapTrimOptions {
  * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
  * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
  * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
- * so they stay resident. A memory-reducing GC once the last 750 ms used at most 3 % of a core
+ * so they stay resident. A memory-reducing GC once the last second used at most 3 % of a core
  * returns them (10,000 keys: RSS ~115 -> ~97 MiB, bench/README.md "Memory"). At 100 changes/s
  * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 40-100 ms; the next
  * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
- * and until the committed heap grew by `minGrowthBytes`, so an idle pusher does not repeat it.
+ * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
@@ -56,8 +59,8 @@ export class IdleHeapTrim {
   private samples: Array<{ at: number; cpu: number }> = [];
   /** When the next trim may run (after the last one's `minIntervalMs` and time share). */
   private nextAllowedAt = Number.NEGATIVE_INFINITY;
-  /** Committed heap after the last trim; 0 before the first, so the startup heap is trimmed. */
-  private heapAfterTrim = 0;
+  /** RSS after the last trim; 0 before the first, so the startup heap is trimmed. */
+  private rssAfterTrim = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Trims run so far. */
   trims = 0;
@@ -67,7 +70,7 @@ export class IdleHeapTrim {
     opts: IdleHeapTrimOptions = {},
   ) {
     this.tickMs = opts.tickMs ?? 250;
-    this.quietMs = opts.quietMs ?? 750;
+    this.quietMs = opts.quietMs ?? 1_000;
     this.quietCpuPct = opts.quietCpuPct ?? 3;
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
     this.minIntervalMs = opts.minIntervalMs ?? 2_000;
@@ -92,13 +95,13 @@ export class IdleHeapTrim {
     // Averaged over the window: a single short spike (a lease keepalive, a scrape) is not work.
     const pct = ((cpu - first.cpu) / 1000 / (now - first.at)) * 100;
     if (pct > this.quietCpuPct || now < this.nextAllowedAt) return;
-    const before = this.deps.heapBytes();
-    if (before - this.heapAfterTrim < this.minGrowthBytes) return;
+    const before = this.deps.rssBytes();
+    if (before - this.rssAfterTrim < this.minGrowthBytes) return;
     const started = this.deps.now();
     this.deps.collect();
-    const after = this.deps.heapBytes();
+    const after = this.deps.rssBytes();
     this.trims++;
-    this.heapAfterTrim = after;
+    this.rssAfterTrim = after;
     const done = this.deps.now();
     const ms = done - started;
     this.nextAllowedAt = done + Math.max(this.minIntervalMs, ms / this.maxTimeShare);
@@ -106,7 +109,7 @@ export class IdleHeapTrim {
     this.restartWindow();
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
     this.deps.logger?.debug(
-      { heap_mb_before: mib(before), heap_mb_after: mib(after), ms: Math.round(ms) },
+      { rss_mb_before: mib(before), rss_mb_after: mib(after), ms: Math.round(ms) },
       "idle heap trim",
     );
   }

@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { getHeapStatistics } from "node:v8";
 import type { Logger } from "pino";
 import { ConfigError } from "../adapters/errors.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
@@ -46,7 +45,7 @@ function startIdleHeapTrim(logger: Logger): IdleHeapTrim | null {
       const u = process.cpuUsage();
       return u.user + u.system;
     },
-    heapBytes: () => getHeapStatistics().total_heap_size,
+    rssBytes: () => process.memoryUsage.rss(),
     now: () => performance.now(),
     logger,
   });

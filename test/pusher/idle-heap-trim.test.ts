@@ -3,19 +3,19 @@ import { IdleHeapTrim } from "../../pusher/idle-heap-trim.js";
 
 const MIB = 1024 * 1024;
 
-/** A process whose clock, CPU time and heap the test moves; `collect` shrinks the heap. */
+/** A process whose clock, CPU time and RSS (`heap`) the test moves; `collect` shrinks it. */
 function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number; gcMs?: number } = {}) {
-  const p = { now: 0, cpuUs: 0, heap: (opts.heapMb ?? 40) * MIB, collects: 0 };
+  const p = { now: 0, cpuUs: 0, heap: (opts.heapMb ?? 115) * MIB, collects: 0 };
   const trim = new IdleHeapTrim(
     {
       collect: () => {
         p.collects++;
-        p.heap = 26 * MIB;
+        p.heap = 97 * MIB;
         p.cpuUs += (opts.gcCpuMs ?? 0) * 1000;
         p.now += opts.gcMs ?? 0;
       },
       cpuMicros: () => p.cpuUs,
-      heapBytes: () => p.heap,
+      rssBytes: () => p.heap,
       now: () => p.now,
     },
     {
@@ -59,11 +59,11 @@ describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
     expect(light.p.collects).toBe(0);
   });
 
-  it("does not repeat on an idle heap; trims again after the heap grew and the interval passed", () => {
+  it("does not repeat on an idle process; trims again after the RSS grew and the interval passed", () => {
     const { p, step } = fakeProcess({ gcCpuMs: 200 });
     for (let i = 0; i < 4; i++) step(0);
     expect(p.collects).toBe(1);
-    // The GC's own 200 ms of CPU is not activity, and an unchanged heap is not worth a GC.
+    // The GC's own 200 ms of CPU is not activity, and an unchanged RSS is not worth a GC.
     for (let i = 0; i < 200; i++) step(0);
     expect(p.collects).toBe(1);
     // A burst grows the heap by 2 MiB: still not worth it.
@@ -84,7 +84,7 @@ describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
     const { p, step } = fakeProcess({ gcMs: 150 });
     for (let i = 0; i < 4; i++) step(0); // t = 1 s: first trim, done at 1.15 s
     expect(p.collects).toBe(1);
-    p.heap = 40 * MIB;
+    p.heap = 115 * MIB;
     for (let i = 0; i < 59; i++) step(0); // t = 15.9 s (past the 10 s minimum interval)
     expect(p.collects).toBe(1);
     step(0); // t = 16.15 s: 15 s after it ended
@@ -95,7 +95,7 @@ describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
     const { p, step } = fakeProcess();
     for (let i = 0; i < 4; i++) step(0); // t = 1 s: first trim
     expect(p.collects).toBe(1);
-    p.heap = 40 * MIB;
+    p.heap = 115 * MIB;
     for (let i = 0; i < 4; i++) step(50); // busy until t = 2 s
     for (let i = 0; i < 4 * 8; i++) step(0); // quiet until t = 10 s
     expect(p.collects).toBe(1);
