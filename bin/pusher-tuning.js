@@ -13,11 +13,13 @@ export const PUSHER_MALLOC_ENV = Object.freeze({
 });
 
 /**
- * V8 flags NODE_OPTIONS does not accept. None by default: `--optimize-for-size` (memory-reducing
- * full GCs, which release V8's pooled pages) saved about 5 MiB more but cost about 6 points of a
- * core at 100 changes/s (bench/README.md "Memory").
+ * V8 flags for the re-executed process. `--expose-gc`: the pusher's idle heap trim
+ * (pusher/idle-heap-trim.ts) runs one memory-reducing GC once it goes quiet after work, which
+ * hands back the ~15 MiB of free heap pages a burst leaves (V8's memory reducer does not here).
+ * Not `--optimize-for-size` (every full GC memory-reducing): about 5 MiB less under load but
+ * about 6 points of a core more at 100 changes/s (bench/README.md "Memory").
  */
-export const PUSHER_V8_FLAGS = Object.freeze([]);
+export const PUSHER_V8_FLAGS = Object.freeze(["--expose-gc"]);
 
 /** Set in the re-executed process; set it yourself to run with none of the above. */
 export const TUNED_MARKER = "EDGE_PUSHER_TUNED";

@@ -75,6 +75,7 @@ export interface TableInput {
     rss_mb_start: number;
     rss_mb: number;
     rss_mb_peak: number;
+    rss_mb_rest?: number;
     sink_workerd_rss_mb: number;
     changes: number;
     sustained_seconds: number;
@@ -217,6 +218,16 @@ function rows(r: TableInput): Row[] {
       "≤ 100 MiB",
       check(s.rss_mb <= 100),
     ]);
+    if (s.rss_mb_rest !== undefined) {
+      out.push([
+        "  pusher RSS at rest (5 s after the load)",
+        `${s.rss_mb_rest} MiB`,
+        "",
+        "",
+        "",
+        "",
+      ]);
+    }
     const l = s.local_sink;
     if (l) {
       out.push([

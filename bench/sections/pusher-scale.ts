@@ -17,6 +17,8 @@ export interface SustainedResult {
   readonly rss_mb_start: number;
   readonly rss_mb: number;
   readonly rss_mb_peak: number;
+  /** 5 s after KV settled, the pusher quiet (its idle heap trim, pusher/idle-heap-trim.ts, ran). */
+  readonly rss_mb_rest: number;
   /** The local sink's workerd (a stand-in for Cloudflare; not part of a production pusher). */
   readonly sink_workerd_rss_mb: number;
   readonly sustained_rate_per_s: number;
@@ -192,14 +194,17 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   const writes = pusher.routesWrites(startedWall - 5);
   const reads = reads0 === null || reads1 === null ? null : reads1 - reads0;
   const cpuPct = round(((cpu1 - cpu0) / elapsed) * 100);
+  await sleep(3_500);
+  const rssRest = pusher.rssMb();
   o.log(
-    `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, ${reads ?? "?"} range reads, CPU ${cpuPct} %, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)})`,
+    `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, ${reads ?? "?"} range reads, CPU ${cpuPct} %, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)}, at rest ${rssRest.toFixed(0)})`,
   );
   return {
     sink: stack.sink,
     rss_mb_start: round(rssStart),
     rss_mb: round(rssEnd),
     rss_mb_peak: round(Math.max(peak, rssEnd)),
+    rss_mb_rest: round(rssRest),
     sink_workerd_rss_mb: round(pusher.childRssMb()),
     sustained_rate_per_s: round(total / elapsed),
     sustained_seconds: round(elapsed),

@@ -18,7 +18,7 @@ async function tuned(env: Record<string, string>) {
   const script = `import { tunePusherProcess } from ${JSON.stringify(TUNING)};
 process.stderr.write(String(process.pid));
 tunePusherProcess();
-process.stdout.write(JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null, mmap: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, marker: process.env.EDGE_PUSHER_TUNED ?? null, argv: process.argv.slice(2) }));`;
+process.stdout.write(JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null, mmap: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, marker: process.env.EDGE_PUSHER_TUNED ?? null, argv: process.argv.slice(2), gc: typeof globalThis.gc }));`;
   const file = join(dir, "bin.mjs");
   writeFileSync(file, script);
   const { stdout, stderr } = await run(process.execPath, [file, "extra-arg"], {
@@ -31,12 +31,13 @@ process.stdout.write(JSON.stringify({ pid: process.pid, arena: process.env.MALLO
     mmap: string | null;
     marker: string | null;
     argv: string[];
+    gc: string;
   };
   // Before the re-exec the script printed its PID once; a re-executed process prints it again.
   return { ...after, startsSeen: stderr.split(String(after.pid)).length - 1 };
 }
 
-describe("bin/pusher-tuning.js (the pusher's malloc settings)", () => {
+describe("bin/pusher-tuning.js (the pusher's malloc settings and V8 flags)", () => {
   const hasExecve = typeof process.execve === "function";
 
   it.runIf(hasExecve)("re-executes once in the same process with the malloc settings", async () => {
@@ -46,6 +47,8 @@ describe("bin/pusher-tuning.js (the pusher's malloc settings)", () => {
     expect(r.marker).toBe("1");
     expect(r.startsSeen).toBe(2);
     expect(r.argv).toEqual(["extra-arg"]);
+    // V8's gc, for the pusher's idle heap trim (pusher/idle-heap-trim.ts)
+    expect(r.gc).toBe("function");
   });
 
   it.runIf(hasExecve)("keeps the operator's own values", async () => {
@@ -58,5 +61,6 @@ describe("bin/pusher-tuning.js (the pusher's malloc settings)", () => {
     const r = await tuned({ EDGE_PUSHER_TUNED: "0" });
     expect(r.arena).toBeNull();
     expect(r.startsSeen).toBe(1);
+    expect(r.gc).toBe("undefined");
   });
 });

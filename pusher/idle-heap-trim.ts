@@ -1,0 +1,128 @@
+import type { Logger } from "pino";
+
+/** What the trim reads and does; injected so that tests drive it with their own clock. */
+export interface IdleHeapTrimDeps {
+  /**
+   * One memory-reducing full GC: V8's `gc({ type: "major", flavor: "last-resort" })`, which
+   * compacts the heap and returns its free pages to the OS (a regular full GC keeps them pooled).
+   */
+  readonly collect: () => void;
+  /** CPU time this process has used, in µs (`process.cpuUsage()`, user + system). */
+  readonly cpuMicros: () => number;
+  /**
+   * The process's resident set in bytes (`process.memoryUsage.rss()`): what the trim gives back
+   * includes V8's pooled pages, which the heap statistics do not count.
+   */
+  readonly rssBytes: () => number;
+  /** Monotonic milliseconds. */
+  readonly now: () => number;
+  readonly logger?: Logger;
+}
+
+/** When a trim runs. */
+export interface IdleHeapTrimOptions {
+  /** How often the process's CPU time is sampled (default 250 ms). */
+  readonly tickMs?: number;
+  /** The window over which the process must have been quiet (default 1 s). */
+  readonly quietMs?: number;
+  /** Quiet: at most this share of one core over the whole window (default 3 %). */
+  readonly quietCpuPct?: number;
+  /** RSS growth since the last trim that makes another one worth it (default 4 MiB). */
+  readonly minGrowthBytes?: number;
+  /** At least this long between two trims (default 2 s)... */
+  readonly minIntervalMs?: number;
+  /** ...and long enough that trims take at most this share of the time (default 1 %). */
+  readonly maxTimeShare?: number;
+}
+
+/**
+ * Hands the heap that a burst of work left behind back to the OS once the pusher goes quiet.
+ *
+ * Every full range read promotes its decoded entries to V8's old space, so after startup or a
+ * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
+ * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
+ * process it keeps judging the rate high, idle or not (`--trace-memory-reducer`: "high alloc"),
+ * so they stay resident. A memory-reducing GC once the last second used at most 3 % of a core
+ * returns them (10,000 keys: RSS ~115 -> ~97 MiB, bench/README.md "Memory"). At 100 changes/s
+ * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 40-100 ms; the next
+ * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
+ * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
+ */
+export class IdleHeapTrim {
+  private readonly tickMs: number;
+  private readonly quietMs: number;
+  private readonly quietCpuPct: number;
+  private readonly minGrowthBytes: number;
+  private readonly minIntervalMs: number;
+  private readonly maxTimeShare: number;
+  /** CPU-time samples covering the last `quietMs` (the oldest at or before the window start). */
+  private samples: Array<{ at: number; cpu: number }> = [];
+  /** When the next trim may run (after the last one's `minIntervalMs` and time share). */
+  private nextAllowedAt = Number.NEGATIVE_INFINITY;
+  /** RSS after the last trim; 0 before the first, so the startup heap is trimmed. */
+  private rssAfterTrim = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** Trims run so far. */
+  trims = 0;
+
+  constructor(
+    private readonly deps: IdleHeapTrimDeps,
+    opts: IdleHeapTrimOptions = {},
+  ) {
+    this.tickMs = opts.tickMs ?? 250;
+    this.quietMs = opts.quietMs ?? 1_000;
+    this.quietCpuPct = opts.quietCpuPct ?? 3;
+    this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
+    this.minIntervalMs = opts.minIntervalMs ?? 2_000;
+    this.maxTimeShare = opts.maxTimeShare ?? 0.01;
+    this.restartWindow();
+  }
+
+  private restartWindow(): void {
+    this.samples = [{ at: this.deps.now(), cpu: this.deps.cpuMicros() }];
+  }
+
+  /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */
+  tick(): void {
+    const now = this.deps.now();
+    const cpu = this.deps.cpuMicros();
+    this.samples.push({ at: now, cpu });
+    while (this.samples.length > 2 && (this.samples[1]?.at ?? now) <= now - this.quietMs) {
+      this.samples.shift();
+    }
+    const first = this.samples[0];
+    if (!first || now - first.at < this.quietMs) return;
+    // Averaged over the window: a single short spike (a lease keepalive, a scrape) is not work.
+    const pct = ((cpu - first.cpu) / 1000 / (now - first.at)) * 100;
+    if (pct > this.quietCpuPct || now < this.nextAllowedAt) return;
+    const before = this.deps.rssBytes();
+    if (before - this.rssAfterTrim < this.minGrowthBytes) return;
+    const started = this.deps.now();
+    this.deps.collect();
+    const after = this.deps.rssBytes();
+    this.trims++;
+    this.rssAfterTrim = after;
+    const done = this.deps.now();
+    const ms = done - started;
+    this.nextAllowedAt = done + Math.max(this.minIntervalMs, ms / this.maxTimeShare);
+    // The GC's own CPU must not count as activity.
+    this.restartWindow();
+    const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
+    this.deps.logger?.debug(
+      { rss_mb_before: mib(before), rss_mb_after: mib(after), ms: Math.round(ms) },
+      "idle heap trim",
+    );
+  }
+
+  /** Starts sampling (the timer does not keep the process alive). */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
