@@ -1,20 +1,11 @@
 import type { ContinentCode } from "./continents.js";
+import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
 import { type ParsedKey, parseKey } from "./keys.js";
 import { type Problem, problem } from "./problem.js";
-import {
-  type CountryRule,
-  CountryRuleSchema,
-  EpochSchema,
-  type Health,
-  HealthSchema,
-  type OverrideRule,
-  OverrideRuleSchema,
-  type PoolDef,
-  PoolDefSchema,
-} from "./schema.js";
+import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
-import { type Decoded, decodeJson, decodeText } from "./value-decode.js";
+import { type Decoded, decodeFor, problemOf } from "./value-decode.js";
 
 /** One key as the index holds it: decoded once per `mod_revision`, never its bytes. */
 interface KeyRecord {
@@ -29,74 +20,6 @@ const byKey = <V>(a: [string, V], b: [string, V]) => (a[0] < b[0] ? -1 : a[0] > 
 const sortedMap = <K extends string, V>(m: ReadonlyMap<K, V>) =>
   new Map([...m].sort(byKey) as [K, V][]);
 const sortedSet = <K extends string>(s: ReadonlySet<K>) => new Set([...s].sort());
-
-/**
- * A map handed out by {@link RoutingIndex.state} and still written by the index: shared until
- * the next write, which copies it first. Pools and health are most of a large prefix; a change
- * elsewhere then costs no copy of them.
- */
-class CopyOnWrite<K, V> {
-  private map = new Map<K, V>();
-  private shared = false;
-
-  get read(): ReadonlyMap<K, V> {
-    return this.map;
-  }
-
-  get write(): Map<K, V> {
-    if (this.shared) {
-      this.map = new Map(this.map);
-      this.shared = false;
-    }
-    return this.map;
-  }
-
-  share(): ReadonlyMap<K, V> {
-    this.shared = true;
-    return this.map;
-  }
-
-  clear(): void {
-    this.map = new Map();
-    this.shared = false;
-  }
-}
-
-function decodeEpoch(value: string | Uint8Array): Decoded<number> {
-  const text = decodeText(value);
-  if (!text.ok) return { ok: false, code: "invalid-epoch", message: text.message };
-  const r = EpochSchema.safeParse(text.value.trim());
-  return r.success
-    ? { ok: true, value: r.data }
-    : { ok: false, code: "invalid-epoch", message: "must be a decimal integer" };
-}
-
-function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decoded<unknown> | null {
-  switch (parsed.kind) {
-    case "epoch":
-      return decodeEpoch(value);
-    case "country":
-    case "continent":
-      return decodeJson<CountryRule>(value, CountryRuleSchema);
-    case "override":
-    case "continent-override":
-      return decodeJson<OverrideRule>(value, OverrideRuleSchema);
-    case "pool":
-      return decodeJson<PoolDef>(value, PoolDefSchema);
-    case "health":
-      return decodeJson<Health>(value, HealthSchema);
-    default:
-      return null;
-  }
-}
-
-function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unknown> | null) {
-  if (parsed.kind === "unknown") return problem(rel, "unknown-key", "unknown key, ignored");
-  if (parsed.kind === "invalid") return problem(rel, "invalid-key", parsed.reason);
-  if (!decoded || decoded.ok) return null;
-  const suffix = parsed.kind === "health" ? " (pool treated as unhealthy)" : "";
-  return problem(rel, decoded.code, `${decoded.message}${suffix}`);
-}
 
 /**
  * The decoded routing state of a prefix, kept up to date key by key: a put or delete costs the

@@ -1,5 +1,18 @@
-import type { ProblemCode } from "./problem.js";
-import { joinPath, MAX_VALUE_BYTES } from "./schema.js";
+import type { ParsedKey } from "./keys.js";
+import { type ProblemCode, problem } from "./problem.js";
+import {
+  type CountryRule,
+  CountryRuleSchema,
+  EpochSchema,
+  type Health,
+  HealthSchema,
+  joinPath,
+  MAX_VALUE_BYTES,
+  type OverrideRule,
+  OverrideRuleSchema,
+  type PoolDef,
+  PoolDefSchema,
+} from "./schema.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
 /** A value decoded and validated, or the problem that stopped it. */
@@ -56,4 +69,42 @@ export function decodeJson<T>(value: string | Uint8Array, schema: ValueSchema<T>
     .map((i) => (i.path.length ? `${joinPath("", i.path)}: ${i.message}` : i.message))
     .join("; ");
   return { ok: false, code: "invalid-value", message };
+}
+
+function decodeEpoch(value: string | Uint8Array): Decoded<number> {
+  const text = decodeText(value);
+  if (!text.ok) return { ok: false, code: "invalid-epoch", message: text.message };
+  const r = EpochSchema.safeParse(text.value.trim());
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, code: "invalid-epoch", message: "must be a decimal integer" };
+}
+
+/** Decodes a value as its key's family says (`null` for keys that hold no routing value). */
+export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decoded<unknown> | null {
+  switch (parsed.kind) {
+    case "epoch":
+      return decodeEpoch(value);
+    case "country":
+    case "continent":
+      return decodeJson<CountryRule>(value, CountryRuleSchema);
+    case "override":
+    case "continent-override":
+      return decodeJson<OverrideRule>(value, OverrideRuleSchema);
+    case "pool":
+      return decodeJson<PoolDef>(value, PoolDefSchema);
+    case "health":
+      return decodeJson<Health>(value, HealthSchema);
+    default:
+      return null;
+  }
+}
+
+/** The problem a key and its decoded value amount to, if any. */
+export function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unknown> | null) {
+  if (parsed.kind === "unknown") return problem(rel, "unknown-key", "unknown key, ignored");
+  if (parsed.kind === "invalid") return problem(rel, "invalid-key", parsed.reason);
+  if (!decoded || decoded.ok) return null;
+  const suffix = parsed.kind === "health" ? " (pool treated as unhealthy)" : "";
+  return problem(rel, decoded.code, `${decoded.message}${suffix}`);
 }
