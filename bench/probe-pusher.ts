@@ -10,7 +10,7 @@ import { Cleanup } from "./lib/cleanup.js";
 import { putOne } from "./lib/etcd-load.js";
 import { scaleFixture } from "./lib/fixture.js";
 import { revisionOf } from "./lib/kv-reader.js";
-import { startRelayProcess } from "./lib/relay-process.js";
+import { startStackRelay } from "./lib/relay-floor.js";
 import { pollUntil, sleep } from "./lib/sleep.js";
 import { startStack } from "./lib/stack.js";
 import { summarize } from "./lib/stats.js";
@@ -30,20 +30,14 @@ try {
   const { client, prefix } = stack;
   // A read racing a writer that replaces the value's blob may fail: not seen yet.
   const reader = { get: (key: string) => stack.reader.get(key).catch(() => null) };
-  const root = prefix.replace(/routing\/v1\/$/, "");
-  const relay = await startRelayProcess({
-    etcdEndpoint: stack.etcd.endpoint,
-    prefix: `${root}relay/v1/`,
-    persistDir: stack.persistDir,
-    namespaceId: stack.namespaceId,
-    key: "relay-probe",
-    pad: (await reader.get("routes")) ?? "",
-    workDir: stack.persistDir,
+  const { relay, probeKey } = await startStackRelay(
+    stack,
+    (await reader.get("routes")) ?? "",
     cleanup,
-  });
+  );
   const relayOnce = async (i: number) => {
     const t0 = epoch();
-    void putOne(client, `${root}relay/v1/probe`, String(i));
+    void putOne(client, probeKey, String(i));
     const seen = await pollUntil(
       async () => ((await reader.get("relay-probe"))?.startsWith(`${i}:`) ? epoch() : null),
       { timeoutMs: 10_000, intervalMs: 2 },

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Cleanup } from "./cleanup.js";
+import { ownChild } from "./owned-child.js";
 import { childPids, commName, rssMb } from "./proc.js";
 import { sleep } from "./sleep.js";
 
@@ -111,7 +112,6 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
   if (pid === undefined) throw new Error("could not start the pusher");
   const pushes: PushEvent[] = [];
   const warnings: Array<{ at: number; msg: string }> = [];
-  const stderr: string[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on("line", (line) => {
     let rec: PushLogLine;
@@ -133,21 +133,7 @@ export async function startPusherProcess(o: PusherProcessOptions): Promise<Pushe
       for (const w of waiters) w();
     }
   });
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr.push(d.toString());
-    if (stderr.length > 50) stderr.shift();
-  });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const done = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
-    if (!done) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-  };
-  o.cleanup.add(`pusher ${pid}`, stop);
+  const { stderr, stop } = ownChild(child, `pusher ${pid}`, o.cleanup, 15_000);
 
   const base = `http://127.0.0.1:${o.port}`;
   const deadline = Date.now() + 60_000;

@@ -15,8 +15,27 @@ const epoch = () => performance.timeOrigin + performance.now();
 
 /**
  * Starts the relay on `<root>relay/v1/`, a sibling of the stack's routing prefix (the pusher
- * neither watches nor reads it), writing `relay-probe` into the stack's namespace with values the
- * size of `routes` now. `get` and `poll` are the figure's own reader and polling.
+ * neither watches nor reads it), writing `relay-probe` into the stack's namespace, padded to
+ * `pad`'s size. `probeKey` is the etcd key whose puts it relays.
+ */
+export async function startStackRelay(stack: Stack, pad: string, cleanup: Cleanup) {
+  const root = stack.prefix.replace(/routing\/v1\/$/, "");
+  const relay = await startRelayProcess({
+    etcdEndpoint: stack.etcd.endpoint,
+    prefix: `${root}relay/v1/`,
+    persistDir: stack.persistDir,
+    namespaceId: stack.namespaceId,
+    key: "relay-probe",
+    pad,
+    workDir: stack.persistDir,
+    cleanup,
+  });
+  return { relay, probeKey: `${root}relay/v1/probe` };
+}
+
+/**
+ * The floor of the propagation figure: {@link startStackRelay} with values the size of `routes`
+ * now. `get` and `poll` are the figure's own reader and polling.
  */
 export async function openRelayFloor(o: {
   readonly stack: Stack;
@@ -25,23 +44,17 @@ export async function openRelayFloor(o: {
   readonly cleanup: Cleanup;
 }): Promise<RelayFloor> {
   const { stack } = o;
-  const root = stack.prefix.replace(/routing\/v1\/$/, "");
-  const relay = await startRelayProcess({
-    etcdEndpoint: stack.etcd.endpoint,
-    prefix: `${root}relay/v1/`,
-    persistDir: stack.persistDir,
-    namespaceId: stack.namespaceId,
-    key: "relay-probe",
-    pad: (await o.get("routes")) ?? "",
-    workDir: stack.persistDir,
-    cleanup: o.cleanup,
-  });
+  const { relay, probeKey } = await startStackRelay(
+    stack,
+    (await o.get("routes")) ?? "",
+    o.cleanup,
+  );
   const starts = new Map<string, number>();
   return {
     async sample(tag) {
       starts.set(tag, epoch());
       const t0 = performance.now();
-      const put = putOne(stack.client, `${root}relay/v1/probe`, tag);
+      const put = putOne(stack.client, probeKey, tag);
       const seenAt = await o.poll(async () =>
         (await o.get(relay.key))?.startsWith(`${tag}:`) ? performance.now() : null,
       );

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Cleanup } from "./cleanup.js";
-import { sleep } from "./sleep.js";
+import { ownChild } from "./owned-child.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CHILD = fileURLToPath(new URL("./relay-child.ts", import.meta.url));
@@ -65,22 +65,7 @@ export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> 
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not start the floor relay");
-  const stderr: string[] = [];
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr.push(d.toString());
-    if (stderr.length > 50) stderr.shift();
-  });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const done = await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]);
-    if (!done) {
-      child.kill("SIGKILL");
-      await exited;
-    }
-  };
-  o.cleanup.add(`floor relay ${pid}`, stop);
+  const { stderr, exited, stop } = ownChild(child, `floor relay ${pid}`, o.cleanup, 10_000);
 
   const lines = createInterface({ input: child.stdout! });
   const waiting: Array<(line: string) => void> = [];
