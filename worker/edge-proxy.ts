@@ -7,18 +7,11 @@ import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
 import { originHostsOf } from "./origin-hosts.js";
+import { plainResponse } from "./plain-response.js";
 import { proxyToOrigins } from "./proxy.js";
 import { edgeResponse } from "./respond.js";
 import { settingsFromEnv } from "./settings.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
-
-/** A plain-text answer of the edge's own that no cache keeps. */
-export function plainResponse(status: number, text: string): Response {
-  return new Response(`${text}\n`, {
-    status,
-    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
-  });
-}
 
 /**
  * Proxies a visitor's request (anything outside `/__edge/`) to its route: loop check, country,

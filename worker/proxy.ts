@@ -2,6 +2,7 @@ import type { ChainLink, Route } from "../core/compiled-map.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
+import { plainResponse } from "./plain-response.js";
 
 /** What the edge tells the origin about its decision. */
 export interface ProxyContext {
@@ -85,13 +86,9 @@ function originHeaders(request: Request, url: string, ctx: ProxyContext): Header
 }
 
 function edgeError(allTimedOut: boolean): Response {
-  const [status, text] = allTimedOut
-    ? [504, "Gateway Timeout: no origin answered in time"]
-    : [502, "Bad Gateway: no origin answered"];
-  return new Response(`${text}\n`, {
-    status,
-    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
-  });
+  return allTimedOut
+    ? plainResponse(504, "Gateway Timeout: no origin answered in time")
+    : plainResponse(502, "Bad Gateway: no origin answered");
 }
 
 /**
