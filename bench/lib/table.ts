@@ -52,6 +52,9 @@ export interface TableInput {
     baseline_rps?: number;
     ratio?: number;
     aa_ratio?: number;
+    floor_rps?: number;
+    floor_ratio?: number;
+    ratio_vs_floor?: number;
     p99_ms?: number;
     baseline_p99_ms?: number;
     errors?: number;

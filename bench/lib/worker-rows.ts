@@ -14,6 +14,15 @@ export function workerRows(w: TableInput["worker"]): Row[] {
       "ratio ≥ 0.95",
       check(w.ratio >= 0.95),
     ]);
+    if (w.ratio_vs_floor !== undefined)
+      out.push([
+        "Worker throughput vs contract floor",
+        `${w.rps} req/s`,
+        `${w.floor_rps} req/s floor (${w.floor_ratio}× pass-through)`,
+        `${w.ratio_vs_floor}×`,
+        "",
+        "",
+      ]);
     out.push([
       "Worker p99 latency",
       ms(w.p99_ms),

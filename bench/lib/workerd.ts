@@ -8,12 +8,15 @@ import { childPids, commName, rssMb } from "./proc.js";
 import { processCpuSeconds } from "./process-cpu.js";
 
 const PASS_ENTRY = fileURLToPath(new URL("../workers/passthrough.ts", import.meta.url));
+const FLOOR_ENTRY = fileURLToPath(new URL("../workers/contract-floor.ts", import.meta.url));
 
 /** Host names that select a Worker on the shared workerd socket. */
 export const EDGE_HOST = "edge.bench";
 export const PASS_HOST = "pass.bench";
+/** The contract-floor Worker (`bench/workers/contract-floor.ts`). */
+export const FLOOR_HOST = "floor.bench";
 
-/** The routing Worker and the pass-through Worker in one workerd. */
+/** The routing Worker, the pass-through Worker and the contract floor in one workerd. */
 export interface BenchWorkerd {
   readonly mf: Miniflare;
   /** `http://127.0.0.1:PORT`; pick the Worker with the Host header. */
@@ -31,25 +34,35 @@ export function bundlePassthrough(): Promise<string> {
   return bundleForWorkerd(PASS_ENTRY);
 }
 
+/** The contract-floor Worker (`bench/workers/contract-floor.ts`) bundled for workerd. */
+export function bundleContractFloor(): Promise<string> {
+  return bundleForWorkerd(FLOOR_ENTRY);
+}
+
 /** The routing Worker on `host`; the caller adds its `ROUTING` binding and vars. */
 export function edgeWorker(script: string, date: string, host: string): V4WorkerOptions {
   return { name: "edge", modules: true, script, compatibilityDate: date, routes: [`${host}/*`] };
 }
 
-/** The pass-through Worker on `host`, forwarding to `origin`. */
+/**
+ * The pass-through Worker on `host`, forwarding to `origin`; or, with another `name` and script,
+ * the contract floor (`vars` may carry its `PARTS`).
+ */
 export function passWorker(
   script: string,
   date: string,
   host: string,
   origin: string,
+  name = "pass",
+  vars: Readonly<Record<string, string>> = {},
 ): V4WorkerOptions {
   return {
-    name: "pass",
+    name,
     modules: true,
     script,
     compatibilityDate: date,
     routes: [`${host}/*`],
-    bindings: { ORIGIN: origin },
+    bindings: { ...vars, ORIGIN: origin },
   };
 }
 
@@ -63,11 +76,12 @@ export interface BenchWorkerdOptions {
   readonly cleanup: Cleanup;
 }
 
-/** Starts both Workers (bundled like `wrangler dev`) in one workerd on a loopback port. */
+/** Starts the three Workers (bundled like `wrangler dev`) in one workerd on a loopback port. */
 export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWorkerd> {
-  const [edgeScript, passScript, date] = await Promise.all([
+  const [edgeScript, passScript, floorScript, date] = await Promise.all([
     bundleWorker(),
     bundlePassthrough(),
+    bundleContractFloor(),
     compatibilityDate(),
   ]);
   const before = new Set(childPids(process.pid));
@@ -83,6 +97,7 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
         bindings: { ...o.vars },
       },
       passWorker(passScript, date, PASS_HOST, o.passOrigin),
+      passWorker(floorScript, date, FLOOR_HOST, o.passOrigin, "floor"),
     ],
   });
   o.cleanup.add("workerd", () => mf.dispose());

@@ -18,7 +18,7 @@ import {
   tallyOf,
 } from "../lib/sliced-load.js";
 import { round } from "../lib/stats.js";
-import { EDGE_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
+import { EDGE_HOST, FLOOR_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
 import { type WorkerLatencyResult, workerLatency } from "./worker-latency.js";
 import { type MapRefreshResult, mapRefresh } from "./worker-map-refresh.js";
 
@@ -45,9 +45,18 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
    */
   readonly aa_ratio: number;
   readonly aa_ratio_ci95: readonly [number, number];
+  /** The contract floor (`bench/workers/contract-floor.ts`): what SPEC §4 alone costs. */
+  readonly floor_rps: number;
+  /** Contract floor ÷ pass-through, paired like `ratio`: the most any conforming Worker reaches. */
+  readonly floor_ratio: number;
+  readonly floor_ratio_ci95: readonly [number, number];
+  /** Routing ÷ contract floor, paired like `ratio`: what the routing Worker's own code costs. */
+  readonly ratio_vs_floor: number;
+  readonly ratio_vs_floor_ci95: readonly [number, number];
   /** workerd CPU per request in each side's windows (its own cost; a neighbour moves it less). */
   readonly workerd_cpu_us_per_req: number;
   readonly baseline_workerd_cpu_us_per_req: number;
+  readonly floor_workerd_cpu_us_per_req: number;
   readonly p99_ms: number;
   readonly baseline_p99_ms: number;
   readonly rounds: number;
@@ -70,7 +79,8 @@ const NAMESPACE = "bench-worker";
 
 /**
  * Routing Worker (KV map, isolate cache, country lookup, edge headers) vs a pass-through Worker
- * with the same proxy code and a fixed origin, same workerd, same loopback origin, same load.
+ * with the same proxy code and a fixed origin, same workerd, same loopback origin, same load; and
+ * vs the contract floor (the pass-through plus the country read and the edge's response headers).
  */
 export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOverheadResult> {
   const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-worker-"));
@@ -96,8 +106,8 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     cleanup: o.cleanup,
   });
 
-  // Sanity: both answer 200 through their own Worker.
-  for (const host of [EDGE_HOST, PASS_HOST]) {
+  // Sanity: each answers 200 through its own Worker.
+  for (const host of [EDGE_HOST, PASS_HOST, FLOOR_HOST]) {
     const res = await httpGet(`${workerd.url}/check`, host);
     if (res.status !== 200) throw new Error(`${host} answered ${res.status}: ${res.body}`);
     if (host === EDGE_HOST && !res.headers["x-edge-pool"]) {
@@ -106,15 +116,21 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     if (host === PASS_HOST && res.headers["x-edge-pool"]) {
       throw new Error("the pass-through Worker answered with routing headers");
     }
+    // Both do the contract's two parts: the country read from request.cf, the rebuilt response.
+    const cc = res.headers["x-edge-country"];
+    if (host !== PASS_HOST && (typeof cc !== "string" || !/^[A-Z]{2}$/.test(cc) || cc === "XX")) {
+      throw new Error(`${host} answered without a country from request.cf (${String(cc)})`);
+    }
   }
 
-  // The pass-through sits in the middle of every cycle (routing·pass·control, then mirrored), so
-  // each of its windows has the routing Worker's and the control's right beside it.
+  // The pass-through sits between the floor and the control (routing·floor·pass·control, then
+  // mirrored), so each of its windows has a neighbour of each comparison beside it.
   const load = await slicedLoad({
     url: `${workerd.url}/video/segment-1.ts?q=1`,
     connections: o.connections,
     sides: [
       { name: "routing", headers: { host: EDGE_HOST } },
+      { name: "floor", headers: { host: FLOOR_HOST } },
       { name: "pass", headers: { host: PASS_HOST } },
       { name: "control", headers: { host: PASS_HOST } },
     ],
@@ -127,16 +143,24 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   const edge = tallyOf(load, "routing");
   const pass = tallyOf(load, "pass");
   const control = tallyOf(load, "control");
+  const floor = tallyOf(load, "floor");
   const ratio = pairedRatio(edge, pass);
   const aa = pairedRatio(control, pass);
-  const errors = load.errors + load.timeouts + edge.non2xx + pass.non2xx + control.non2xx;
+  const floorRatio = pairedRatio(floor, pass);
+  const vsFloor = pairedRatio(edge, floor);
+  const errors =
+    load.errors + load.timeouts + edge.non2xx + pass.non2xx + control.non2xx + floor.non2xx;
+  const ci = (r: { ci95: readonly [number, number] }) => r.ci95.map((x) => x.toFixed(3)).join("–");
   const edgeCpuUs = sideCpuUs(edge);
   const passCpuUs = sideCpuUs(pass);
   o.log(
     `  routing/pass-through ${ratio.p50.toFixed(3)} (95 % CI ${ratio.ci95.map((x) => x.toFixed(3)).join("–")}, total/total ${ratio.total.toFixed(3)}, ${ratio.cycles} cycles); control pass/pass ${aa.p50.toFixed(3)} (CI ${aa.ci95.map((x) => x.toFixed(3)).join("–")})`,
   );
   o.log(
-    `  ${sideRate(edge).toFixed(0)} vs ${sideRate(pass).toFixed(0)} req/s; workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request (control ${sideCpuUs(control).toFixed(0)})`,
+    `  contract floor/pass-through ${floorRatio.p50.toFixed(3)} (CI ${ci(floorRatio)}); routing/contract floor ${vsFloor.p50.toFixed(3)} (CI ${ci(vsFloor)})`,
+  );
+  o.log(
+    `  ${sideRate(edge).toFixed(0)} vs ${sideRate(pass).toFixed(0)} req/s (floor ${sideRate(floor).toFixed(0)}); workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request (floor ${sideCpuUs(floor).toFixed(0)}, control ${sideCpuUs(control).toFixed(0)})`,
   );
   // Throughput is measured; now latency, in its own workerd (this one idles meanwhile).
   const rss = workerd.rssMb();
@@ -171,8 +195,14 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     ratio_round_max: round(ratio.max, 3),
     aa_ratio: round(aa.p50, 3),
     aa_ratio_ci95: [round(aa.ci95[0], 3), round(aa.ci95[1], 3)],
+    floor_rps: round(sideRate(floor), 0),
+    floor_ratio: round(floorRatio.p50, 3),
+    floor_ratio_ci95: [round(floorRatio.ci95[0], 3), round(floorRatio.ci95[1], 3)],
+    ratio_vs_floor: round(vsFloor.p50, 3),
+    ratio_vs_floor_ci95: [round(vsFloor.ci95[0], 3), round(vsFloor.ci95[1], 3)],
     workerd_cpu_us_per_req: round(edgeCpuUs, 0),
     baseline_workerd_cpu_us_per_req: round(passCpuUs, 0),
+    floor_workerd_cpu_us_per_req: round(sideCpuUs(floor), 0),
     p99_ms: round(sideP99(edge), 1),
     baseline_p99_ms: round(sideP99(pass), 1),
     rounds: ratio.cycles,

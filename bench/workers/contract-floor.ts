@@ -1,0 +1,43 @@
+import type { Route } from "../../core/compiled-map.js";
+import { normalizeCountry } from "../../core/resolve.js";
+import { proxyToOrigins } from "../../worker/proxy.js";
+
+/** Bindings of the contract-floor Worker. */
+interface FloorEnv {
+  readonly ORIGIN: string;
+  /**
+   * Which of the two parts to do (`bench/probe-worker-floor.ts` times them apart): `cf`,
+   * `headers` or, unset, both.
+   */
+  readonly PARTS?: string;
+}
+
+/**
+ * The least a Worker meeting SPEC §4 must add to the pass-through, and nothing of the routing
+ * Worker's own: it reads `request.cf.country` (workerd parses and freezes the request's whole
+ * `cf` object on that first read) and answers with `X-Edge-*` headers, which means rebuilding the
+ * origin's response (a fetched response's headers are immutable). No map, no decision, no header
+ * scrubbing. The routing Worker measured against it shows what its own code costs.
+ */
+export default {
+  async fetch(request: Request, env: FloorEnv): Promise<Response> {
+    const parts = env.PARTS ?? "cf,headers";
+    const country = parts.includes("cf") ? normalizeCountry(request.cf?.country) : "XX";
+    const link = { pool: "fixed", origin: env.ORIGIN };
+    const route: Route = { ...link, chain: [link], source: "fixed", degraded: null };
+    const outcome = await proxyToOrigins(request, route, {
+      country,
+      rev: 1,
+      maxAttempts: 1,
+      originTimeoutMs: 4000,
+    });
+    if (!parts.includes("headers")) return outcome.response;
+    const response = new Response(outcome.response.body, outcome.response);
+    const h = response.headers;
+    h.set("X-Edge-Pool", link.pool);
+    h.set("X-Edge-Country", country);
+    h.set("X-Edge-Revision", "1");
+    h.set("X-Edge-Source", route.source);
+    return response;
+  },
+};
