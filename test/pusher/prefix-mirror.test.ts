@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readSnapshot } from "../../core/index.js";
+import { createEtcdClient } from "../../pusher/etcd-client.js";
 import { PrefixMirror } from "../../pusher/prefix-mirror.js";
 import { readPrefix } from "../../pusher/snapshot-reader.js";
 import { uniqueNames, useEtcd } from "./harness.js";
@@ -122,6 +123,34 @@ describe("PrefixMirror: reads only what changed, proven complete (real etcd, SPE
     await c.put(`${prefix}country/ES`).value(rule("fra-1"));
     expect(await mirror.read()).toMatchObject({ kind: "delta", changed: 1 });
     expect(await mirror.read(true)).toMatchObject({ kind: "full", reason: "asked" });
+  });
+
+  it("reads everything, page by page, when the changed values do not fit one gRPC message", async () => {
+    const { prefix } = uniqueNames();
+    // The pusher's client, its 64 MiB receive limit cut to 1 MiB: two values show the same path.
+    const small = createEtcdClient(
+      { endpoints: [ctx.etcd.endpoint] },
+      { grpcOptions: { "grpc.max_receive_message_length": 1024 * 1024 } },
+    );
+    try {
+      const c = ctx.client;
+      await c.put(`${prefix}country/_default`).value(rule("fra-1"));
+      const mirror = new PrefixMirror(small, prefix, { paging: { pageBytes: 256 * 1024 } });
+      await mirror.read();
+      // Each 700 KB value is invalid (over 64 KiB) but under etcd's 1.5 MiB request limit.
+      for (const pool of ["big-1", "big-2"])
+        await c.put(`${prefix}health/${pool}`).value("x".repeat(700_000));
+      await c.put(`${prefix}country/DE`).value(rule("ams-1"));
+      const read = await mirror.read();
+      expect(read).toMatchObject({ kind: "full", reason: "too-many-changes", count: 4 });
+      expect(mirror.index.state().countries.get("DE")?.primary).toBe("ams-1");
+      await expectExact(mirror, prefix);
+      // The next small change is a delta again.
+      await c.put(`${prefix}country/FR`).value(rule("fra-1"));
+      expect(await mirror.read()).toMatchObject({ kind: "delta", changed: 1 });
+    } finally {
+      small.close();
+    }
   });
 
   it("reads everything once more deletions were seen than it keeps", async () => {
