@@ -18,7 +18,7 @@ export function growthRows(g: GrowthResult | null | undefined): Row[] {
     out.push([
       `growth ${keys} keys: first push / put→KV p50`,
       `${s.first_push_ms} / ${s.put_to_kv_p50_ms} ms`,
-      `read ${s.range_read_ms} ms, compile ${s.compile_ms} ms`,
+      `read ${s.range_read_ms} ms (etcd's own ${s.etcd_range_read_ms}), compile ${s.compile_ms} ms`,
       "",
       big ? "≤ 5000 / ≤ 500 ms" : "",
       big ? (s.first_push_ms <= 5000 && s.put_to_kv_p50_ms <= 500 ? "met" : "MISSED") : "",
@@ -28,16 +28,9 @@ export function growthRows(g: GrowthResult | null | undefined): Row[] {
       `${s.rss_mb_first_push} → ${s.rss_mb} MiB`,
       `${s.map_bytes} B map, ${s.pools} pools`,
       "",
-      big ? "≤ 200 MiB" : s.keys === 10_000 ? "≤ 100 MiB" : "",
-      big
-        ? s.rss_mb <= 200
-          ? "met"
-          : "MISSED"
-        : s.keys === 10_000
-          ? s.rss_mb <= 100
-            ? "met"
-            : "MISSED"
-          : "",
+      // The ≤ 100 MiB at 10k keys is pusher_scale's goal, on its own fixture (see its row).
+      big ? "≤ 200 MiB" : "",
+      big ? (s.rss_mb <= 200 ? "met" : "MISSED") : "",
     ]);
   }
   const r = g.ratio_100k_10k;
@@ -46,7 +39,7 @@ export function growthRows(g: GrowthResult | null | undefined): Row[] {
     out.push([
       "growth 10k → 100k (×10 keys): first push, read, compile, put→KV",
       `×${r.first_push_ms}, ×${r.range_read_ms}, ×${r.compile_ms}, ×${r.put_to_kv_p50_ms}`,
-      `RSS ×${r.rss_mb}`,
+      `RSS ×${r.rss_mb}; etcd's own read ×${r.etcd_range_read_ms}`,
       `worst ${r.worst}`,
       "≤ ×10 (linear)",
       typeof worst === "number" && worst <= 10 ? "met" : "MISSED",

@@ -1,3 +1,5 @@
+import type { Etcd3 } from "etcd3";
+import { prefixEnd } from "../../adapters/paged-range.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { putOne } from "../lib/etcd-load.js";
@@ -24,6 +26,12 @@ export interface GrowthSize {
   /** The pusher's own read of the prefix (a delta read) and its compile, per change (from /metrics). */
   readonly range_read_ms: number;
   readonly compile_ms: number;
+  /**
+   * The floor of that read: the same filtered range request (whole prefix, `min_mod_revision`
+   * at the change) sent by the bench's own client right after each change, p50. etcd 3.4 walks
+   * and loads every key under the prefix to filter it, whoever asks.
+   */
+  readonly etcd_range_read_ms: number;
   /** Range reads the pusher made per change (the economy: 1 for a lone change). */
   readonly reads_per_change: number;
   /** Bytes of `routes` in KV. */
@@ -52,6 +60,8 @@ export interface GrowthResult {
     readonly compile_ms: number;
     readonly put_to_kv_p50_ms: number;
     readonly rss_mb: number;
+    /** The read's floor, for comparison (not one of the pusher's costs, so never `worst`). */
+    readonly etcd_range_read_ms: number;
     readonly worst: string;
   } | null;
   readonly node_options: string | null;
@@ -72,6 +82,14 @@ function histogram(samples: ReadonlyMap<string, number>, name: string): [number,
   return [samples.get(`${name}_sum`) ?? Number.NaN, samples.get(`${name}_count`) ?? Number.NaN];
 }
 
+/** One filtered range over the prefix, as the pusher's delta read sends it; its duration, ms. */
+async function timedDeltaRange(client: Etcd3, prefix: string, since: number): Promise<number> {
+  const key = Buffer.from(prefix);
+  const t0 = performance.now();
+  await client.kv.range({ key, range_end: prefixEnd(key), min_mod_revision: since, limit: 1000 });
+  return performance.now() - t0;
+}
+
 async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
   const own = new Cleanup();
   const drop = o.cleanup.add(`growth ${keys}`, () => own.runAll());
@@ -89,6 +107,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const putToKv: number[] = [];
     const reads: number[] = [];
     const compiles: number[] = [];
+    const floorReads: number[] = [];
     let readCount = 0;
     for (let i = 0; i < o.changes; i++) {
       // A lone change after a quiet write slot: what an operator's `edgectl boost` meets.
@@ -108,6 +127,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       if (rc1 > rc0) reads.push(((rs1 - rs0) / (rc1 - rc0)) * 1000);
       if (cc1 > cc0) compiles.push(((cs1 - cs0) / (cc1 - cc0)) * 1000);
       readCount += rc1 - rc0;
+      floorReads.push(await timedDeltaRange(client, prefix, rev));
     }
     await sleep(1_000);
     const map = await stack.reader.get("routes");
@@ -122,13 +142,14 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       rss_mb: round(pusher.rssMb()),
       range_read_ms: reads.length ? round(summarize(reads).p50) : Number.NaN,
       compile_ms: compiles.length ? round(summarize(compiles).p50) : Number.NaN,
+      etcd_range_read_ms: round(summarize(floorReads).p50),
       reads_per_change: round(readCount / o.changes),
       map_bytes: map?.length ?? 0,
       load_ms: round(stack.loadMs),
       changes: o.changes,
     };
     o.log(
-      `  ${keys} keys: first push ${result.first_push_ms} ms, put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms, compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
+      `  ${keys} keys: first push ${result.first_push_ms} ms, put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms (etcd's own ${result.etcd_range_read_ms}), compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
     );
     return result;
   } finally {
@@ -147,7 +168,11 @@ function ratios(small: GrowthSize, big: GrowthSize): NonNullable<GrowthResult["r
     rss_mb: r("rss_mb"),
   };
   const worst = Object.entries(each).reduce((a, b) => (b[1] > a[1] ? b : a))[0];
-  return { ...each, worst };
+  return {
+    ...each,
+    etcd_range_read_ms: round(big.etcd_range_read_ms / small.etcd_range_read_ms),
+    worst,
+  };
 }
 
 /**
