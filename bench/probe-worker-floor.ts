@@ -7,16 +7,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalSink, localPersistRoot } from "../adapters/kv/index.js";
-import { compile, serializeMap } from "../core/index.js";
+import { localPersistRoot } from "../adapters/kv/index.js";
 import { newMiniflare } from "../test/helpers/miniflare.js";
 import { bundleWorker, compatibilityDate } from "../test/helpers/worker.js";
 import { Cleanup } from "./lib/cleanup.js";
-import { scaleFixture } from "./lib/fixture.js";
 import { startOriginProcess } from "./lib/origin-process.js";
 import { childPids, commName } from "./lib/proc.js";
 import { processCpuSeconds } from "./lib/process-cpu.js";
 import { pairedRatio, SLICE, sideCpuUs, sideRate, slicedLoad, tallyOf } from "./lib/sliced-load.js";
+import { seedLocalRoutes, workerBenchMap } from "./lib/worker-map.js";
 import { bundleContractFloor, bundlePassthrough, edgeWorker, passWorker } from "./lib/workerd.js";
 
 const cycles = Number(process.argv[2] ?? 150);
@@ -26,15 +25,7 @@ try {
   const persistDir = mkdtempSync(join(tmpdir(), "edge-probe-floor-"));
   cleanup.add("persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
   const origin = await startOriginProcess(cleanup);
-  const prefix = "/probe/floor/";
-  const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin.url });
-  const map = compile(
-    { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
-    { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
-  ).map;
-  const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
-  await writer.putMany([{ key: "routes", value: serializeMap(map) }]);
-  await writer.close();
+  await seedLocalRoutes(persistDir, NAMESPACE, workerBenchMap("/probe/floor/", origin.url));
 
   const [edge, pass, floor, date] = await Promise.all([
     bundleWorker(),

@@ -1,4 +1,4 @@
-import { compile, serializeMap } from "../../core/index.js";
+import { serializeMap } from "../../core/index.js";
 import {
   createKvWrapper,
   KV_INNER_BINDING,
@@ -8,11 +8,11 @@ import {
 import { newMiniflare } from "../../test/helpers/miniflare.js";
 import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
 import type { Cleanup } from "../lib/cleanup.js";
-import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { sleep } from "../lib/sleep.js";
 import { round, summarize } from "../lib/stats.js";
 import { timedGet } from "../lib/timed-get.js";
+import { workerBenchMap } from "../lib/worker-map.js";
 import { bundlePassthrough, edgeWorker, passWorker } from "../lib/workerd.js";
 
 const EDGE_HOST = "edge.latency";
@@ -60,12 +60,7 @@ const REWRITE_EVERY_MS = 1_000;
  */
 export async function workerLatency(o: WorkerLatencyOptions): Promise<WorkerLatencyResult> {
   const origin = await startOriginProcess(o.cleanup);
-  const prefix = "/bench/latency/";
-  const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin.url });
-  const base = compile(
-    { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
-    { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
-  ).map;
+  const base = workerBenchMap("/bench/latency/", origin.url);
 
   const [edgeScript, passScript, date] = await Promise.all([
     bundleWorker(),

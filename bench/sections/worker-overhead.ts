@@ -1,10 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalSink } from "../../adapters/kv/index.js";
-import { compile, serializeMap } from "../../core/index.js";
 import { Cleanup } from "../lib/cleanup.js";
-import { scaleFixture } from "../lib/fixture.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import {
@@ -18,6 +15,7 @@ import {
   tallyOf,
 } from "../lib/sliced-load.js";
 import { round } from "../lib/stats.js";
+import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { EDGE_HOST, FLOOR_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
 import { type WorkerLatencyResult, workerLatency } from "./worker-latency.js";
 import { type MapRefreshResult, mapRefresh } from "./worker-map-refresh.js";
@@ -87,16 +85,7 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   o.cleanup.add("worker persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
   const origin = await startOriginProcess(o.cleanup);
 
-  // A realistic map: every ISO country with a 4-pool chain, all pools on the one origin.
-  const prefix = "/bench/worker/";
-  const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin.url });
-  const map = compile(
-    { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
-    { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
-  ).map;
-  const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
-  await writer.putMany([{ key: "routes", value: serializeMap(map) }]);
-  await writer.close();
+  await seedLocalRoutes(persistDir, NAMESPACE, workerBenchMap("/bench/worker/", origin.url));
 
   const workerd = await startBenchWorkerd({
     persistDir,
