@@ -16,7 +16,7 @@ export const PASS_HOST = "pass.bench";
 /** The contract-floor Worker (`bench/workers/contract-floor.ts`). */
 export const FLOOR_HOST = "floor.bench";
 
-/** The routing Worker, the pass-through Worker and the contract floor in one workerd. */
+/** The routing Worker and the pass-through Worker (and maybe the contract floor) in one workerd. */
 export interface BenchWorkerd {
   readonly mf: Miniflare;
   /** `http://127.0.0.1:PORT`; pick the Worker with the Host header. */
@@ -73,15 +73,20 @@ export interface BenchWorkerdOptions {
   /** Origin of the pass-through Worker. */
   readonly passOrigin: string;
   readonly vars: Readonly<Record<string, string>>;
+  /** Also start the contract floor on {@link FLOOR_HOST} (the Worker-overhead section). */
+  readonly floor?: boolean;
   readonly cleanup: Cleanup;
 }
 
-/** Starts the three Workers (bundled like `wrangler dev`) in one workerd on a loopback port. */
+/**
+ * Starts the routing and pass-through Workers (and, when asked, the contract floor), bundled like
+ * `wrangler dev`, in one workerd on a loopback port.
+ */
 export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWorkerd> {
   const [edgeScript, passScript, floorScript, date] = await Promise.all([
     bundleWorker(),
     bundlePassthrough(),
-    bundleContractFloor(),
+    o.floor ? bundleContractFloor() : null,
     compatibilityDate(),
   ]);
   const before = new Set(childPids(process.pid));
@@ -97,7 +102,7 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
         bindings: { ...o.vars },
       },
       passWorker(passScript, date, PASS_HOST, o.passOrigin),
-      passWorker(floorScript, date, FLOOR_HOST, o.passOrigin, "floor"),
+      ...(floorScript ? [passWorker(floorScript, date, FLOOR_HOST, o.passOrigin, "floor")] : []),
     ],
   });
   o.cleanup.add("workerd", () => mf.dispose());

@@ -92,6 +92,7 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     namespaceId: NAMESPACE,
     passOrigin: origin.url,
     vars: {},
+    floor: true,
     cleanup: o.cleanup,
   });
 
