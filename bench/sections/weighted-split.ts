@@ -1,11 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLocalSink } from "../../adapters/kv/index.js";
-import { compile, pickWeighted, type Route, resolveRoute, serializeMap } from "../../core/index.js";
+import { pickWeighted, type Route, resolveRoute } from "../../core/index.js";
 import { splitHeader, splitRoute } from "../../worker/split.js";
 import type { Cleanup } from "../lib/cleanup.js";
-import { scaleFixture } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import {
   type PairedRatio,
@@ -19,6 +17,7 @@ import {
   tallyOf,
 } from "../lib/sliced-load.js";
 import { round } from "../lib/stats.js";
+import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { EDGE_HOST, startBenchWorkerd } from "../lib/workerd.js";
 
 /** Merged into `worker` in results.json: weighted routes against plain ones. */
@@ -91,8 +90,7 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
   const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-weighted-"));
   o.cleanup.add("weighted persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
   const origin = await startOriginProcess(o.cleanup);
-  const prefix = "/bench/weighted/";
-  const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin.url }).map((e) => {
+  const map = workerBenchMap("/bench/weighted/", origin.url, (e) => {
     if (e.rel !== "country/DE") return e;
     const rule = JSON.parse(e.value) as { primary: string; fallbacks: string[] };
     const second = rule.fallbacks[0] ?? rule.primary;
@@ -101,10 +99,6 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
       value: JSON.stringify({ ...rule, weights: { [rule.primary]: 80, [second]: 20 } }),
     };
   });
-  const map = compile(
-    { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
-    { prefix, floorPool: "p000", originTemplate: origin.url, now: new Date() },
-  ).map;
   const deRoute = resolveRoute(map, "DE");
   const weights = deRoute.weights;
   if (!weights || weights.length < 2) throw new Error("the fixture's DE route has no weights");
@@ -112,9 +106,7 @@ export async function weightedSplit(o: WeightedSplitOptions): Promise<WeightedSp
     (v) => pickWeighted(v, weights) !== deRoute.pool,
   );
   if (!viewer) throw new Error("no viewer picks the second pool");
-  const writer = await createLocalSink({ persistDir, namespaceId: NAMESPACE });
-  await writer.putMany([{ key: "routes", value: serializeMap(map) }]);
-  await writer.close();
+  await seedLocalRoutes(persistDir, NAMESPACE, map);
 
   const workerd = await startBenchWorkerd({
     persistDir,
