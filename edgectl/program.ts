@@ -1,8 +1,8 @@
 import { Command } from "commander";
 import { VERSION } from "../adapters/version.js";
-import type { CliIo } from "./cli-io.js";
-import { createCommandContext, withCommonOptions } from "./command-context.js";
-import { COMMAND_HELP, commandHelpText } from "./command-help.js";
+import type { CliIo } from "./cli/cli-io.js";
+import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
+import { COMMAND_HELP, commandHelpText } from "./cli/command-help.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
 import { completionCommand } from "./commands/completion.js";

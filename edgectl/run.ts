@@ -1,6 +1,6 @@
 import { CommanderError } from "commander";
-import type { CliIo } from "./cli-io.js";
-import { ExitCode } from "./exit-codes.js";
+import type { CliIo } from "./cli/cli-io.js";
+import { ExitCode } from "./cli/exit-codes.js";
 import { createCliOutput, lacksJsonResult } from "./output/cli-output.js";
 import { failureOf } from "./output/failure.js";
 import { outputModeFromArgv } from "./output/output-mode.js";

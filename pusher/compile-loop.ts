@@ -9,7 +9,7 @@ import {
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { CompileGate } from "./compile-gate.js";
-import type { HistoryChange, HistoryTracker } from "./history.js";
+import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
 import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
 import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { CompiledMap } from "../core/index.js";
-import type { HistoryChange, HistoryTracker } from "./history.js";
+import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
 import type { PusherStatus } from "./status.js";
 
 /** What following a new etcd history touches. */

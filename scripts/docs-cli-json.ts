@@ -1,6 +1,6 @@
 /**
  * `npm run docs:cli-json`: writes the `-o json` shapes into docs/reference.md between the
- * `cli-json` markers, from the zod schemas edgectl emits with (test/cli/json-docs.test.ts fails
+ * `cli-json` markers, from the zod schemas edgectl emits with (test/edgectl/json-docs.test.ts fails
  * when the file is out of date).
  *
  *   tsx scripts/docs-cli-json.ts

@@ -48,7 +48,7 @@ need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands 
 }
 need etcd-server etcd
 need etcd-client etcdctl
-need chromium chromium          # the /ui browser tests (test/ui/) drive it through playwright-core
+need chromium chromium          # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
 need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
 need zsh zsh                    # `edgectl completion zsh|fish` is checked in the real shells
 need fish fish

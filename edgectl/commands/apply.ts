@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /**
  * `edgectl apply FILE [--yes] [--reason TEXT]`: validate, read at one revision, diff, confirm,
@@ -16,10 +16,10 @@ export function applyCommand(ctx: CommandContext): Command {
     .option("--reason <text>", "why (kept in the audit record; see edgectl history)")
     .action(async (file: string, opts: { yes?: boolean; reason?: string }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { commitPlan } = await import("../commit-plan.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
-      const { planIntent } = await import("../intent-plan.js");
-      const { loadDesiredState } = await import("../load-desired-state.js");
+      const { commitPlan } = await import("../apply/commit-plan.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { planIntent } = await import("../apply/intent-plan.js");
+      const { loadDesiredState } = await import("../apply/load-desired-state.js");
       const { ApplyShape, applyDocument, applyText } = await import("../output/apply-document.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);

@@ -1,8 +1,8 @@
 import { Command } from "commander";
-import { CliError } from "../cli-error.js";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
-import { ExitCode } from "../exit-codes.js";
+import { CliError } from "../cli/cli-error.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
+import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
 
 interface BoostOptions {
   readonly pool: string;
@@ -35,13 +35,13 @@ export function boostCommand(ctx: CommandContext): Command {
       const { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } = await import(
         "../../core/index.js"
       );
-      const { ClusterLease } = await import("../cluster-lease.js");
-      const { parsePercent, percentBoostRule } = await import("../percent-boost.js");
-      const { parseTargetArgument } = await import("../target-argument.js");
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { ClusterLease } = await import("../etcd/cluster-lease.js");
+      const { parsePercent, percentBoostRule } = await import("../rules/percent-boost.js");
+      const { parseTargetArgument } = await import("../cli/target-argument.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { BoostShape } = await import("../output/shapes/boost-shape.js");
-      const { routeShares } = await import("../route-shares.js");
+      const { routeShares } = await import("../apply/route-shares.js");
       const { target, name: cc } = parseTargetArgument(raw);
       const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
       if (percent !== undefined && opts.fallbacks)

@@ -1,6 +1,6 @@
 import { Argument, Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;
 

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { CompiledMap } from "../../core/index.js";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /**
  * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or
@@ -19,17 +19,17 @@ export function explainCommand(ctx: CommandContext): Command {
     .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { compile } = await import("../../core/index.js");
-      const { compileOptions } = await import("../compile-options.js");
-      const { parseTargetArgument } = await import("../target-argument.js");
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { compileOptions } = await import("../cli/compile-options.js");
+      const { parseTargetArgument } = await import("../cli/target-argument.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { explainContinent, formatContinentExplanation } = await import(
-        "../explain-continent.js"
+        "../explain/explain-continent.js"
       );
       const { dependsOnLastGood, explainCountry, formatExplanation } = await import(
-        "../explain-country.js"
+        "../explain/explain-country.js"
       );
-      const { readKvMaps } = await import("../kv-read.js");
+      const { readKvMaps } = await import("../status/kv-read.js");
       const { continentDocument, countryDocument } = await import("../output/explain-document.js");
       const { ExplainShape } = await import("../output/shapes/explain-shape.js");
       const { target, name } = parseTargetArgument(raw);

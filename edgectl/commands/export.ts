@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /** `edgectl export`: the current intent as a desired-state file (apply of it is a no-op). */
 export function exportCommand(ctx: CommandContext): Command {
@@ -12,8 +12,8 @@ export function exportCommand(ctx: CommandContext): Command {
       const { desiredStateFromRouting, formatProblem, readSnapshot } = await import(
         "../../core/index.js"
       );
-      const { readPrefixFromAny, toSnapshot } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { ExportShape } = await import("../output/shapes/export-shape.js");
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (members) => {

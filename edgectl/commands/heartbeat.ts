@@ -1,9 +1,9 @@
 import { Command } from "commander";
-import { CliError } from "../cli-error.js";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
-import type { HeartbeatMetrics } from "../heartbeat-metrics.js";
-import type { MetricsListener } from "../metrics-listener.js";
+import { CliError } from "../cli/cli-error.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
+import type { HeartbeatMetrics } from "../heartbeat/heartbeat-metrics.js";
+import type { MetricsListener } from "../heartbeat/metrics-listener.js";
 
 interface HeartbeatOptions {
   readonly ttl: string;
@@ -39,12 +39,12 @@ export function heartbeatCommand(ctx: CommandContext): Command {
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { isPoolName, routingKeys } = await import("../../core/index.js");
-      const { EtcdMembers } = await import("../etcd-members.js");
-      const { runHeartbeat } = await import("../heartbeat-loop.js");
-      const { httpProbe } = await import("../http-probe.js");
+      const { EtcdMembers } = await import("../etcd/etcd-members.js");
+      const { runHeartbeat } = await import("../heartbeat/heartbeat-loop.js");
+      const { httpProbe } = await import("../heartbeat/http-probe.js");
       const { createLogger } = await import("../../adapters/logger.js");
-      const { heartbeatLog } = await import("../heartbeat-log.js");
-      const { parseListenAddress } = await import("../listen-address.js");
+      const { heartbeatLog } = await import("../heartbeat/heartbeat-log.js");
+      const { parseListenAddress } = await import("../heartbeat/listen-address.js");
       const { HeartbeatEventShape } = await import("../output/shapes/heartbeat-shape.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
@@ -68,8 +68,8 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       let metrics: HeartbeatMetrics | undefined;
       let listener: MetricsListener | undefined;
       if (listen) {
-        const { HeartbeatMetrics } = await import("../heartbeat-metrics.js");
-        const { startMetricsListener } = await import("../metrics-listener.js");
+        const { HeartbeatMetrics } = await import("../heartbeat/heartbeat-metrics.js");
+        const { startMetricsListener } = await import("../heartbeat/metrics-listener.js");
         metrics = new HeartbeatMetrics(pool);
         try {
           listener = await startMetricsListener({ ...listen, registry: metrics.registry });

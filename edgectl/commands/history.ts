@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { safeText } from "../../core/safe-text.js";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 import type { HistoryResult } from "../output/shapes/history-shape.js";
 
 /** `history`'s default `--limit`. */
@@ -36,9 +36,9 @@ export function historyCommand(ctx: CommandContext): Command {
     .option("--limit <n>", `how many records (default ${DEFAULT_HISTORY_LIMIT})`)
     .action(async (opts: { limit?: string }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { readNewestAuditRecords } = await import("../audit-read.js");
-      const { CliError } = await import("../cli-error.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { readNewestAuditRecords } = await import("../audit/audit-read.js");
+      const { CliError } = await import("../cli/cli-error.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { HistoryShape } = await import("../output/shapes/history-shape.js");
       const rawLimit = opts.limit?.trim() ?? String(DEFAULT_HISTORY_LIMIT);
       if (!/^[1-9][0-9]{0,5}$/.test(rawLimit))

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 interface MoveOptions {
   readonly to: string;
@@ -30,15 +30,15 @@ export function moveCommand(ctx: CommandContext): Command {
     .option("-y, --yes", "apply without asking for confirmation")
     .action(async (raw: string, opts: MoveOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { CliError } = await import("../cli-error.js");
-      const { commitPlan } = await import("../commit-plan.js");
-      const { readPrefixFromAny } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
-      const { planOfChanges } = await import("../intent-plan.js");
-      const { moveChanges, ruleKey } = await import("../move-rules.js");
+      const { CliError } = await import("../cli/cli-error.js");
+      const { commitPlan } = await import("../apply/commit-plan.js");
+      const { readPrefixFromAny } = await import("../etcd/read-prefix.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { planOfChanges } = await import("../apply/intent-plan.js");
+      const { moveChanges, ruleKey } = await import("../rules/move-rules.js");
       const { commitFields } = await import("../output/apply-document.js");
       const { MoveShape } = await import("../output/shapes/move-shape.js");
-      const { parseTargetArgument } = await import("../target-argument.js");
+      const { parseTargetArgument } = await import("../cli/target-argument.js");
       const targets = list(raw).map((t) => parseTargetArgument(t).target);
       if (targets.length === 0)
         throw new CliError("invalid-input", "move: name at least one country or continent");

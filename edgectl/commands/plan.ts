@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /** `edgectl plan FILE`: the diff against etcd and its edge effect under current health. */
 export function planCommand(ctx: CommandContext): Command {
@@ -10,15 +10,17 @@ export function planCommand(ctx: CommandContext): Command {
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { readSnapshot } = await import("../../core/index.js");
-      const { compileOptions } = await import("../compile-options.js");
-      const { edgeEffect, formatEdgeEffect, shiftDocument } = await import("../edge-effect.js");
-      const { toSnapshot } = await import("../etcd-client.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
-      const { planIntent } = await import("../intent-plan.js");
-      const { loadDesiredState } = await import("../load-desired-state.js");
+      const { compileOptions } = await import("../cli/compile-options.js");
+      const { edgeEffect, formatEdgeEffect, shiftDocument } = await import(
+        "../apply/edge-effect.js"
+      );
+      const { toSnapshot } = await import("../etcd/read-prefix.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { planIntent } = await import("../apply/intent-plan.js");
+      const { loadDesiredState } = await import("../apply/load-desired-state.js");
       const { changeDocument } = await import("../output/plan-document.js");
       const { PlanShape } = await import("../output/shapes/plan-shape.js");
-      const { formatDiff } = await import("../plan-diff.js");
+      const { formatDiff } = await import("../apply/plan-diff.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (members) => {

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /**
  * `edgectl rollback EPOCH [--yes] [--reason TEXT]`: restores the intent as it was right after
@@ -15,12 +15,12 @@ export function rollbackCommand(ctx: CommandContext): Command {
     .option("--reason <text>", "why (kept in the audit record after 'rollback to epoch N: ')")
     .action(async (raw: string, opts: { yes?: boolean; reason?: string }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { CliError } = await import("../cli-error.js");
-      const { commitPlan } = await import("../commit-plan.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { CliError } = await import("../cli/cli-error.js");
+      const { commitPlan } = await import("../apply/commit-plan.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { commitFields } = await import("../output/apply-document.js");
       const { RollbackShape } = await import("../output/shapes/rollback-shape.js");
-      const { planRollback } = await import("../rollback-plan.js");
+      const { planRollback } = await import("../audit/rollback-plan.js");
       if (!/^[0-9]{1,12}$/.test(raw.trim()))
         throw new CliError("invalid-input", `rollback: "${raw}" is not an epoch (0 or more)`);
       const target = Number(raw.trim());

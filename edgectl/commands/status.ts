@@ -1,7 +1,7 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
-import type { SyncInputs } from "../sync-status.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
+import type { SyncInputs } from "../status/sync-status.js";
 
 async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]>> {
   try {
@@ -64,11 +64,11 @@ export function statusCommand(ctx: CommandContext): Command {
         { StatusShape },
       ] = await Promise.all([
         import("../../core/index.js"),
-        import("../compile-options.js"),
-        import("../etcd-client.js"),
-        import("../etcd-members.js"),
-        import("../kv-read.js"),
-        import("../sync-status.js"),
+        import("../cli/compile-options.js"),
+        import("../etcd/read-prefix.js"),
+        import("../etcd/etcd-members.js"),
+        import("../status/kv-read.js"),
+        import("../status/sync-status.js"),
         import("../output/status-document.js"),
         import("../output/shapes/status-shape.js"),
       ]);

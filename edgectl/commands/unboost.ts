@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 import { leaseHex } from "./boost.js";
 
 /** `edgectl unboost CC`: revokes the override's lease (or deletes a lease-less override). */
@@ -12,8 +12,8 @@ export function unboostCommand(ctx: CommandContext): Command {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { EtcdLeaseInvalidError } = await import("etcd3");
       const { routingKeys } = await import("../../core/index.js");
-      const { parseTargetArgument } = await import("../target-argument.js");
-      const { withEtcdMembers } = await import("../etcd-members.js");
+      const { parseTargetArgument } = await import("../cli/target-argument.js");
+      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { UnboostShape } = await import("../output/shapes/unboost-shape.js");
       const cc = parseTargetArgument(raw).name;
       const settings = ctx.settings(cmd);

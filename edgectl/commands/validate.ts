@@ -1,7 +1,7 @@
 import { Command } from "commander";
-import type { CommandContext } from "../command-context.js";
-import { withCommonOptions } from "../command-context.js";
-import { ExitCode } from "../exit-codes.js";
+import type { CommandContext } from "../cli/command-context.js";
+import { withCommonOptions } from "../cli/command-context.js";
+import { ExitCode } from "../cli/exit-codes.js";
 
 /** `edgectl validate FILE`: 0 valid, 1 invalid (each problem printed with its key). */
 export function validateCommand(ctx: CommandContext): Command {
@@ -11,7 +11,7 @@ export function validateCommand(ctx: CommandContext): Command {
     .action(async (file: string) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { desiredStateToKeys } = await import("../../core/index.js");
-      const { loadDesiredState } = await import("../load-desired-state.js");
+      const { loadDesiredState } = await import("../apply/load-desired-state.js");
       const { ValidateShape } = await import("../output/shapes/validate-shape.js");
       const state = await loadDesiredState(file);
       const keys = [...desiredStateToKeys(state, "").keys()];

@@ -1,9 +1,9 @@
 import { readSnapshot } from "../../core/index.js";
-import type { CliSettings } from "../cli-settings.js";
-import { compileOptions } from "../compile-options.js";
-import { edgeEffect, shiftDocument } from "../edge-effect.js";
-import { toSnapshot } from "../etcd-client.js";
-import type { IntentPlan } from "../intent-plan.js";
+import { edgeEffect, shiftDocument } from "../apply/edge-effect.js";
+import type { IntentPlan } from "../apply/intent-plan.js";
+import type { CliSettings } from "../cli/cli-settings.js";
+import { compileOptions } from "../cli/compile-options.js";
+import { toSnapshot } from "../etcd/read-prefix.js";
 import type { Paint } from "./colour.js";
 import { changeDocument } from "./plan-document.js";
 import { type ApplyResult, ApplyShape } from "./shapes/apply-shape.js";

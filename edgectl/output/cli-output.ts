@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { CliIo } from "../cli-io.js";
+import type { CliIo } from "../cli/cli-io.js";
 import { colourEnabled, type Paint, painter } from "./colour.js";
 import type { Failure } from "./failure.js";
 import type { OutputMode } from "./output-mode.js";

@@ -1,5 +1,5 @@
 import { styleText } from "node:util";
-import type { TextSink } from "../cli-io.js";
+import type { TextSink } from "../cli/cli-io.js";
 import type { OutputMode } from "./output-mode.js";
 
 /** The styles edgectl's text output uses. */

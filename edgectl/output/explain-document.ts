@@ -1,5 +1,5 @@
-import type { ContinentExplanation } from "../explain-continent.js";
-import type { Explanation } from "../explain-country.js";
+import type { ContinentExplanation } from "../explain/explain-continent.js";
+import type { Explanation } from "../explain/explain-country.js";
 import type { ExplainResult } from "./shapes/explain-shape.js";
 
 /** A country explanation as `-o json` shows it (`ExplainCountryShape`). */

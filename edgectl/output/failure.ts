@@ -1,8 +1,8 @@
 import { CommanderError } from "commander";
 import { ConfigError } from "../../adapters/errors.js";
-import { CLI_ERROR_CODES, CliError } from "../cli-error.js";
-import { EtcdUnavailableError } from "../etcd-unavailable-error.js";
-import { ExitCode } from "../exit-codes.js";
+import { CLI_ERROR_CODES, CliError } from "../cli/cli-error.js";
+import { ExitCode } from "../cli/exit-codes.js";
+import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
 
 /**
  * Every `error.code` edgectl reports: the {@link CliError} codes plus the failures that are not
@@ -55,7 +55,7 @@ export async function failureOf(e: unknown): Promise<Failure> {
       exitCode: ExitCode.failure,
     };
   // Loaded only on this path: etcd3 is heavy, and an etcd3 error means it is loaded already.
-  const { isEtcdFailure } = await import("../etcd-failure.js");
+  const { isEtcdFailure } = await import("../etcd/etcd-failure.js");
   if (isEtcdFailure(e))
     return {
       code: "etcd-error",

@@ -1,4 +1,4 @@
-import type { SyncInputs, SyncVerdict } from "../sync-status.js";
+import type { SyncInputs, SyncVerdict } from "../status/sync-status.js";
 import type { StatusResult } from "./shapes/status-shape.js";
 
 const text = (v: unknown) => (typeof v === "string" ? v : null);

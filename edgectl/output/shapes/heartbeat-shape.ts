@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HeartbeatEvent } from "../../heartbeat-loop.js";
+import type { HeartbeatEvent } from "../../heartbeat/heartbeat-loop.js";
 
 const EVENTS = [
   "registered",

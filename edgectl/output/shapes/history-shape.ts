@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditRecordSchema } from "../../audit-record.js";
+import { AuditRecordSchema } from "../../audit/audit-record.js";
 
 /** `edgectl history -o json`: the audit records, newest first (SPEC §2's record shape). */
 export const HistoryShape = z

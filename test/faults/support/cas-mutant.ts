@@ -10,11 +10,11 @@ export interface CasMutant {
   remove(): void;
 }
 
-/** The epoch compare in `edgectl/apply-transaction.ts`, as the mutant's patch expects it. */
+/** The epoch compare in `edgectl/apply/apply-transaction.ts`, as the mutant's patch expects it. */
 const EPOCH_COMPARE =
   /epoch\.modRevision === null\s*\?\s*client\.if\(keys\.epoch, "Create", "==", 0\)\s*:\s*client\.if\(keys\.epoch, "Mod", "==", epoch\.modRevision\);/;
 
-/** Where `apply` (and `move`, `rollback`: edgectl/commit-plan.ts) takes the lock after reading and planning, as the mutant's patch expects it. */
+/** Where `apply` (and `move`, `rollback`: edgectl/apply/commit-plan.ts) takes the lock after reading and planning, as the mutant's patch expects it. */
 const LOCK_AFTER_READ =
   /const attempt = await acquireApplyLock\(client, settings\.prefix, settings\.lockTtlSeconds\);/;
 
@@ -52,13 +52,13 @@ export function buildCasMutant(): CasMutant {
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
   patch(
     root,
-    "edgectl/apply-transaction.ts",
+    "edgectl/apply/apply-transaction.ts",
     EPOCH_COMPARE,
     'client.if(keys.epoch, "Version", "<", 1_000_000_000); // MUTANT: epoch compare disabled',
   );
   patch(
     root,
-    "edgectl/commit-plan.ts",
+    "edgectl/apply/commit-plan.ts",
     LOCK_AFTER_READ,
     "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
   );

@@ -1,0 +1,87 @@
+import {
+  CountryRuleSchema,
+  canonicalPool,
+  canonicalRule,
+  type DesiredState,
+  desiredStateToKeys,
+  PoolDefSchema,
+} from "../../core/index.js";
+import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
+
+/** One intent key `apply` would write or delete. */
+export interface KeyChange {
+  readonly kind: "add" | "change" | "remove";
+  /** The full etcd key. */
+  readonly key: string;
+  /** The key relative to the prefix. */
+  readonly rel: string;
+  readonly before?: string;
+  readonly after?: string;
+}
+
+/** Only these families are intent: overrides, health, epoch and the lock are never touched. */
+export function isIntentKey(rel: string): boolean {
+  return rel.startsWith("pool/") || rel.startsWith("country/") || rel.startsWith("continent/");
+}
+
+/** The stored value in canonical form when it parses, so key order alone is not a change. */
+function canonicalStored(e: StoredEntry): string {
+  const text = e.value.toString("utf8");
+  try {
+    const raw: unknown = JSON.parse(text);
+    if (e.rel.startsWith("pool/")) {
+      const p = PoolDefSchema.safeParse(raw);
+      if (p.success) return canonicalPool(p.data);
+    } else {
+      const r = CountryRuleSchema.safeParse(raw);
+      if (r.success) return canonicalRule(r.data);
+    }
+  } catch {
+    // not JSON: compared as text, so it shows up as changed
+  }
+  return text;
+}
+
+/**
+ * The changes that turn the intent keys under `prefix` into `desired`: added and changed keys
+ * get the canonical value, intent keys the file does not name are removed. Sorted by key.
+ */
+export function diffIntent(
+  current: PrefixRead,
+  desired: DesiredState,
+  prefix: string,
+): KeyChange[] {
+  const want = desiredStateToKeys(desired, prefix);
+  const changes: KeyChange[] = [];
+  const seen = new Set<string>();
+  for (const e of current.entries) {
+    if (!isIntentKey(e.rel)) continue;
+    seen.add(e.key);
+    const after = want.get(e.key);
+    const before = e.value.toString("utf8");
+    if (after === undefined) changes.push({ kind: "remove", key: e.key, rel: e.rel, before });
+    else if (canonicalStored(e) !== after)
+      changes.push({ kind: "change", key: e.key, rel: e.rel, before, after });
+  }
+  for (const [key, after] of want) {
+    if (!seen.has(key)) changes.push({ kind: "add", key, rel: key.slice(prefix.length), after });
+  }
+  return changes.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+/** Renders changes as `+ key value`, `~ key before → after`, `- key (was …)` lines. */
+export function formatDiff(changes: readonly KeyChange[]): string[] {
+  if (changes.length === 0) return ["No changes: etcd already holds this intent."];
+  const counts = { add: 0, change: 0, remove: 0 };
+  const lines: string[] = [];
+  for (const c of changes) {
+    counts[c.kind]++;
+    if (c.kind === "add") lines.push(`  + ${c.rel}  ${c.after}`);
+    else if (c.kind === "change") lines.push(`  ~ ${c.rel}  ${c.before} → ${c.after}`);
+    else lines.push(`  - ${c.rel}  (was ${c.before})`);
+  }
+  return [
+    `Intent changes: ${counts.add} to add, ${counts.change} to change, ${counts.remove} to remove`,
+    ...lines,
+  ];
+}

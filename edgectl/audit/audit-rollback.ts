@@ -1,0 +1,104 @@
+import { safeText } from "../../core/index.js";
+import { isIntentKey } from "../apply/plan-diff.js";
+import { CliError } from "../cli/cli-error.js";
+import type { PrefixRead } from "../etcd/read-prefix.js";
+import type { StoredAuditRecord } from "./audit-read.js";
+import { type AuditValue, auditValueOf, textOfAuditValue } from "./audit-record.js";
+
+/** What the intent after an epoch is rebuilt from. */
+export interface RollbackSource {
+  /** The current prefix, read at one revision. */
+  readonly read: PrefixRead;
+  /** The epoch that read holds. */
+  readonly currentEpoch: number;
+  /** The epoch to go back to. */
+  readonly target: number;
+  /** Every record of an epoch after `target`, read at `read.revision`. */
+  readonly records: readonly StoredAuditRecord[];
+  /** The oldest record's epoch (`null`: none), to tell pruned records from a gap. */
+  readonly oldest: number | null;
+}
+
+const same = (text: string | undefined, v: AuditValue) =>
+  JSON.stringify(auditValueOf(text)) === JSON.stringify(v);
+
+const show = (v: AuditValue) => (v === null ? "(absent)" : safeText(JSON.stringify(v)));
+
+/**
+ * The intent keys (relative → text) as they were right after `target`: the current intent with
+ * every newer epoch undone, newest first (each change's key set back to its `before`). Needs
+ * no etcd history, so it works after compaction. Each undo first checks the key still holds
+ * the record's `after`: a mismatch means the intent was changed outside edgectl (or the records
+ * belong to another prefix), and rebuilding would be a guess, so it is an error naming the epoch
+ * and key. Throws `audit-missing` when a record is pruned or absent, `audit-mismatch` otherwise.
+ */
+export function intentAfterEpoch(src: RollbackSource): Map<string, string> {
+  const { target, currentEpoch } = src;
+  const state = new Map<string, string>();
+  for (const e of src.read.entries)
+    if (isIntentKey(e.rel)) state.set(e.rel, e.value.toString("utf8"));
+  const byEpoch = new Map<number, StoredAuditRecord>();
+  for (const r of src.records) if (r.epoch !== null) byEpoch.set(r.epoch, r);
+  for (let e = currentEpoch; e > target; e--) {
+    const stored = byEpoch.get(e);
+    if (!stored) {
+      if (src.oldest === null || src.oldest > e) {
+        const reach =
+          src.oldest === null
+            ? "there are no audit records"
+            : `the oldest audit record kept is epoch ${src.oldest}, so rollback reaches back to epoch ${src.oldest - 1}`;
+        throw new CliError(
+          "audit-missing",
+          `cannot roll back to epoch ${target}: it is older than the audit records (${reach}); nothing written`,
+        );
+      }
+      throw new CliError(
+        "audit-missing",
+        `cannot roll back to epoch ${target}: the audit record of epoch ${e} is missing (a gap in the records); nothing written`,
+      );
+    }
+    if (!stored.ok) {
+      throw new CliError(
+        "audit-mismatch",
+        `cannot roll back to epoch ${target}: the audit record of epoch ${e} (${stored.key}) is invalid: ${stored.problem}; nothing written`,
+      );
+    }
+    for (const c of stored.record.changes) {
+      const now = state.get(c.key);
+      if (!isIntentKey(c.key) || !same(now, c.after)) {
+        throw new CliError(
+          "audit-mismatch",
+          `cannot roll back to epoch ${target}: epoch ${e}'s record says it set ${safeText(c.key)} to ${show(c.after)}, but after it the key holds ${show(auditValueOf(now))} (changed outside edgectl?); nothing written`,
+        );
+      }
+      const before = textOfAuditValue(c.before);
+      if (before === undefined) state.delete(c.key);
+      else state.set(c.key, before);
+    }
+  }
+  return state;
+}
+
+/**
+ * The intent keys as a desired-state document, for the validation every file goes through
+ * (`pool/X` → `pools.X`, `country/CC` → `countries.CC`, `continent/K` → `countries.continent/K`).
+ */
+export function desiredDocOf(intent: ReadonlyMap<string, string>): {
+  pools: Record<string, unknown>;
+  countries: Record<string, unknown>;
+} {
+  const pools: Record<string, unknown> = {};
+  const countries: Record<string, unknown> = {};
+  for (const [rel, text] of intent) {
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // left as text: validation names the key
+    }
+    if (rel.startsWith("pool/")) pools[rel.slice("pool/".length)] = value;
+    else if (rel.startsWith("country/")) countries[rel.slice("country/".length)] = value;
+    else countries[rel] = value;
+  }
+  return { pools, countries };
+}

@@ -1,0 +1,100 @@
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { VERSION } from "../../adapters/version.js";
+import { type HealthStatus, HealthStatusSchema } from "../../core/index.js";
+import type { HeartbeatObserver } from "./heartbeat-loop.js";
+
+/**
+ * `edgectl heartbeat --listen`'s Prometheus metrics, in their own registry: the status the
+ * check decided, whether the key is registered, the last renewal, check failures, lost leases and
+ * registrations, each labelled with the pool, plus the process metrics.
+ */
+export class HeartbeatMetrics implements HeartbeatObserver {
+  readonly registry = new Registry();
+  private readonly statusGauge: Gauge<"pool" | "status">;
+  private readonly registeredGauge: Gauge<"pool">;
+  private readonly lastRenewal: Gauge<"pool">;
+  private readonly checkFailures: Counter<"pool">;
+  private readonly leasesLost: Counter<"pool">;
+  private readonly registrations: Counter<"pool">;
+
+  constructor(
+    private readonly pool: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: "edge_heartbeat_build_info",
+      help: "always 1; the label says which version runs",
+      labelNames: ["version"],
+      registers,
+    }).set({ version: VERSION }, 1);
+    this.statusGauge = new Gauge({
+      name: "edge_heartbeat_status",
+      help: "1 for the status the heartbeat publishes in health/POOL (healthy, draining, unhealthy), 0 for the others",
+      labelNames: ["pool", "status"],
+      registers,
+    });
+    this.registeredGauge = new Gauge({
+      name: "edge_heartbeat_registered",
+      help: "1 while health/POOL is written under a live lease, 0 before the first registration and after a lost lease",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.lastRenewal = new Gauge({
+      name: "edge_heartbeat_last_renewal_timestamp_seconds",
+      help: "Unix time of the last successful lease renewal (or registration); 0 before the first",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.checkFailures = new Counter({
+      name: "edge_heartbeat_check_failures_total",
+      help: "failed HTTP checks (--check-url): an error, a timeout, or an answer other than 2xx/3xx",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.leasesLost = new Counter({
+      name: "edge_heartbeat_lease_lost_total",
+      help: "leases lost (etcd said it is gone, or no renewal for longer than the TTL); each is followed by a new registration",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.registrations = new Counter({
+      name: "edge_heartbeat_registrations_total",
+      help: "leases granted and health/POOL written: the first registration and every re-registration",
+      labelNames: ["pool"],
+      registers,
+    });
+    const labels = { pool };
+    this.registeredGauge.set(labels, 0);
+    this.lastRenewal.set(labels, 0);
+    this.checkFailures.inc(labels, 0);
+    this.leasesLost.inc(labels, 0);
+    this.registrations.inc(labels, 0);
+  }
+
+  status(status: HealthStatus): void {
+    for (const s of HealthStatusSchema.options) {
+      this.statusGauge.set({ pool: this.pool, status: s }, s === status ? 1 : 0);
+    }
+  }
+
+  registered(): void {
+    this.registrations.inc({ pool: this.pool });
+    this.registeredGauge.set({ pool: this.pool }, 1);
+    this.renewed();
+  }
+
+  renewed(): void {
+    this.lastRenewal.set({ pool: this.pool }, this.now() / 1000);
+  }
+
+  checked(ok: boolean): void {
+    if (!ok) this.checkFailures.inc({ pool: this.pool });
+  }
+
+  leaseLost(): void {
+    this.leasesLost.inc({ pool: this.pool });
+    this.registeredGauge.set({ pool: this.pool }, 0);
+  }
+}

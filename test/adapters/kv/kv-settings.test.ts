@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { inspect } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../../adapters/errors.js";
+import { kvSettingsFromEnv, Secret } from "../../../adapters/kv/index.js";
+
+const TOKEN = "tok-SECRET-5f0c2a9e-not-for-logs";
+const dirs: string[] = [];
+
+function project(toml: string | null): string {
+  const dir = mkdtempSync(join(tmpdir(), "kv-settings-"));
+  dirs.push(dir);
+  if (toml !== null) writeFileSync(join(dir, "wrangler.toml"), toml);
+  return dir;
+}
+
+const WRANGLER = `name = "x"\n[[kv_namespaces]]\nbinding = "OTHER"\nid = "1111"\n\n[[kv_namespaces]]\nbinding = "ROUTING"\nid = "abc123def456"\n`;
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("kvSettingsFromEnv", () => {
+  it("defaults to the local sink, .wrangler/state under cwd, and the ROUTING id from wrangler.toml", () => {
+    const cwd = project(WRANGLER);
+    expect(kvSettingsFromEnv({}, { cwd })).toEqual({
+      kind: "local",
+      persistDir: resolve(cwd, ".wrangler/state"),
+      namespaceId: "abc123def456",
+    });
+  });
+
+  it("reads the repository's own wrangler.toml", () => {
+    const s = kvSettingsFromEnv({}, { cwd: resolve(import.meta.dirname, "../../..") });
+    expect(s.namespaceId).toBe("00000000000000000000000000000000");
+  });
+
+  it("resolves KV_LOCAL_PERSIST against cwd and keeps absolute paths", () => {
+    const cwd = project(WRANGLER);
+    const rel = kvSettingsFromEnv({ KV_LOCAL_PERSIST: "state/dir" }, { cwd });
+    expect(rel).toMatchObject({ kind: "local", persistDir: join(cwd, "state/dir") });
+    const abs = kvSettingsFromEnv({ KV_LOCAL_PERSIST: "/var/tmp/x" }, { cwd });
+    expect(abs).toMatchObject({ persistDir: "/var/tmp/x" });
+  });
+
+  it("KV_NAMESPACE_ID overrides wrangler.toml, and wrangler.toml is then not needed", () => {
+    const cwd = project(null);
+    expect(kvSettingsFromEnv({ KV_NAMESPACE_ID: "ns-1" }, { cwd }).namespaceId).toBe("ns-1");
+  });
+
+  it("rejects an unknown KV_SINK, naming the variable", () => {
+    const e = configError(() =>
+      kvSettingsFromEnv({ KV_SINK: "redis" }, { cwd: project(WRANGLER) }),
+    );
+    expect(e.code).toBe("invalid-setting");
+    expect(e.setting).toBe("KV_SINK");
+    expect(e.message).toContain("redis");
+  });
+
+  it("reports a missing wrangler.toml or ROUTING binding under KV_NAMESPACE_ID", () => {
+    const none = configError(() => kvSettingsFromEnv({}, { cwd: project(null) }));
+    expect(none).toMatchObject({ code: "unreadable-file", setting: "KV_NAMESPACE_ID" });
+    const noBinding = configError(() =>
+      kvSettingsFromEnv(
+        {},
+        { cwd: project(`name = "x"\n[[kv_namespaces]]\nbinding = "X"\nid = "1"\n`) },
+      ),
+    );
+    expect(noBinding).toMatchObject({ code: "missing-setting", setting: "KV_NAMESPACE_ID" });
+    const broken = configError(() => kvSettingsFromEnv({}, { cwd: project("name = ") }));
+    expect(broken).toMatchObject({ code: "unreadable-file", setting: "KV_NAMESPACE_ID" });
+  });
+
+  it("requires CF_ACCOUNT_ID and CF_API_TOKEN for cloudflare, naming each, never printing the token", () => {
+    const cwd = project(WRANGLER);
+    const noAccount = configError(() =>
+      kvSettingsFromEnv({ KV_SINK: "cloudflare", CF_API_TOKEN: TOKEN }, { cwd }),
+    );
+    expect(noAccount).toMatchObject({ code: "missing-setting", setting: "CF_ACCOUNT_ID" });
+    expect(noAccount.message).not.toContain(TOKEN);
+    const noToken = configError(() =>
+      kvSettingsFromEnv(
+        { KV_SINK: "cloudflare", CF_ACCOUNT_ID: "acc1", CF_API_TOKEN: "  " },
+        { cwd },
+      ),
+    );
+    expect(noToken).toMatchObject({ code: "missing-setting", setting: "CF_API_TOKEN" });
+    const badBase = configError(() =>
+      kvSettingsFromEnv(
+        {
+          KV_SINK: "cloudflare",
+          CF_ACCOUNT_ID: "acc1",
+          CF_API_TOKEN: TOKEN,
+          CF_API_BASE_URL: "ftp://x",
+        },
+        { cwd },
+      ),
+    );
+    expect(badBase).toMatchObject({ code: "invalid-setting", setting: "CF_API_BASE_URL" });
+    expect(badBase.message).not.toContain(TOKEN);
+  });
+
+  it("builds cloudflare settings whose token does not print", () => {
+    const cwd = project(WRANGLER);
+    const s = kvSettingsFromEnv(
+      {
+        KV_SINK: "cloudflare",
+        CF_ACCOUNT_ID: "acc1",
+        CF_API_TOKEN: TOKEN,
+        CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
+      },
+      { cwd },
+    );
+    if (s.kind !== "cloudflare") throw new Error("expected cloudflare settings");
+    expect(s).toMatchObject({
+      accountId: "acc1",
+      namespaceId: "abc123def456",
+      apiBaseUrl: "http://127.0.0.1:1/client/v4",
+    });
+    expect(s.apiToken).toBeInstanceOf(Secret);
+    expect(s.apiToken.reveal()).toBe(TOKEN);
+    expect(JSON.stringify(s)).not.toContain(TOKEN);
+    expect(inspect(s, { depth: 5 })).not.toContain(TOKEN);
+    expect(`${s.apiToken}`).not.toContain(TOKEN);
+  });
+});
