@@ -42,7 +42,12 @@ const externalPackages: Plugin = {
 const started = performance.now();
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: { "edge-pusher": "pusher/main.ts", edgectl: "edgectl/main.ts" },
+  entryPoints: {
+    "edge-pusher": "pusher/main.ts",
+    edgectl: "edgectl/main.ts",
+    // The package's own export (`import { verifyEdgeSignature } from "edge-router"`).
+    origin: "core/edge-signature.ts",
+  },
   outdir: DIST,
   write: false,
   bundle: true,

@@ -6,6 +6,10 @@
  */
 export interface Env extends Cloudflare.Env {
   readonly DEBUG_TOKEN?: string;
+  /** Secret: signs every origin request (`X-Edge-Signature`); unset: requests go unsigned. */
+  readonly ORIGIN_SIGNING_KEY?: string;
+  /** Secret: the previous signing key, also signed with while origins move to the new one. */
+  readonly ORIGIN_SIGNING_KEY_PREVIOUS?: string;
   /** The cookie whose value keys weighted splits; unset: `CF-Connecting-IP` does. */
   readonly AFFINITY_COOKIE?: string;
 }

@@ -2,6 +2,7 @@ import type { ChainLink, Route } from "../core/compiled-map.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
+import { signOriginRequest } from "./origin-signing.js";
 import { plainResponse } from "./plain-response.js";
 
 /** What the edge tells the origin about its decision. */
@@ -12,6 +13,8 @@ export interface ProxyContext {
   readonly maxAttempts: number;
   /** Per attempt: milliseconds until the origin's response headers. */
   readonly originTimeoutMs: number;
+  /** `ORIGIN_SIGNING_KEY` (then `_PREVIOUS`); empty: requests go unsigned. */
+  readonly signingSecrets: readonly string[];
 }
 
 /** The result of proxying: the response to return and who produced it. */
@@ -119,6 +122,9 @@ export async function proxyToOrigins(
     headers.set(EDGE_HEADERS.pool, link.pool);
     const base = originBase(link.origin);
     if (base === null) continue;
+    if (ctx.signingSecrets.length > 0) {
+      await signOriginRequest(headers, method, path, ctx.signingSecrets);
+    }
     const init: RequestInit = {
       method,
       headers,

@@ -16,6 +16,8 @@ export interface WorkerSettings {
   readonly originTimeoutMs: number;
   /** `null` when unset or empty: debug features off. */
   readonly debugToken: string | null;
+  /** Secrets that sign origin requests, current first; empty when `ORIGIN_SIGNING_KEY` is unset. */
+  readonly signingSecrets: readonly string[];
 }
 
 /** The raw string vars `settingsFromEnv` reads. */
@@ -27,6 +29,8 @@ export interface SettingsVars {
   readonly MAX_ATTEMPTS?: string | undefined;
   readonly ORIGIN_TIMEOUT_MS?: string | undefined;
   readonly DEBUG_TOKEN?: string | undefined;
+  readonly ORIGIN_SIGNING_KEY?: string | undefined;
+  readonly ORIGIN_SIGNING_KEY_PREVIOUS?: string | undefined;
 }
 
 /** KV rejects a `cacheTtl` below 30 seconds. */
@@ -43,6 +47,18 @@ function intVar(raw: unknown, fallback: number, min: number, max: number): numbe
 function usableTemplate(raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0) return DEFAULT_ORIGIN_TEMPLATE;
   return originTemplateProblem(raw) === null ? raw : DEFAULT_ORIGIN_TEMPLATE;
+}
+
+function secret(raw: unknown): string | null {
+  return typeof raw === "string" && raw.length > 0 ? raw : null;
+}
+
+/** The current signing secret, then the previous one while a rotation is under way. */
+function signingSecrets(vars: SettingsVars): readonly string[] {
+  const current = secret(vars.ORIGIN_SIGNING_KEY);
+  if (current === null) return [];
+  const previous = secret(vars.ORIGIN_SIGNING_KEY_PREVIOUS);
+  return previous === null || previous === current ? [current] : [current, previous];
 }
 
 /** Parses the vars; anything missing or garbled takes its default. */
@@ -64,6 +80,7 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       ORIGIN_TIMEOUT_RANGE_MS.max,
     ),
     debugToken: token.length > 0 ? token : null,
+    signingSecrets: signingSecrets(vars),
   };
 }
 

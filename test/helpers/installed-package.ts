@@ -9,9 +9,9 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** The project as a user installs it: `npm pack`, then `npm install --omit=dev` of the tarball. */
 export interface InstalledPackage {
-  /** The directory holding the install (`<dir>/node_modules/edge-router`). */
+  /** The directory holding the tarball and the install. */
   readonly dir: string;
-  /** The `npm install --prefix` directory. */
+  /** The `npm install --prefix` directory (`<prefix>/node_modules/edge-router`). */
   readonly prefix: string;
   /** The tarball `npm pack` wrote. */
   readonly tarball: string;

@@ -115,7 +115,9 @@ export type WorkerVars = Partial<
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
-    | "DEBUG_TOKEN",
+    | "DEBUG_TOKEN"
+    | "ORIGIN_SIGNING_KEY"
+    | "ORIGIN_SIGNING_KEY_PREVIOUS",
     string
   >
 >;

@@ -143,6 +143,28 @@ describe("the npm package, installed with production dependencies only", () => {
     expect(code, log).toBe(0);
   }, 90_000);
 
+  it("exports verifyEdgeSignature for Node origins, and ships the PHP verifier", async () => {
+    const script = `
+      import { signEdgeRequest, verifyEdgeSignature } from "edge-router";
+      const f = { t: Math.floor(Date.now() / 1000), method: "GET", host: "v.example", pathAndQuery: "/a?b=1",
+        pool: "fra-1", country: "DE", revision: "7", attrs: [] };
+      const headers = { "X-Edge-Signature": await signEdgeRequest(f, ["k"]), "X-Forwarded-Host": "v.example",
+        "X-Edge-Pool": "fra-1", "X-Edge-Country": "DE", "X-Edge-Revision": "7" };
+      const req = new Request("http://10.1.2.3/a?b=1", { headers });
+      console.log(JSON.stringify([await verifyEdgeSignature(req, ["k"]), await verifyEdgeSignature(req, ["x"])]));
+    `;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: installed!.prefix,
+      timeout: 30_000,
+    });
+    expect(JSON.parse(stdout)).toEqual([true, false]);
+    expect(
+      existsSync(
+        join(installed!.prefix, "node_modules/edge-router/docs/origin/verify-edge-signature.php"),
+      ),
+    ).toBe(true);
+  });
+
   it("the local KV sink says what to install instead of failing on a missing module", async () => {
     const r = await bin("edge-pusher", [], {
       ETCD_ENDPOINTS: etcd!.endpoint,

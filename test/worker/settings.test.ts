@@ -15,6 +15,7 @@ describe("worker settings", () => {
       maxAttempts: 2,
       originTimeoutMs: 4000,
       debugToken: null,
+      signingSecrets: [],
     });
   });
 
@@ -36,7 +37,22 @@ describe("worker settings", () => {
       maxAttempts: 3,
       originTimeoutMs: 2500,
       debugToken: "s3cret",
+      signingSecrets: [],
     });
+  });
+
+  it("signs with ORIGIN_SIGNING_KEY, then ORIGIN_SIGNING_KEY_PREVIOUS; the previous alone signs nothing", () => {
+    expect(parseSettings({ ORIGIN_SIGNING_KEY: "new" }).signingSecrets).toEqual(["new"]);
+    expect(
+      parseSettings({ ORIGIN_SIGNING_KEY: "new", ORIGIN_SIGNING_KEY_PREVIOUS: "old" })
+        .signingSecrets,
+    ).toEqual(["new", "old"]);
+    expect(
+      parseSettings({ ORIGIN_SIGNING_KEY: "same", ORIGIN_SIGNING_KEY_PREVIOUS: "same" })
+        .signingSecrets,
+    ).toEqual(["same"]);
+    expect(parseSettings({ ORIGIN_SIGNING_KEY_PREVIOUS: "old" }).signingSecrets).toEqual([]);
+    expect(parseSettings({ ORIGIN_SIGNING_KEY: "" }).signingSecrets).toEqual([]);
   });
 
   it("clamps KV_CACHE_TTL to KV's minimum of 30 s and MAX_ATTEMPTS to at least 1", () => {

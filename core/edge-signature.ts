@@ -1,0 +1,176 @@
+/**
+ * Signed edge requests (docs/reference.md §11): the Worker signs what it decided, an origin
+ * checks it. Web Crypto only, so the same code runs in workerd and in Node.
+ */
+
+/** The header that carries the signature: `t=<unix seconds>,v1=<hex>[,v1=<hex>]`. */
+export const SIGNATURE_HEADER = "X-Edge-Signature";
+
+/** The prefix of the market-attribute headers the signature covers. */
+export const ATTR_HEADER_PREFIX = "x-edge-attr-";
+
+/** A signature older (or further in the future) than this fails verification by default. */
+export const DEFAULT_SIGNATURE_MAX_AGE_SECONDS = 300;
+
+/** What one signature covers. */
+export interface SignedFields {
+  /** Unix seconds at signing. */
+  readonly t: number;
+  readonly method: string;
+  /** The public host, as the edge sends it in `X-Forwarded-Host`. */
+  readonly host: string;
+  /** Path and query of the public request, e.g. `/v/1.ts?x=1`. */
+  readonly pathAndQuery: string;
+  readonly pool: string;
+  readonly country: string;
+  readonly revision: string;
+  /** `X-Edge-Attr-*` headers, any order: lower-case name with the prefix, and value. */
+  readonly attrs: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * The canonical string: one field per line, `t`, the upper-case method, the lower-case host,
+ * path and query, pool, country, revision, then `name:value` for every attribute header sorted
+ * by its lower-case name.
+ */
+export function canonicalString(f: SignedFields): string {
+  const attrs = [...f.attrs]
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}:${value}`);
+  return [
+    String(f.t),
+    f.method.toUpperCase(),
+    f.host.toLowerCase(),
+    f.pathAndQuery,
+    f.pool,
+    f.country,
+    f.revision,
+    ...attrs,
+  ].join("\n");
+}
+
+const encoder = new TextEncoder();
+const keys = new Map<string, Promise<CryptoKey>>();
+
+/** The HMAC-SHA256 key of a secret, imported once per process or isolate. */
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+    // A handful of secrets exist at once (current and previous); the bound is for safety only.
+    if (keys.size >= 16) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+function toHex(bytes: ArrayBuffer): string {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[0-9a-f]{64}$/.test(hex)) return null;
+  const out = new Uint8Array(new ArrayBuffer(32));
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/**
+ * The `X-Edge-Signature` value for `fields`: one `v1` per secret, in the order given (the
+ * current secret first, then the previous one during a rotation).
+ */
+export async function signEdgeRequest(
+  fields: SignedFields,
+  secrets: readonly string[],
+): Promise<string> {
+  const data = encoder.encode(canonicalString(fields));
+  const parts = [`t=${fields.t}`];
+  for (const secret of secrets) {
+    const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), data);
+    parts.push(`v1=${toHex(mac)}`);
+  }
+  return parts.join(",");
+}
+
+/** A parsed `X-Edge-Signature`, or `null` when it is not one. */
+export function parseSignatureHeader(
+  value: string,
+): { readonly t: number; readonly v1: readonly string[] } | null {
+  let t: number | null = null;
+  const v1: string[] = [];
+  for (const part of value.split(",")) {
+    const eq = part.indexOf("=");
+    const name = part.slice(0, eq).trim();
+    const v = part.slice(eq + 1).trim();
+    if (eq < 0) return null;
+    if (name === "t") {
+      if (t !== null || !/^\d{1,12}$/.test(v)) return null;
+      t = Number(v);
+    } else if (name === "v1") {
+      v1.push(v.toLowerCase());
+    }
+  }
+  return t === null || v1.length === 0 ? null : { t, v1 };
+}
+
+/** Options of `verifyEdgeSignature`. */
+export interface VerifyOptions {
+  /** Oldest signature accepted, in seconds (also how far in the future `t` may be). */
+  readonly maxAgeSeconds?: number;
+  /** Unix milliseconds now; `Date.now()` by default. */
+  readonly now?: number;
+}
+
+function pathAndQueryOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+/**
+ * True when `request` (as the origin received it: its own `Host`; the public host is read from
+ * `X-Forwarded-Host`, which the edge sets) carries an `X-Edge-Signature` made with one of
+ * `secrets` over its method, public host, path and query, `X-Edge-Pool`, `X-Edge-Country`,
+ * `X-Edge-Revision` and every `X-Edge-Attr-*`, no older than `maxAgeSeconds` (300 by default).
+ */
+export async function verifyEdgeSignature(
+  request: Request,
+  secrets: readonly string[],
+  opts: VerifyOptions = {},
+): Promise<boolean> {
+  const header = request.headers.get(SIGNATURE_HEADER);
+  const parsed = header === null ? null : parseSignatureHeader(header);
+  if (!parsed || secrets.length === 0) return false;
+  const maxAge = opts.maxAgeSeconds ?? DEFAULT_SIGNATURE_MAX_AGE_SECONDS;
+  const now = Math.floor((opts.now ?? Date.now()) / 1000);
+  if (Math.abs(now - parsed.t) > maxAge) return false;
+  const h = request.headers;
+  const attrs: [string, string][] = [];
+  for (const [name, value] of h) if (name.startsWith(ATTR_HEADER_PREFIX)) attrs.push([name, value]);
+  const data = encoder.encode(
+    canonicalString({
+      t: parsed.t,
+      method: request.method,
+      host: h.get("X-Forwarded-Host") ?? "",
+      pathAndQuery: pathAndQueryOf(request.url),
+      pool: h.get("X-Edge-Pool") ?? "",
+      country: h.get("X-Edge-Country") ?? "",
+      revision: h.get("X-Edge-Revision") ?? "",
+      attrs,
+    }),
+  );
+  for (const secret of secrets) {
+    const key = await hmacKey(secret);
+    for (const hex of parsed.v1) {
+      const mac = fromHex(hex);
+      if (mac && (await crypto.subtle.verify("HMAC", key, mac, data))) return true;
+    }
+  }
+  return false;
+}
