@@ -33,11 +33,16 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "TLS / client-cert auth",
   },
   { name: "ROUTING_PREFIX", default: DEFAULT_PREFIX, meaning: "etcd prefix of the routing keys" },
-  { name: "KV_SINK", default: "local", meaning: "local or cloudflare" },
+  { name: "KV_SINK", default: "local", meaning: "local, cloudflare or file" },
   {
     name: "KV_LOCAL_PERSIST",
     default: ".wrangler/state",
     meaning: "the directory `wrangler dev --persist-to` uses",
+  },
+  {
+    name: "KV_FILE_DIR",
+    default: "/var/lib/edge-router",
+    meaning: "KV_SINK=file: where routes.json and meta.json are written (no election)",
   },
   {
     name: "KV_NAMESPACE_ID",

@@ -147,6 +147,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     config,
     tuning: { secrets },
+    solo: kvSettings.kind === "file",
   });
 
   let server: Awaited<ReturnType<typeof startStatusServer>>;

@@ -51,6 +51,11 @@ export interface PusherDeps {
   readonly clock: Clock;
   readonly config: PusherLoopConfig;
   readonly tuning?: PusherTuning;
+  /**
+   * Takes no part in the election and always writes (`KV_SINK=file`: each host's pusher writes
+   * its own snapshot files).
+   */
+  readonly solo?: boolean;
 }
 
 /** A running pusher. */

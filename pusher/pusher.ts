@@ -8,6 +8,7 @@ import { HistoryTracker } from "./history-tracker.js";
 import { Leadership } from "./leadership.js";
 import { createMetrics } from "./metrics.js";
 import type { Pusher, PusherDeps } from "./pusher-types.js";
+import { SoloLeadership, type WriterRole } from "./solo-leadership.js";
 import { PusherStatus } from "./status.js";
 import { takeoverSeed } from "./takeover-seed.js";
 import { RoutingView } from "./ui/routing-view.js";
@@ -34,14 +35,16 @@ export function createPusher(deps: PusherDeps): Pusher {
   );
   const metrics = createMetrics(status, { heartbeatSeconds: config.heartbeatSeconds });
   const routing = new RoutingView(config.floorPool);
-  const leadership = new Leadership({
-    client: etcd,
-    key: config.electionKey,
-    ttlSeconds: config.electionTtl,
-    id: config.pusherId,
-    clock,
-    logger,
-  });
+  const leadership: WriterRole = deps.solo
+    ? new SoloLeadership(clock)
+    : new Leadership({
+        client: etcd,
+        key: config.electionKey,
+        ttlSeconds: config.electionTtl,
+        id: config.pusherId,
+        clock,
+        logger,
+      });
   let compileLoop: CompileLoop;
   const scheduler = new WriteScheduler({
     kv,
@@ -177,7 +180,10 @@ export function createPusher(deps: PusherDeps): Pusher {
   let lateWriteTimer: NodeJS.Timeout | null = null;
   leadership.on("elected", () => {
     status.role = "leader";
-    logger.info({ pusher: config.pusherId }, "leading: writing to KV");
+    logger.info(
+      { pusher: config.pusherId },
+      deps.solo ? "writing snapshot files (no election)" : "leading: writing to KV",
+    );
     scheduler.activate();
     // A former leader's write sent just before its window closed may still land: check KV again.
     if (lateWriteTimer) clearTimeout(lateWriteTimer);

@@ -3,7 +3,8 @@ import type { KvSettings } from "./kv-settings.js";
 import type { KvSink } from "./kv-sink.js";
 
 /**
- * Builds the sink chosen by `KV_SINK`: a local Miniflare namespace or the Cloudflare REST API.
+ * Builds the sink chosen by `KV_SINK`: a local Miniflare namespace, the Cloudflare REST API, or
+ * snapshot files.
  * Only the chosen sink's module is loaded (Miniflare alone is ~80 MiB of resident memory).
  */
 export async function createKvSink(
@@ -11,6 +12,10 @@ export async function createKvSink(
   deps: { readonly logger?: Logger },
 ): Promise<KvSink> {
   const logger = deps.logger;
+  if (settings.kind === "file") {
+    const { createFileSink } = await import("./file-sink.js");
+    return createFileSink({ dir: settings.dir });
+  }
   if (settings.kind === "local") {
     const { createLocalSink } = await import("./local-sink.js");
     return createLocalSink({

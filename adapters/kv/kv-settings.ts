@@ -39,8 +39,18 @@ export interface CloudflareKvSettings {
   readonly apiBudget: number;
 }
 
+/** Snapshot files for hosts that route without KV (`KV_SINK=file`). */
+export interface FileKvSettings {
+  readonly kind: "file";
+  /** Absolute `KV_FILE_DIR`. */
+  readonly dir: string;
+}
+
+/** Default for `KV_FILE_DIR`. */
+export const DEFAULT_KV_FILE_DIR = "/var/lib/edge-router";
+
 /** Where KV writes go: `KV_SINK` (docs/reference.md, "The pusher"). */
-export type KvSettings = LocalKvSettings | CloudflareKvSettings;
+export type KvSettings = LocalKvSettings | CloudflareKvSettings | FileKvSettings;
 
 const NAMESPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -108,7 +118,7 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 /**
- * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN`,
+ * Reads `KV_SINK`, `KV_LOCAL_PERSIST`, `KV_FILE_DIR`, `KV_NAMESPACE_ID`, `CF_ACCOUNT_ID`, `CF_API_TOKEN`,
  * `CF_API_BASE_URL` and `CF_API_BUDGET` (docs/reference.md, the pusher's variables; https unless loopback). Throws
  * ConfigError naming the variable; never echoes the token.
  */
@@ -117,8 +127,15 @@ export function kvSettingsFromEnv(
   opts: { readonly cwd: string },
 ): KvSettings {
   const sink = env.KV_SINK?.trim() || "local";
-  if (sink !== "local" && sink !== "cloudflare") {
-    throw new ConfigError("invalid-setting", "KV_SINK", `"${sink}" is not "local" or "cloudflare"`);
+  if (sink !== "local" && sink !== "cloudflare" && sink !== "file") {
+    throw new ConfigError(
+      "invalid-setting",
+      "KV_SINK",
+      `"${sink}" is not "local", "cloudflare" or "file"`,
+    );
+  }
+  if (sink === "file") {
+    return { kind: "file", dir: resolve(opts.cwd, env.KV_FILE_DIR?.trim() || DEFAULT_KV_FILE_DIR) };
   }
   // Check credentials before touching wrangler.toml, so the first error names what is missing.
   const accountId = sink === "cloudflare" ? required(env, "CF_ACCOUNT_ID") : "";

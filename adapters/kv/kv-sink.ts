@@ -22,7 +22,9 @@ export type KvErrorCode =
   | "credentials-malformed"
   | "unauthorized"
   | "bad-request"
-  | "unsuccessful-keys";
+  | "unsuccessful-keys"
+  /** The file sink could not read or write a file (disk full, permissions): retried. */
+  | "file-error";
 
 const NOT_RETRYABLE: ReadonlySet<KvErrorCode> = new Set([
   "unauthorized",
@@ -59,9 +61,12 @@ export interface PutOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Where the pusher writes and `edgectl status` reads: a local Miniflare namespace or Cloudflare. */
+/**
+ * Where the pusher writes and `edgectl status` reads: a local Miniflare namespace, Cloudflare,
+ * or snapshot files.
+ */
 export interface KvSink {
-  readonly kind: "local" | "cloudflare";
+  readonly kind: "local" | "cloudflare" | "file";
   /** Reads a key; `null` when absent. */
   get(key: string): Promise<string | null>;
   /**

@@ -36,6 +36,13 @@ export async function readKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps
         error: `no local KV at ${settings.persistDir} (set KV_SINK / KV_LOCAL_PERSIST as for the pusher)`,
       };
     }
+    if (settings.kind === "file" && !existsSync(settings.dir)) {
+      return {
+        routes: null,
+        meta: null,
+        error: `no snapshot files at ${settings.dir} (set KV_SINK / KV_FILE_DIR as for the pusher)`,
+      };
+    }
     const sink = await createKvSink(settings, {});
     try {
       const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);

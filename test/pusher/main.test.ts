@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Etcd3 } from "etcd3";
@@ -154,6 +154,52 @@ describe("edge-pusher entry point", () => {
     } finally {
       if (r.child.exitCode === null) r.child.kill("SIGKILL");
       await proxy.close();
+    }
+  });
+
+  it("KV_SINK=file: two pushers on one host each write their snapshot files, with no election", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const dirsOf = [join(tempDir(), "snap"), join(tempDir(), "snap")];
+    const start = (dir: string, id: string) =>
+      run({
+        ETCD_ENDPOINTS: etcd.endpoint,
+        ROUTING_PREFIX: prefix,
+        PUSHER_ELECTION_KEY: electionKey,
+        KV_SINK: "file",
+        KV_FILE_DIR: dir,
+        PUSHER_LISTEN: "127.0.0.1:0",
+        PUSHER_ID: id,
+      });
+    const routesIn = (dir: string) => {
+      try {
+        return parseMap(readFileSync(join(dir, "routes.json"), "utf8"));
+      } catch {
+        return null;
+      }
+    };
+    const runs = dirsOf.map((dir, i) => start(dir, `file-${i}`));
+    try {
+      for (const dir of dirsOf) {
+        await waitFor(
+          "first snapshot",
+          () => routesIn(dir)?.countries.DE?.pool === "fra-1",
+          30_000,
+        );
+      }
+      // Nobody campaigned: the election key holds no candidate.
+      expect(await client.getAll().prefix(`${electionKey}/`).keys()).toEqual([]);
+      const meta = JSON.parse(readFileSync(join(dirsOf[1] ?? "", "meta.json"), "utf8")) as {
+        pusher: string;
+      };
+      expect(meta.pusher).toBe("file-1");
+
+      await client.put(`${prefix}country/DE`).value('{"primary":"ams-1","fallbacks":["par-1"]}');
+      for (const dir of dirsOf) {
+        await waitFor("the change in both", () => routesIn(dir)?.countries.DE?.pool === "ams-1");
+      }
+    } finally {
+      for (const r of runs) if (r.child.exitCode === null) r.child.kill("SIGKILL");
     }
   });
 

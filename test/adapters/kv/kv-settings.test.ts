@@ -44,7 +44,7 @@ describe("kvSettingsFromEnv", () => {
 
   it("reads the repository's own wrangler.toml", () => {
     const s = kvSettingsFromEnv({}, { cwd: resolve(import.meta.dirname, "../../..") });
-    expect(s.namespaceId).toBe("00000000000000000000000000000000");
+    expect(s).toMatchObject({ namespaceId: "00000000000000000000000000000000" });
   });
 
   it("resolves KV_LOCAL_PERSIST against cwd and keeps absolute paths", () => {
@@ -57,7 +57,21 @@ describe("kvSettingsFromEnv", () => {
 
   it("KV_NAMESPACE_ID overrides wrangler.toml, and wrangler.toml is then not needed", () => {
     const cwd = project(null);
-    expect(kvSettingsFromEnv({ KV_NAMESPACE_ID: "ns-1" }, { cwd }).namespaceId).toBe("ns-1");
+    expect(kvSettingsFromEnv({ KV_NAMESPACE_ID: "ns-1" }, { cwd })).toMatchObject({
+      namespaceId: "ns-1",
+    });
+  });
+
+  it("KV_SINK=file writes under KV_FILE_DIR (default /var/lib/edge-router), resolved against cwd, no wrangler.toml needed", () => {
+    const cwd = project(null);
+    expect(kvSettingsFromEnv({ KV_SINK: "file" }, { cwd })).toEqual({
+      kind: "file",
+      dir: "/var/lib/edge-router",
+    });
+    expect(kvSettingsFromEnv({ KV_SINK: "file", KV_FILE_DIR: "snap" }, { cwd })).toEqual({
+      kind: "file",
+      dir: join(cwd, "snap"),
+    });
   });
 
   it("rejects an unknown KV_SINK, naming the variable", () => {
