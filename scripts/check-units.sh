@@ -15,9 +15,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp deploy/edge-pusher.service "$work/edge-pusher.service"
 cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1.service"
+cp deploy/edge-snapshot.service "$work/edge-snapshot.service"
 
 status=0
-for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service"; do
+for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" "$work/edge-snapshot.service"; do
   name=$(basename "$unit")
   if ! out=$(systemd-analyze verify "$unit" 2>&1) || [ -n "$out" ]; then
     printf 'check-units: %s does not verify:\n%s\n' "$name" "$out" >&2
