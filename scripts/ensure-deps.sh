@@ -52,7 +52,7 @@ need chromium chromium          # the /ui browser tests (test/pusher/ui/) drive 
 need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
 need zsh zsh                    # `edgectl completion zsh|fish` is checked in the real shells
 need fish fish
-need php-cli php                # docs/origin/verify-edge-signature.php runs under a real php-cli
+need php-cli php                # docs/origin-verification.md's PHP verifier runs under a real php-cli
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -58,6 +58,29 @@ describe("signed origin requests (X-Edge-Signature) through workerd", () => {
     expect(res.headers.get("x-edge-signature")).toBeNull();
   });
 
+  it("verifies in Node for GET, HEAD and POST, with a query string and a non-ASCII path", async () => {
+    for (const [method, path] of [
+      ["GET", "/v/1/seg.ts?q=hd&b=%20c"],
+      ["HEAD", "/v/1/seg.ts?q=hd"],
+      ["POST", "/upload?part=2"],
+      ["GET", "/vidéo/über/片段.ts?titre=été"],
+    ] as const) {
+      origins.get("fra-1").reset();
+      const res = await signed.dispatch(path, {
+        method,
+        country: "DE",
+        ...(method === "POST" ? { body: "payload" } : {}),
+      });
+      expect(res.status, `${method} ${path}`).toBe(200);
+      const seen = origins.get("fra-1").requests.at(-1);
+      if (!seen) throw new Error(`${method} ${path}: the origin saw nothing`);
+      expect(seen.method).toBe(method);
+      expect(await verifyEdgeSignature(asReceived(seen), ["k-current"]), `${method} ${path}`).toBe(
+        true,
+      );
+    }
+  });
+
   it("drops a client's own X-Edge-Signature and X-Edge-Attr-* and signs its own", async () => {
     const res = await signed.dispatch("/p", {
       country: "DE",

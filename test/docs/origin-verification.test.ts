@@ -1,15 +1,26 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serializeMap, signEdgeRequest } from "../../../core/index.js";
-import { buildMap } from "../../cases/routing-cases.js";
-import { freePort } from "../../helpers/ports.js";
-import { startWorker, type TestWorker } from "../../helpers/worker.js";
+import { serializeMap, signEdgeRequest } from "../../core/index.js";
+import { buildMap } from "../cases/routing-cases.js";
+import { freePort } from "../helpers/ports.js";
+import { startWorker, type TestWorker } from "../helpers/worker.js";
 
-const ROOT = resolve(import.meta.dirname, "../../..");
-const VERIFIER = resolve(ROOT, "docs/origin/verify-edge-signature.php");
+const ROOT = resolve(import.meta.dirname, "../..");
+const DOC = resolve(ROOT, "docs/origin-verification.md");
 const ROUTER = resolve(import.meta.dirname, "php-origin.php");
+const WORK = mkdtempSync(join(tmpdir(), "edge-php-"));
+/** The doc's PHP block, exactly as an operator copies it. */
+const VERIFIER = join(WORK, "verify-edge-signature.php");
+
+function phpBlockOf(markdown: string): string {
+  const block = /```php\n([\s\S]*?)```/.exec(markdown)?.[1];
+  if (!block) throw new Error(`${DOC} has no php block`);
+  return block;
+}
 
 interface PhpOrigin {
   readonly url: string;
@@ -17,13 +28,12 @@ interface PhpOrigin {
 }
 
 /** `php -S` serving the test router, which requires the documented verifier. */
-async function startPhpOrigin(keys: readonly string[], now?: number): Promise<PhpOrigin> {
+async function startPhpOrigin(keys: readonly string[]): Promise<PhpOrigin> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     EDGE_VERIFY_PHP: VERIFIER,
     EDGE_KEYS: keys.join(","),
-    ...(now === undefined ? {} : { EDGE_NOW: String(now) }),
   };
   const child: ChildProcess = spawn("php", ["-S", `127.0.0.1:${port}`, ROUTER], {
     env,
@@ -42,28 +52,41 @@ async function startPhpOrigin(keys: readonly string[], now?: number): Promise<Ph
   throw new Error("php -S did not start");
 }
 
-async function edgeTo(origin: string, vars: Record<string, string>): Promise<TestWorker> {
+/** The Worker in workerd, routing `_default` to `origin` and each country of `byCountry` to its own. */
+async function edgeTo(
+  origin: string,
+  vars: Record<string, string>,
+  byCountry: Record<string, string> = {},
+): Promise<TestWorker> {
   const worker = await startWorker(vars);
+  const pools = Object.keys(byCountry);
   const map = buildMap(
-    { default: { chain: ["php-1"], source: "country/_default" }, countries: {} },
-    { rev: 9, originOf: () => origin },
+    {
+      default: { chain: ["php-1"], source: "country/_default" },
+      countries: Object.fromEntries(
+        pools.map((cc) => [cc, { chain: [`php-${cc.toLowerCase()}`], source: `country/${cc}` }]),
+      ),
+    },
+    { rev: 9, originOf: (pool) => byCountry[pool.slice(4).toUpperCase()] ?? origin },
   );
   await worker.putMap(serializeMap(map));
   return worker;
 }
 
-describe("docs/origin/verify-edge-signature.php on a real php-cli origin", () => {
+describe("docs/origin-verification.md's PHP verifier on a real php-cli origin", () => {
   const started: Array<{ stop(): void } | { dispose(): Promise<void> }> = [];
   let php: PhpOrigin;
   let phpOldKeyOnly: PhpOrigin;
 
   beforeAll(async () => {
+    writeFileSync(VERIFIER, phpBlockOf(readFileSync(DOC, "utf8")));
     php = await startPhpOrigin(["k-current"]);
     phpOldKeyOnly = await startPhpOrigin(["k-old"]);
     started.push(php, phpOldKeyOnly);
   });
   afterAll(async () => {
     for (const s of started) "stop" in s ? s.stop() : await s.dispose();
+    rmSync(WORK, { recursive: true, force: true });
   });
 
   it("accepts what the edge in workerd signed, with path, query, method and attributes", async () => {
@@ -71,7 +94,9 @@ describe("docs/origin/verify-edge-signature.php on a real php-cli origin", () =>
     started.push(edge);
     for (const [method, path] of [
       ["GET", "/v/1/seg-3.ts?q=hd&x=%20y"],
-      ["POST", "/upload"],
+      ["HEAD", "/v/1/seg-3.ts?q=hd"],
+      ["POST", "/upload?part=2"],
+      ["GET", "/vidéo/über/片段.ts?titre=été"],
     ] as const) {
       const res = await edge.dispatch(path, {
         method,
@@ -79,21 +104,40 @@ describe("docs/origin/verify-edge-signature.php on a real php-cli origin", () =>
         ...(method === "POST" ? { body: "x" } : {}),
       });
       expect(res.status, `${method} ${path}`).toBe(200);
-      expect(res.body).toBe("verified");
+      expect(res.headers.get("x-verified"), `${method} ${path}`).toBe("yes");
     }
   });
 
-  it("refuses a wrong key, and accepts the old key while the edge rotates", async () => {
-    const edge = await edgeTo(phpOldKeyOnly.url, { ORIGIN_SIGNING_KEY: "k-current" });
-    const rotating = await edgeTo(phpOldKeyOnly.url, {
-      ORIGIN_SIGNING_KEY: "k-new",
-      ORIGIN_SIGNING_KEY_PREVIOUS: "k-old",
-    });
-    started.push(edge, rotating);
-    expect((await edge.dispatch("/v", { country: "DE" })).status).toBe(403);
-    const res = await rotating.dispatch("/v", { country: "DE" });
-    expect(res.status).toBe(200);
-    expect(res.body).toBe("verified");
+  it("rotation: old key, then both keys, then the new key; a wrong key is refused", async () => {
+    const phpBoth = await startPhpOrigin(["k-new", "k-old"]);
+    const phpNew = await startPhpOrigin(["k-new"]);
+    started.push(phpBoth, phpNew);
+    const steps = [
+      { vars: { ORIGIN_SIGNING_KEY: "k-old" }, old: 200, both: 200, new: 403 },
+      {
+        vars: { ORIGIN_SIGNING_KEY: "k-new", ORIGIN_SIGNING_KEY_PREVIOUS: "k-old" },
+        old: 200,
+        both: 200,
+        new: 200,
+      },
+      { vars: { ORIGIN_SIGNING_KEY: "k-new" }, old: 403, both: 200, new: 200 },
+    ];
+    for (const step of steps) {
+      const edge = await edgeTo(phpOldKeyOnly.url, step.vars, {
+        DE: phpOldKeyOnly.url,
+        FR: phpBoth.url,
+        IT: phpNew.url,
+      });
+      started.push(edge);
+      for (const [country, expected] of [
+        ["DE", step.old],
+        ["FR", step.both],
+        ["IT", step.new],
+      ] as const) {
+        const res = await edge.dispatch("/v", { country });
+        expect(res.status, `${JSON.stringify(step.vars)} → ${country}`).toBe(expected);
+      }
+    }
   });
 
   it("refuses a request that bypassed the edge, a forged header, and an old signature", async () => {
