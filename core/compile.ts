@@ -4,6 +4,7 @@ import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
 import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
+import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import { type Problem, problem } from "./problem.js";
 import type { RoutingIndex } from "./routing-index.js";
@@ -81,10 +82,16 @@ function routeFromRule(
   return weights.length > 0 ? { ...route, weights } : route;
 }
 
-/** A kept rule as the map stores it: weights only when the rule has them. */
+/** A kept rule as the map stores it: weights and attrs only when the rule has them. */
 function keptOf(rule: CountryRule): KeptRule {
-  const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
-  return rule.weights ? { ...base, weights: { ...rule.weights } } : base;
+  const base: KeptRule = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
+  const weighted = rule.weights ? { ...base, weights: { ...rule.weights } } : base;
+  return rule.attrs ? { ...weighted, attrs: { ...rule.attrs } } : weighted;
+}
+
+/** `route` with `attrs` when there are any. */
+function withAttrs(route: Route, attrs: Route["attrs"]): Route {
+  return attrs ? { ...route, attrs } : route;
 }
 
 /** A rule is usable when every pool it names is defined. */
@@ -157,11 +164,19 @@ export function compileState(
       const c = continentRule.get(k);
       return c ? routeFromRule(c.rule, `continent/${k}`, state, opts) : undefined;
     };
-    const route = override
+    const decided = override
       ? routeFromRule(override, `override/${cc}`, state, opts)
       : own
         ? routeFromRule(own.rule, `country/${cc}`, state, opts)
         : viaContinent();
+    // docs/reference.md §11: continent < continent override < country < override, later winning.
+    const attrs = mergeAttrs(
+      k ? continentRule.get(k)?.rule.attrs : undefined,
+      k ? continentOverride.get(k)?.rule.attrs : undefined,
+      own?.rule.attrs,
+      override?.attrs,
+    );
+    const route = decided && withAttrs(decided, attrs);
     // Kept whenever the route does not show the rule whole, so the next compile still has it.
     if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
       kept[cc] = keptOf(own.rule);

@@ -31,6 +31,12 @@ export interface Route {
    * the rule has none or none of them is healthy. The Worker picks a pool per viewer from them.
    */
   readonly weights?: readonly RouteWeight[];
+  /**
+   * Market attributes (docs/reference.md §11): the continent rule's, overlaid by the country
+   * rule's, overlaid by an active override's, names sorted; omitted when none. The Worker sends
+   * each to the origin as `X-Edge-Attr-{name}`.
+   */
+  readonly attrs?: Readonly<Record<string, string>>;
 }
 
 /** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
@@ -38,6 +44,7 @@ export interface KeptRule {
   readonly primary: string;
   readonly fallbacks: readonly string[];
   readonly weights?: Readonly<Record<string, number>> | undefined;
+  readonly attrs?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The document stored under the KV key `routes`. */
@@ -88,20 +95,32 @@ function routeJson(r: Route): Route {
     ...(r.weights && r.weights.length > 0
       ? { weights: r.weights.map((w) => ({ pool: w.pool, weight: w.weight })) }
       : {}),
+    ...attrsJson(r.attrs),
   };
+}
+
+/** `{ attrs }` with the names sorted, or nothing when there are none. */
+function attrsJson(attrs: Readonly<Record<string, string>> | undefined): {
+  attrs?: Record<string, string>;
+} {
+  const names = attrs ? Object.keys(attrs).sort() : [];
+  if (!attrs || names.length === 0) return {};
+  const out: Record<string, string> = {};
+  for (const name of names) out[name] = attrs[name] as string;
+  return { attrs: out };
 }
 
 /** A kept rule as stable JSON: weights (when any) in the rule's pool order. */
 function keptRuleJson(rule: KeptRule): KeptRule {
   const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
   const w = rule.weights;
-  if (!w || Object.keys(w).length === 0) return base;
+  if (!w || Object.keys(w).length === 0) return { ...base, ...attrsJson(rule.attrs) };
   const weights: Record<string, number> = {};
   for (const p of [rule.primary, ...rule.fallbacks]) {
     const v = w[p];
     if (v !== undefined) weights[p] = v;
   }
-  return { ...base, weights };
+  return { ...base, weights, ...attrsJson(rule.attrs) };
 }
 
 function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefined {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ContinentCode } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
 import { isPoolName, routingKeys } from "./keys.js";
+import { mergeAttrs } from "./market-attrs.js";
 import { type Problem, problem } from "./problem.js";
 import { parseRuleTarget, ruleTargetName } from "./rule-target.js";
 import {
@@ -136,17 +137,22 @@ export function canonicalPool(p: PoolDef): string {
   );
 }
 
-/** Canonical JSON of a country rule (fixed key order; weights, when given, in pool order). */
+/**
+ * Canonical JSON of a country rule (fixed key order; weights, when given, in pool order; attrs,
+ * when given, by name).
+ */
 export function canonicalRule(r: CountryRule): string {
   const base = { primary: r.primary, fallbacks: [...r.fallbacks] };
+  const attrs = mergeAttrs(r.attrs);
+  const tail = attrs ? { attrs } : {};
   const w = r.weights;
-  if (!w) return JSON.stringify(base);
+  if (!w) return JSON.stringify({ ...base, ...tail });
   const weights: Record<string, number> = {};
   for (const p of [r.primary, ...r.fallbacks]) {
     const v = Object.hasOwn(w, p) ? w[p] : undefined;
     if (v !== undefined) weights[p] = v;
   }
-  return JSON.stringify({ ...base, weights });
+  return JSON.stringify({ ...base, weights, ...tail });
 }
 
 /** Builds the desired state held by a decoded routing state (for `edgectl export`). */

@@ -11,6 +11,7 @@ export * from "./last-valid-rule.js";
 export * from "./map-budget.js";
 export * from "./map-schema.js";
 export * from "./map-shape.js";
+export * from "./market-attrs.js";
 export * from "./origin-check.js";
 export * from "./problem.js";
 export * from "./rendezvous.js";

@@ -14,8 +14,14 @@ function checked(
   primary: unknown,
   fallbacks: unknown,
   weights: unknown = undefined,
+  attrs: unknown = undefined,
 ): CountryRule | undefined {
-  const raw = weights === undefined ? { primary, fallbacks } : { primary, fallbacks, weights };
+  const raw = {
+    primary,
+    fallbacks,
+    ...(weights === undefined ? {} : { weights }),
+    ...(attrs === undefined ? {} : { attrs }),
+  };
   const r = CountryRuleSchema.safeParse(raw, VALUE_FREE);
   return r.success ? r.data : undefined;
 }
@@ -51,7 +57,7 @@ function keptRule(previous: CompiledMap, key: string): CountryRule | undefined {
   const kept = previous.kept;
   if (!kept || !Object.hasOwn(kept, key)) return undefined;
   const rule = kept[key];
-  return rule ? checked(rule.primary, rule.fallbacks, rule.weights) : undefined;
+  return rule ? checked(rule.primary, rule.fallbacks, rule.weights, rule.attrs) : undefined;
 }
 
 /**
@@ -80,6 +86,8 @@ export function routeShowsRule(route: Route, rule: KeptRule, cc: string): boolea
 /** `routeShowsRule` for any deciding key (`country/DE`, `continent/EU`), weights included. */
 export function routeShowsRuleOf(route: Route, rule: KeptRule, source: string): boolean {
   if (route.source !== source || route.degraded !== null) return false;
+  // A route carries merged attrs, never the rule's own: a rule with attrs is always kept.
+  if (rule.attrs && Object.keys(rule.attrs).length > 0) return false;
   const pools = rulePools(rule);
   if (route.chain.length !== pools.length || !route.chain.every((c, i) => c.pool === pools[i]))
     return false;

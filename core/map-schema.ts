@@ -1,5 +1,12 @@
 import { z } from "zod";
 import type { CompiledMap } from "./compiled-map.js";
+import { attrsProblem } from "./market-attrs.js";
+
+/** Attributes become origin request headers: anything off the rules rejects the map. */
+const attrs = z
+  .record(z.string(), z.string())
+  .refine((a) => attrsProblem(a) === null)
+  .optional();
 
 const link = z.object({ pool: z.string().min(1), origin: z.string().url() });
 const route = z.object({
@@ -15,6 +22,7 @@ const route = z.object({
     .max(16)
     .optional()
     .catch(undefined),
+  attrs,
 });
 
 /** Shape check for a `routes` document read back from KV (the Worker, status, anti-entropy). */
@@ -37,6 +45,7 @@ export const CompiledMapSchema = z.object({
         primary: z.string(),
         fallbacks: z.array(z.string()).max(16),
         weights: z.record(z.string(), z.number()).optional(),
+        attrs: z.record(z.string(), z.string()).optional(),
       }),
     )
     .optional()

@@ -1,4 +1,5 @@
 import type { ChainLink, CompiledMap, DegradedReason, Route, RouteWeight } from "./compiled-map.js";
+import { attrsProblem } from "./market-attrs.js";
 
 /*
  * The Worker's check of a `routes` document: plain code, no zod, so the Worker bundle stays a
@@ -92,8 +93,24 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const chain = chainOf(x.chain, memo);
   if (!chain || typeof x.source !== "string" || !isDegraded(x.degraded)) return null;
   const weights = weightsOf(x.weights);
-  const route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
-  return weights ? { ...route, weights } : route;
+  const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
+  const withWeights = weights ? { ...route, weights } : route;
+  if (x.attrs === undefined) return withWeights;
+  const attrs = attrsOf(x.attrs);
+  return attrs ? { ...withWeights, attrs } : null;
+}
+
+/** Attributes become origin request headers: anything off the rules rejects the map. */
+function attrsOf(x: unknown): Record<string, string> | null {
+  if (!isObj(x)) return null;
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(x)) {
+    if (name === "__proto__") continue;
+    const value = x[name];
+    if (typeof value !== "string") return null;
+    out[name] = value;
+  }
+  return attrsProblem(out) === null ? out : null;
 }
 
 /** `z.record(z.string(), route)`: every own enumerable key but `__proto__` (zod skips it). */

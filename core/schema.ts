@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isPoolName } from "./keys.js";
+import { attrsProblem } from "./market-attrs.js";
 import { originProblem } from "./origin-check.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
@@ -52,11 +53,21 @@ function checkWeights(
   }
 }
 
-/** The fields a country rule and an override share: primary, ordered fallbacks, weights. */
+/** `attrs`: market attributes (docs/reference.md §11); no message echoes a name or value. */
+const AttrsSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((attrs, ctx) => {
+    const problem = attrsProblem(attrs);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .transform((a) => a as Record<string, string>);
+
+/** The fields a country rule and an override share: primary, ordered fallbacks, weights, attrs. */
 const ruleFields = {
   primary: poolRef,
   fallbacks: z.array(poolRef).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`).default([]),
   weights: WeightsSchema.optional(),
+  attrs: AttrsSchema.optional(),
 };
 
 /** `country/{CC}`: the primary pool, its ordered fallbacks and optional weights. */

@@ -69,10 +69,15 @@ function pathAndQuery(url: string): string {
 
 /**
  * The origin's request headers: the client's, minus every `X-Edge-*` (case-insensitive) and
- * every forwarding claim, both found in one pass; then the edge's forwarding account and its
- * own `X-Edge-*` headers.
+ * every forwarding claim, both found in one pass; then the edge's forwarding account, its own
+ * `X-Edge-*` headers and the route's market attributes as `X-Edge-Attr-*`.
  */
-function originHeaders(request: Request, url: string, ctx: ProxyContext): Headers {
+function originHeaders(
+  request: Request,
+  url: string,
+  ctx: ProxyContext,
+  attrs: Route["attrs"],
+): Headers {
   const headers = new Headers(request.headers);
   let doomed: string[] | undefined;
   for (const name of headers.keys()) {
@@ -85,6 +90,8 @@ function originHeaders(request: Request, url: string, ctx: ProxyContext): Header
   headers.set(EDGE_HEADERS.country, ctx.country);
   headers.set(EDGE_HEADERS.revision, String(ctx.rev));
   headers.set(EDGE_HEADERS.hop, "1");
+  if (attrs)
+    for (const name of Object.keys(attrs)) headers.set(`X-Edge-Attr-${name}`, attrs[name] ?? "");
   return headers;
 }
 
@@ -109,7 +116,7 @@ export async function proxyToOrigins(
   const url = request.url;
   const retryable = method === "GET" || method === "HEAD";
   const links = attemptOrder(route, retryable ? ctx.maxAttempts : 1);
-  const headers = originHeaders(request, url, ctx);
+  const headers = originHeaders(request, url, ctx, route.attrs);
   const path = pathAndQuery(url);
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;

@@ -253,5 +253,42 @@ export function mapShapeCases(good: string): MapShapeCase[] {
         Array.from({ length: 17 }, (_, i) => ({ pool: `p${i}`, weight: 1 })),
       ),
     ),
+    accepted("market attributes", (d) => {
+      route(d).attrs = { tier: "gold", "cdn-host": "cdn-eu.example.com", tokenizer: "ko kr" };
+    }),
+    // Attributes become origin request headers: a bad one rejects the map (last known good).
+    rejected(
+      "an attribute value with CR/LF",
+      edit((d) => (route(d).attrs = { tier: "gold\r\nX-Evil: 1" })),
+    ),
+    rejected(
+      "an attribute value with non-ASCII",
+      edit((d) => (route(d).attrs = { tier: "göld" })),
+    ),
+    rejected(
+      "an attribute value over 128 characters",
+      edit((d) => (route(d).attrs = { tier: "g".repeat(129) })),
+    ),
+    rejected(
+      "an attribute name that is not a header token",
+      edit((d) => (route(d).attrs = { "Tier: x": "gold" })),
+    ),
+    rejected(
+      "an attribute value that is not a string",
+      edit((d) => (route(d).attrs = { tier: 7 })),
+    ),
+    rejected(
+      "nine attributes",
+      edit(
+        (d) =>
+          (route(d).attrs = Object.fromEntries(
+            Array.from({ length: 9 }, (_, i) => [`a${i}`, "x"]),
+          )),
+      ),
+    ),
+    rejected(
+      "attrs an array",
+      edit((d) => (route(d).attrs = ["tier"])),
+    ),
   ];
 }
