@@ -87,6 +87,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       'edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"',
       "edgectl boost DE --pool ams-1 --percent 20 --ttl 2h",
+      'edgectl boost KR --attr trending=kpop-1 --ttl 6h --reason "music week"',
       "edgectl boost EU --pool par-1 --ttl 30m -o json | jq .expires_at",
     ],
     env: [...ETCD, ...COLOUR],

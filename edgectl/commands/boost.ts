@@ -5,7 +5,8 @@ import { ExitCode } from "../cli/exit-codes.js";
 import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
 
 interface BoostOptions {
-  readonly pool: string;
+  readonly pool?: string;
+  readonly attr: readonly string[];
   readonly fallbacks?: string;
   readonly ttl: string;
   readonly reason?: string;
@@ -17,19 +18,41 @@ export function leaseHex(id: string): string {
   return BigInt(id).toString(16);
 }
 
+/** `--attr name=value` (repeatable) as attributes; a name given twice is an error. */
+function parseAttrOptions(raw: readonly string[]): Record<string, string> {
+  const attrs: Record<string, string> = {};
+  for (const item of raw) {
+    const eq = item.indexOf("=");
+    const name = eq < 0 ? item : item.slice(0, eq);
+    if (eq < 0) throw new CliError("invalid-input", "--attr: expected name=value");
+    if (Object.hasOwn(attrs, name))
+      throw new CliError("invalid-input", "--attr: a name given twice");
+    attrs[name] = item.slice(eq + 1);
+  }
+  return attrs;
+}
+
 /**
- * `edgectl boost CC --pool P [--fallbacks a,b] --ttl 6h [--reason TEXT]`: writes `override/CC`
- * with `expires_at` under a fresh lease of that TTL. 0 written, 1 invalid, 4 etcd unavailable.
+ * `edgectl boost CC --pool P [--fallbacks a,b] [--attr name=value…] --ttl 6h [--reason TEXT]`:
+ * writes `override/CC` with `expires_at` under a fresh lease of that TTL. With `--attr` and no
+ * `--pool`, the override is the current rule plus the attributes: only the attributes change.
+ * 0 written, 1 invalid, 4 etcd unavailable.
  */
 export function boostCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("boost"))
     .description("temporarily route a country to a pool: override/CC under a lease that expires")
     .argument("<cc>", "country code, _default, or a continent (EU, OC, AN, continent/NA)")
-    .requiredOption("--pool <pool>", "primary pool (must have a pool/ definition)")
+    .option("--pool <pool>", "primary pool (must have a pool/ definition)")
     .option("--fallbacks <pools>", "comma-separated fallback pools", "")
     .requiredOption("--ttl <duration>", "how long the override lasts: 30s, 15m, 6h, 1d")
     .option("--reason <text>", "why (shown by explain and kept in the override)")
     .option("--percent <n>", "shift N % of the viewers to --pool (the current rule, weighted)")
+    .option(
+      "--attr <name=value>",
+      "a market attribute for the boost's time (repeatable); without --pool the current rule stays",
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .action(async (raw: string, opts: BoostOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { OverrideRuleSchema, parseDuration, readSnapshot, routingKeys } = await import(
@@ -43,6 +66,16 @@ export function boostCommand(ctx: CommandContext): Command {
       const { BoostShape } = await import("../output/shapes/boost-shape.js");
       const { routeShares } = await import("../apply/route-shares.js");
       const { target, name: cc } = parseTargetArgument(raw);
+      const { attrsProblem } = await import("../../core/index.js");
+      const { currentRule } = await import("../rules/percent-boost.js");
+      const attrs = parseAttrOptions(opts.attr);
+      const hasAttrs = Object.keys(attrs).length > 0;
+      const attrProblem = hasAttrs ? attrsProblem(attrs) : null;
+      if (attrProblem !== null) throw new CliError("invalid-input", `--attr: ${attrProblem}`);
+      if (opts.pool === undefined && !hasAttrs)
+        throw new CliError("invalid-input", "give --pool, --attr, or both");
+      if (opts.pool === undefined && opts.percent !== undefined)
+        throw new CliError("invalid-input", "--percent needs --pool");
       const percent = opts.percent === undefined ? undefined : parsePercent(opts.percent);
       if (percent !== undefined && opts.fallbacks)
         throw new CliError(
@@ -60,7 +93,8 @@ export function boostCommand(ctx: CommandContext): Command {
         .map((s) => s.trim())
         .filter(Boolean);
       const parsed = OverrideRuleSchema.safeParse({
-        primary: opts.pool,
+        // Checked again against the current rule once etcd is read when --pool is not given.
+        primary: opts.pool ?? "placeholder",
         fallbacks,
         ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
       });
@@ -85,9 +119,16 @@ export function boostCommand(ctx: CommandContext): Command {
           percent === undefined
             ? undefined
             : percentBoostRule(state, target, rule.primary, percent);
+        const kept = opts.pool === undefined ? currentRule(state, target) : undefined;
+        if (opts.pool === undefined && !kept)
+          throw new CliError(
+            "invalid-input",
+            "--attr without --pool keeps the current rule, and there is none: give --pool",
+          );
+        const base = kept?.[1] ?? rule;
         const chain = split
           ? [split.primary, ...split.fallbacks]
-          : [rule.primary, ...rule.fallbacks];
+          : [base.primary, ...base.fallbacks];
         const unknown = chain.filter((p) => !state.pools.has(p));
         if (unknown.length > 0) {
           throw new CliError(
@@ -99,10 +140,12 @@ export function boostCommand(ctx: CommandContext): Command {
         // The lease's end as the boost's promise: etcd restarts lease TTLs on a leader change, so
         // the compiler ends the boost at expires_at even while the lease lives on.
         const expiresAt = new Date(lease.grantedAt + lease.ttlSeconds * 1000).toISOString();
+        const weights = split?.weights ?? base.weights;
         const written = {
-          primary: split?.primary ?? rule.primary,
-          fallbacks: [...(split?.fallbacks ?? rule.fallbacks)],
-          ...(split ? { weights: { ...split.weights } } : {}),
+          primary: split?.primary ?? base.primary,
+          fallbacks: [...(split?.fallbacks ?? base.fallbacks)],
+          ...(weights ? { weights: { ...weights } } : {}),
+          ...(hasAttrs ? { attrs } : {}),
           ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
           expires_at: expiresAt,
         };
@@ -145,6 +188,12 @@ export function boostCommand(ctx: CommandContext): Command {
               `${r.key} → ${chain.join(" > ")}${
                 r.split
                   ? ` split ${r.split.map((x) => `${x.pool} ${x.percent}%`).join(" · ")} (from ${r.split_base})`
+                  : ""
+              }${
+                r.value.attrs
+                  ? ` with ${Object.entries(r.value.attrs)
+                      .map(([n, v]) => `${n}=${v}`)
+                      .join(" ")}`
                   : ""
               } for ${r.ttl}`,
               `lease ${r.lease.hex} (${r.lease.id}), expires ${r.expires_at}`,

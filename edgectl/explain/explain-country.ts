@@ -206,6 +206,13 @@ export function formatExplanation(x: Explanation): string[] {
     `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
     `source: ${x.source}`,
     `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
+    ...(x.route.attrs
+      ? [
+          `attrs:  ${Object.entries(x.route.attrs)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(" · ")}`,
+        ]
+      : []),
     "why:",
     ...x.reasons.map((r) => `  - ${r}`),
   ];

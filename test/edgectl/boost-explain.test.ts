@@ -94,6 +94,78 @@ describe("edgectl boost / unboost", () => {
     ).toBe(true);
   });
 
+  it("--attr changes a market's attributes for the boost's time; apply, export and explain carry attrs", async () => {
+    const prefix = uniquePrefix("boost-attr");
+    const env = ctx.envFor(prefix);
+    const state = exampleState();
+    const withAttrs = {
+      ...state,
+      countries: {
+        ...state.countries,
+        EU: { primary: "ams-1", fallbacks: ["par-1"], attrs: { tier: "silver" } },
+        DE: { ...state.countries.DE, attrs: { tokenizer: "de", trending: "dax-1" } },
+      },
+    };
+    const applied = await runCli(["apply", ctx.files.write(withAttrs), "--yes"], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCli(["export", "-o", "json"], { env });
+    const doc = JSON.parse(exported.stdout) as {
+      state: { countries: Record<string, { attrs?: Record<string, string> }> };
+    };
+    expect(doc.state.countries.DE?.attrs).toEqual({ tokenizer: "de", trending: "dax-1" });
+    expect(doc.state.countries.EU?.attrs).toEqual({ tier: "silver" });
+
+    // Attributes only: the current rule stays, the attribute overlays it for the boost.
+    const boost = await runCli(
+      ["boost", "DE", "--attr", "trending=kpop-1", "--ttl", "6h", "--reason", "music week"],
+      { env },
+    );
+    expect(boost.code, boost.stderr).toBe(0);
+    expect(boost.stdout).toContain("trending=kpop-1");
+    const stored = JSON.parse(
+      (await ctx.client.get(`${prefix}override/DE`).string()) ?? "{}",
+    ) as Record<string, unknown>;
+    expect(stored).toMatchObject({
+      primary: "fra-1",
+      fallbacks: ["ams-1", "par-1"],
+      attrs: { trending: "kpop-1" },
+      reason: "music week",
+    });
+    const explained = await runCli(["explain", "DE", "-o", "json"], { env });
+    const x = ExplainCountryShape.parse(JSON.parse(explained.stdout));
+    expect(x.rule_key).toBe("override/DE");
+    expect(x.route.attrs).toEqual({ tier: "silver", tokenizer: "de", trending: "kpop-1" });
+    const text = await runCli(["explain", "DE"], { env });
+    expect(text.stdout).toMatch(/attrs: +tier=silver · tokenizer=de · trending=kpop-1/);
+
+    for (const bad of [
+      ["--attr", "Trending=x"],
+      ["--attr", "trending"],
+      ["--attr", "a=1", "--attr", "a=2"],
+      ["--attr", `tier=${"x".repeat(129)}`],
+      ["--percent", "20"],
+    ]) {
+      const r = await runCli(["boost", "FR", ...bad, "--ttl", "1h"], { env });
+      expect(r.code, bad.join(" ")).toBe(1);
+      expect(r.stderr).toMatch(/--attr|--percent|--pool/);
+    }
+    expect(await ctx.client.get(`${prefix}override/FR`).string()).toBeNull();
+    const invalid = await runCli(
+      [
+        "validate",
+        ctx.files.write({
+          ...state,
+          countries: { ...state.countries, DE: { primary: "fra-1", attrs: { "Bad Name": "x" } } },
+        }),
+      ],
+      { env },
+    );
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout + invalid.stderr).toMatch(
+      /countries\.DE\.attrs: attribute names must match/,
+    );
+  });
+
   it("unboost revokes the lease; a lease-less override is deleted; absent is exit 0", async () => {
     const { prefix, env } = await seeded("unboost");
     expect((await runCli(["boost", "DE", "--pool", "ams-1", "--ttl", "6h"], { env })).code).toBe(0);

@@ -10,6 +10,10 @@ export const BoostShape = z
         primary: z.string(),
         fallbacks: z.array(z.string()),
         weights: z.record(z.string(), z.number()).optional(),
+        attrs: z
+          .record(z.string(), z.string())
+          .optional()
+          .describe("--attr: market attributes that overlay the market's for the boost"),
         reason: z.string().optional(),
         expires_at: z.string().describe("ISO 8601: the compiled map stops using it then"),
       })

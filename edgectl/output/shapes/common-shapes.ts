@@ -19,6 +19,12 @@ export const RouteShape = z.object({
     .array(z.object({ pool: z.string(), weight: z.number().int() }))
     .optional()
     .describe("the healthy weighted pools and their relative weights, when the rule has weights"),
+  attrs: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      "market attributes sent to the origin as X-Edge-Attr-* (continent < country < override)",
+    ),
 });
 
 /** A route as the edge effect shows it: where it sends viewers, in shares. */
@@ -52,5 +58,6 @@ export const RuleShape = z.object({
   primary: z.string(),
   fallbacks: z.array(z.string()),
   weights: z.record(z.string(), z.number()).optional(),
+  attrs: z.record(z.string(), z.string()).optional(),
   reason: z.string().optional(),
 });
