@@ -25,6 +25,8 @@ export class WriteScheduler {
   private attempts = 0;
   private active = false;
   private needLoad = false;
+  /** Bumped by `activate()`: a read started for an earlier activation does not satisfy it. */
+  private activation = 0;
   private reconcileRequested = false;
   private writing = false;
   private stopped = false;
@@ -55,6 +57,7 @@ export class WriteScheduler {
   /** Becomes the writer: re-reads KV first, then writes what differs. */
   activate(): void {
     this.active = true;
+    this.activation += 1;
     this.needLoad = true;
     this.view.awaitingCompile = true;
     this.view.forgetMeta();
@@ -168,16 +171,23 @@ export class WriteScheduler {
   }
 
   private async load(): Promise<number> {
+    const activation = this.activation;
     try {
       const text = await this.o.kv.get(ROUTES_KEY);
       const map = text === null ? null : parseMap(text);
       if (text !== null && !map) this.o.logger.warn("KV routes is not a valid map; rewriting it");
       this.view.learned(map, this.o.clock.now());
+      // Activated again during the read: the next tick reads again for that activation.
+      if (activation !== this.activation) return 0;
       this.needLoad = false;
       this.attempts = 0;
       this.o.status.kvOk();
       if (map && map.history === this.o.status.history) this.o.status.observeRevision(map.rev);
-      this.o.onLoaded(map);
+      // A compile that landed during the read lacks the last valid rules it brings: when the
+      // caller compiles again from them, only that compile may be written.
+      const awaiting = this.view.awaitingCompile;
+      this.view.awaitingCompile = true;
+      if (!this.o.onLoaded(map)) this.view.awaitingCompile = awaiting;
       return 0;
     } catch (e) {
       return this.failed("read", e);
