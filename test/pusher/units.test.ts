@@ -207,6 +207,7 @@ describe("pusher config", () => {
         ETCD_ENDPOINTS: "http://a:1,http://b:2",
         ROUTING_PREFIX: "/x/",
         PUSHER_LISTEN: "0.0.0.0:9000",
+        PUSHER_ALLOWED_HOSTS: "pusher-1.example.net, 192.0.2.7",
         HEARTBEAT_SECONDS: "5",
         RESYNC_SECONDS: "30",
         PUSHER_ELECTION_KEY: "/p/leader/",
@@ -220,6 +221,7 @@ describe("pusher config", () => {
     expect(c).toMatchObject({
       prefix: "/x/",
       listen: { host: "0.0.0.0", port: 9000 },
+      allowedHosts: ["pusher-1.example.net", "192.0.2.7"],
       heartbeatSeconds: 5,
       resyncSeconds: 30,
       electionKey: "/p/leader",
@@ -235,6 +237,7 @@ describe("pusher config", () => {
     ["RESYNC_SECONDS", "soon"],
     ["PUSHER_ELECTION_TTL", "1"],
     ["PUSHER_LISTEN", "9464"],
+    ["PUSHER_ALLOWED_HOSTS", "https://pusher-1.example.net"],
     ["ROUTING_PREFIX", "/no-slash"],
     ["ORIGIN_TEMPLATE", "{pool}.origin.example.com"],
     ["ORIGIN_TEMPLATE", "https://{pool}.origin.example.com/path"],
