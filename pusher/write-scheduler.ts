@@ -28,6 +28,8 @@ export class WriteScheduler {
   /** Bumped by `activate()`: a read started for an earlier activation does not satisfy it. */
   private activation = 0;
   private reconcileRequested = false;
+  /** A stale read's recheck: the requested check waits until then. */
+  private reconcileAt = Number.NEGATIVE_INFINITY;
   private writing = false;
   private stopped = false;
   private waker = new AbortController();
@@ -58,6 +60,7 @@ export class WriteScheduler {
   activate(): void {
     this.active = true;
     this.activation += 1;
+    this.reconcileAt = Number.NEGATIVE_INFINITY;
     this.needLoad = true;
     this.view.awaitingCompile = true;
     this.view.forgetMeta();
@@ -161,8 +164,9 @@ export class WriteScheduler {
     const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
     const metaDue = metaSource !== null && (this.view.metaChanged() || now >= heartbeatDue);
     if (!routes && !metaDue) {
-      if (this.reconcileRequested) return this.reconcile();
-      return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
+      if (this.reconcileRequested && now >= this.reconcileAt) return this.reconcile();
+      const nextCheck = this.reconcileRequested ? this.reconcileAt : Number.POSITIVE_INFINITY;
+      return Math.min(nextCheck, metaSource ? heartbeatDue : Number.POSITIVE_INFINITY) - now;
     }
     const slot = this.slots.plan(now, routes !== null);
     if (slot.waitMs > 0) return slot.waitMs;
@@ -194,10 +198,14 @@ export class WriteScheduler {
     }
   }
 
-  /** One anti-entropy check (`checkKvRoutes`). */
+  /** One anti-entropy check (`checkKvRoutes`); a stale read is checked again after the window. */
   private async reconcile(): Promise<number> {
     const out = await checkKvRoutes(this.o, this.view, this.o.staleReadMs ?? KV_STALE_READ_MS);
     if (out.kind === "failed") return this.failed("read", out.error);
+    if (out.kind === "stale") {
+      this.reconcileAt = out.recheckAt;
+      return 0;
+    }
     this.reconcileRequested = false;
     return 0;
   }
