@@ -29,16 +29,22 @@ export function withoutExpiredOverrides(state: RoutingState, now: Date): Routing
   return { ...state, overrides };
 }
 
-/** The earliest `expires_at` after `now` among the state's overrides (ms), else `null`. */
+/**
+ * The earliest `expires_at` after `now` among the state's overrides (ms), else `null`: country
+ * and `_default` overrides, and continent overrides (`override/EU`, `override/continent/NA`),
+ * whose expiry compile honours too (`liveOverride`).
+ */
 export function nextOverrideExpiry(
-  state: Pick<RoutingState, "overrides">,
+  state: Pick<RoutingState, "overrides" | "continentOverrides">,
   now: Date,
 ): number | null {
   const t = now.getTime();
   let next: number | null = null;
-  for (const rule of state.overrides.values()) {
+  const consider = (rule: OverrideRule) => {
     const at = overrideExpiry(rule);
     if (at !== null && at > t && (next === null || at < next)) next = at;
-  }
+  };
+  for (const rule of state.overrides.values()) consider(rule);
+  for (const o of state.continentOverrides.values()) consider(o.rule);
   return next;
 }

@@ -3,7 +3,7 @@ import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { parseMap } from "../core/index.js";
 import type { Clock } from "./clock.js";
 import { ROUTES_KEY } from "./kv-entries.js";
-import { isAfter, type KvReadVerdict, type KvView } from "./kv-view.js";
+import { isAfter, type KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 
@@ -16,19 +16,25 @@ export interface AntiEntropyDeps {
   readonly clock: Clock;
 }
 
-/** The check's outcome: the read failed, or it was judged (`KvView.judgeRead`). */
+/**
+ * The check's outcome: the read failed, or it was judged (`KvView.judgeRead`). A `stale` read
+ * carries when to look again: once KV's consistency window after what this pusher learned has
+ * passed, a read still older than it is drift.
+ */
 export type AntiEntropyOutcome =
   | { readonly kind: "failed"; readonly error: unknown }
-  | { readonly kind: KvReadVerdict };
+  | { readonly kind: "in-sync" | "drift" }
+  | { readonly kind: "stale"; readonly recheckAt: number };
 
 /**
  * Reads `routes` and compares it with the newest compile in `view`, allowing reads up to
- * `staleMs` old. Drift is counted. A `stale` read is not, but it is acted on all the same: a
- * copy that has not caught up and a former leader's late write look alike for up to `staleMs`,
- * and the late write must be repaired. Either way the view forgets what KV holds, so the next
- * tick rewrites the newest compile; that write can never move KV backwards (`routesDue` refuses
- * a map ordered before one known to be in KV, and the newest compile is never older than what
- * this pusher wrote).
+ * `staleMs` old. A `stale` read (older than the map this pusher wrote or read less than `staleMs`
+ * ago) is no news: nothing is written, and the caller checks again when the window has passed,
+ * so each resync under eventually consistent reads costs a read, not a write. A former leader's
+ * late write looks the same until then, and is repaired by that check. Drift is counted, and the
+ * view forgets what KV holds, so the next tick rewrites the newest compile; that write can never
+ * move KV backwards (`routesDue` refuses a map ordered before one known to be in KV, and the
+ * newest compile is never older than what this pusher wrote).
  */
 export async function checkKvRoutes(
   d: AntiEntropyDeps,
@@ -49,17 +55,22 @@ export async function checkKvRoutes(
   const verdict = view.judgeRead(inKv, text !== null && !inKv, now, staleMs);
   if (verdict === "in-sync") return { kind: verdict };
   if (verdict === "stale") {
+    const recheckAt = view.writtenAt + staleMs;
     d.logger.info(
-      { kv_revision: inKv?.rev ?? null, known_revision: view.written?.rev ?? null },
-      "KV routes older than what this pusher wrote: a stale copy or a late write; rewriting, not drift",
+      {
+        kv_revision: inKv?.rev ?? null,
+        known_revision: view.written?.rev ?? null,
+        recheck_in_ms: Math.max(0, recheckAt - now),
+      },
+      "KV routes older than what this pusher learned within KV's consistency window: a stale copy or a late write, not news; checking again after the window",
     );
-  } else {
-    d.metrics.driftRepairs.inc();
-    d.logger.warn(
-      { kv_revision: inKv?.rev ?? null, revision: desired.rev },
-      "KV routes drifted from etcd; rewriting",
-    );
+    return { kind: "stale", recheckAt };
   }
+  d.metrics.driftRepairs.inc();
+  d.logger.warn(
+    { kv_revision: inKv?.rev ?? null, revision: desired.rev },
+    "KV routes drifted from etcd; rewriting",
+  );
   view.learned(inKv, now);
   view.forgetMeta();
   if (inKv && isAfter(inKv, desired)) {

@@ -1,5 +1,6 @@
 import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
+import { parseAllowedHosts } from "../adapters/host-allow-list.js";
 import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../core/index.js";
 
@@ -7,6 +8,8 @@ import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../
 export interface PusherConfig extends RoutingSettings {
   readonly etcd: EtcdSettings;
   readonly listen: { readonly host: string; readonly port: number };
+  /** Host names the listener answers to besides its own (`PUSHER_ALLOWED_HOSTS`). */
+  readonly allowedHosts: readonly string[];
   readonly heartbeatSeconds: number;
   readonly resyncSeconds: number;
   readonly electionKey: string;
@@ -70,6 +73,12 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     name: "PUSHER_LISTEN",
     default: "127.0.0.1:9464",
     meaning: "/metrics, /livez, /readyz (= /healthz), /status, /ui",
+  },
+  {
+    name: "PUSHER_ALLOWED_HOSTS",
+    default: "unset",
+    meaning:
+      "comma-separated host names PUSHER_LISTEN also answers to (e.g. the name Prometheus scrapes); other Host headers get 421",
   },
   { name: "HEARTBEAT_SECONDS", default: "60", meaning: "meta rewrite interval" },
   {
@@ -147,6 +156,7 @@ export function pusherConfigFromEnv(
     ...routing,
     etcd: etcdSettingsFromEnv(env),
     listen: parseListen(env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464"),
+    allowedHosts: parseAllowedHosts("PUSHER_ALLOWED_HOSTS", env.PUSHER_ALLOWED_HOSTS),
     heartbeatSeconds: positiveNumber(env, "HEARTBEAT_SECONDS", 60),
     resyncSeconds: positiveNumber(env, "RESYNC_SECONDS", 600),
     electionKey,

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { HostAllowList } from "../adapters/host-allow-list.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 import type { UiHandler } from "./ui/ui-handler.js";
@@ -15,18 +16,31 @@ export interface StatusServer {
  * Serves `/livez`, `/readyz` (and `/healthz`, the same), `/status` and `/metrics` on `host:port`
  * (port 0 picks a free one). `/livez` answers from the event loop alone, so it is 200 whenever the
  * process can answer at all: an etcd or KV outage never fails it (restart probes must not restart
- * a pusher that is only waiting for etcd).
+ * a pusher that is only waiting for etcd). A request whose `Host` is not a name of the listener
+ * (see {@link HostAllowList}; `allowedHosts` adds names) is answered 421 (docs/reference.md §5).
  */
 export async function startStatusServer(opts: {
   readonly host: string;
   readonly port: number;
   readonly status: PusherStatus;
   readonly metrics: PusherMetrics;
-  /** The routing map under `/ui` (SPEC §8); without it `/ui` is 404. */
+  /** The routing map under `/ui` (docs/reference.md §8); without it `/ui` is 404. */
   readonly ui?: UiHandler;
+  /** Host names answered besides the listener's own (`PUSHER_ALLOWED_HOSTS`). */
+  readonly allowedHosts?: readonly string[];
 }): Promise<StatusServer> {
   const { status, metrics } = opts;
+  let hosts: HostAllowList | null = null;
   const server = createServer((req, res) => {
+    // `hosts` is set as soon as the listener is bound, before any request is read.
+    if (!hosts) {
+      res.writeHead(503).end();
+      return;
+    }
+    if (!hosts.allows(req.headers.host)) {
+      hosts.refuse(res);
+      return;
+    }
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const json = (code: number, body: unknown) => {
       res.writeHead(code, { "content-type": "application/json", "cache-control": "no-store" });
@@ -62,9 +76,16 @@ export async function startStatusServer(opts: {
       resolve();
     });
   });
+  const bound = server.address() as AddressInfo;
+  hosts = new HostAllowList({
+    listenHost: opts.host,
+    boundAddress: bound.address,
+    extra: opts.allowedHosts ?? [],
+    setting: "PUSHER_ALLOWED_HOSTS",
+  });
   return {
     server,
-    port: (server.address() as AddressInfo).port,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -29,7 +29,10 @@ export class KvView {
   written: CompiledMap | null = null;
   /** When `written` was learned (written by this pusher, or read), on the pusher's clock. */
   writtenAt = Number.NEGATIVE_INFINITY;
-  /** True after activation until the first compile arrives: nothing is due before it. */
+  /**
+   * True after activation until the first compile made after activation's KV read arrives (that
+   * compile carries the last valid rules the read brought): nothing is due before it.
+   */
   awaitingCompile = false;
   private metaSignature: string | null = null;
   /** The last `sameMap` answer, for the pair it was asked about. */

@@ -158,6 +158,7 @@ async function main(): Promise<void> {
       status: pusher.status,
       metrics: pusher.metrics,
       ui: createUiHandler({ status: pusher.status, routing: pusher.routing }),
+      allowedHosts: config.allowedHosts,
     });
   } catch (e) {
     await kv.close().catch(() => {});

@@ -66,6 +66,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     onLoaded: (map) => {
       compileLoop.setPrevious(takeoverSeed(lastCompiled, map));
       compileLoop.trigger();
+      return true;
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
     onWriteSettled: () => compileLoop.wake(),

@@ -24,8 +24,12 @@ export interface WriteSchedulerOptions {
   readonly backoff: BackoffPolicy;
   /** How far behind a KV read may be (default `KV_STALE_READ_MS`, Cloudflare's 60 s). */
   readonly staleReadMs?: number;
-  /** Receives the `routes` map found in KV on activation (the last known good). */
-  readonly onLoaded: (map: CompiledMap | null) => void;
+  /**
+   * Receives the `routes` map found in KV on activation (the last known good). Returns true when
+   * it starts a compile seeded with it (its last valid rules): nothing is written until that
+   * compile is submitted, so a compile that landed during the read never reaches KV.
+   */
+  readonly onLoaded: (map: CompiledMap | null) => boolean;
   /**
    * Told once per KV map ordered after the newest compile: usually another leader's newer write,
    * but possibly a map from an older etcd history, or from a history another pusher already

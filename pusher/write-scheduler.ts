@@ -25,7 +25,11 @@ export class WriteScheduler {
   private attempts = 0;
   private active = false;
   private needLoad = false;
+  /** Bumped by `activate()`: a read started for an earlier activation does not satisfy it. */
+  private activation = 0;
   private reconcileRequested = false;
+  /** A stale read's recheck: the requested check waits until then. */
+  private reconcileAt = Number.NEGATIVE_INFINITY;
   private writing = false;
   private stopped = false;
   private waker = new AbortController();
@@ -55,6 +59,8 @@ export class WriteScheduler {
   /** Becomes the writer: re-reads KV first, then writes what differs. */
   activate(): void {
     this.active = true;
+    this.activation += 1;
+    this.reconcileAt = Number.NEGATIVE_INFINITY;
     this.needLoad = true;
     this.view.awaitingCompile = true;
     this.view.forgetMeta();
@@ -158,8 +164,9 @@ export class WriteScheduler {
     const heartbeatDue = this.metaWrittenAt + this.o.heartbeatMs;
     const metaDue = metaSource !== null && (this.view.metaChanged() || now >= heartbeatDue);
     if (!routes && !metaDue) {
-      if (this.reconcileRequested) return this.reconcile();
-      return metaSource ? heartbeatDue - now : Number.POSITIVE_INFINITY;
+      if (this.reconcileRequested && now >= this.reconcileAt) return this.reconcile();
+      const nextCheck = this.reconcileRequested ? this.reconcileAt : Number.POSITIVE_INFINITY;
+      return Math.min(nextCheck, metaSource ? heartbeatDue : Number.POSITIVE_INFINITY) - now;
     }
     const slot = this.slots.plan(now, routes !== null);
     if (slot.waitMs > 0) return slot.waitMs;
@@ -168,26 +175,37 @@ export class WriteScheduler {
   }
 
   private async load(): Promise<number> {
+    const activation = this.activation;
     try {
       const text = await this.o.kv.get(ROUTES_KEY);
       const map = text === null ? null : parseMap(text);
       if (text !== null && !map) this.o.logger.warn("KV routes is not a valid map; rewriting it");
       this.view.learned(map, this.o.clock.now());
+      // Activated again during the read: the next tick reads again for that activation.
+      if (activation !== this.activation) return 0;
       this.needLoad = false;
       this.attempts = 0;
       this.o.status.kvOk();
       if (map && map.history === this.o.status.history) this.o.status.observeRevision(map.rev);
-      this.o.onLoaded(map);
+      // A compile that landed during the read lacks the last valid rules it brings: when the
+      // caller compiles again from them, only that compile may be written.
+      const awaiting = this.view.awaitingCompile;
+      this.view.awaitingCompile = true;
+      if (!this.o.onLoaded(map)) this.view.awaitingCompile = awaiting;
       return 0;
     } catch (e) {
       return this.failed("read", e);
     }
   }
 
-  /** One anti-entropy check (`checkKvRoutes`). */
+  /** One anti-entropy check (`checkKvRoutes`); a stale read is checked again after the window. */
   private async reconcile(): Promise<number> {
     const out = await checkKvRoutes(this.o, this.view, this.o.staleReadMs ?? KV_STALE_READ_MS);
     if (out.kind === "failed") return this.failed("read", out.error);
+    if (out.kind === "stale") {
+      this.reconcileAt = out.recheckAt;
+      return 0;
+    }
     this.reconcileRequested = false;
     return 0;
   }

@@ -11,6 +11,7 @@ interface HeartbeatOptions {
   readonly checkUrl?: string;
   readonly checkTimeout?: string;
   readonly listen?: string;
+  readonly allowedHosts?: string;
 }
 
 function seconds(flag: string, raw: string, min: number): number {
@@ -21,7 +22,8 @@ function seconds(flag: string, raw: string, min: number): number {
 }
 
 /**
- * `edgectl heartbeat POOL [--ttl 15] [--check-url URL] [--interval 5] [--listen HOST:PORT]`:
+ * `edgectl heartbeat POOL [--ttl 15] [--check-url URL] [--interval 5] [--listen HOST:PORT]
+ * [--allowed-hosts NAMES]`:
  * long-running; logs JSON lines (the shared schema) to stdout.
  */
 export function heartbeatCommand(ctx: CommandContext): Command {
@@ -36,6 +38,10 @@ export function heartbeatCommand(ctx: CommandContext): Command {
     )
     .option("--check-timeout <seconds>", "timeout of one check (default: min(interval, 2))")
     .option("--listen <host:port>", "serve the heartbeat's Prometheus metrics on GET /metrics")
+    .option(
+      "--allowed-hosts <names>",
+      "comma-separated host names --listen also answers to (e.g. the name Prometheus scrapes); other Host headers get 421",
+    )
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { isPoolName, routingKeys } = await import("../../core/index.js");
@@ -58,6 +64,13 @@ export function heartbeatCommand(ctx: CommandContext): Command {
         ? seconds("--check-timeout", opts.checkTimeout, 0.05)
         : Math.min(interval, 2);
       const listen = opts.listen ? parseListenAddress("--listen", opts.listen) : null;
+      const { parseAllowedHosts } = await import("../../adapters/host-allow-list.js");
+      let allowedHosts: string[];
+      try {
+        allowedHosts = parseAllowedHosts("--allowed-hosts", opts.allowedHosts);
+      } catch (e) {
+        throw new CliError("usage", e instanceof Error ? e.message : String(e));
+      }
       const settings = ctx.settings(cmd);
       const logger = createLogger({
         service: "edge-heartbeat",
@@ -72,7 +85,11 @@ export function heartbeatCommand(ctx: CommandContext): Command {
         const { startMetricsListener } = await import("../heartbeat/metrics-listener.js");
         metrics = new HeartbeatMetrics(pool);
         try {
-          listener = await startMetricsListener({ ...listen, registry: metrics.registry });
+          listener = await startMetricsListener({
+            ...listen,
+            registry: metrics.registry,
+            allowedHosts,
+          });
         } catch (e) {
           throw new CliError(
             "usage",

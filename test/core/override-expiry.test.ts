@@ -54,4 +54,36 @@ describe("override expiry in compile", () => {
     expect([...active.overrides.keys()].sort()).toEqual(["DE", "ES", "FR"]);
     expect(nextOverrideExpiry(readSnapshot(snap(world()), P), NOW)).toBeNull();
   });
+
+  it("names a continent override's expiry for the recompile timer, not only a country's", () => {
+    const only = readSnapshot(
+      snap(world({ "override/EU": { primary: "par-1", reason: "boost", expires_at: at(20) } })),
+      P,
+    );
+    expect(nextOverrideExpiry(only, NOW)).toBe(NOW.getTime() + 20_000);
+    const mixed = readSnapshot(
+      snap(
+        world({
+          "override/DE": { primary: "par-1", expires_at: at(90) },
+          "override/EU": { primary: "par-1", expires_at: at(40) },
+          "override/continent/NA": { primary: "ams-1", expires_at: at(15) },
+          "override/_default": { primary: "fra-1", expires_at: at(60) },
+        }),
+      ),
+      P,
+    );
+    expect(nextOverrideExpiry(mixed, NOW)).toBe(NOW.getTime() + 15_000);
+    // The recompile at that instant ends the boost: the continent's countries leave it.
+    const boosted = compile(
+      snap(world({ "override/EU": { primary: "par-1", expires_at: at(20) } })),
+      opts({ now: NOW }),
+    ).map;
+    expect(boosted.countries.FR?.source).toBe("override/EU");
+    const after = new Date(NOW.getTime() + 20_000);
+    const ended = compile(
+      snap(world({ "override/EU": { primary: "par-1", expires_at: at(20) } })),
+      opts({ now: after }),
+    ).map;
+    expect(ended.countries.FR?.source).not.toBe("override/EU");
+  });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { getWithHost } from "../helpers/host-request.js";
 import { parseLogLines } from "../helpers/log-schema.js";
 import { freePort } from "../helpers/ports.js";
 import { parsePromText, sampleValue } from "../helpers/prom-text.js";
@@ -144,5 +145,50 @@ describe("edgectl heartbeat --listen", () => {
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain(`--listen: cannot listen on ${taken}`);
     expect(await client.get(`${env.ROUTING_PREFIX}health/fra-7`).string()).toBeNull();
+  });
+
+  it("answers /metrics only to its own Host names and --allowed-hosts (DNS rebinding): others get 421", async () => {
+    const env = { ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: uniquePrefix("hb-host") };
+    const bad = await runCli(
+      ["heartbeat", "fra-6", "--listen", "127.0.0.1:0", "--allowed-hosts", "http://x.example"],
+      { env },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--allowed-hosts: "http://x.example" is not a host name');
+    const port = await freePort();
+    const stop = new AbortController();
+    const running = runCli(
+      [
+        "heartbeat",
+        "fra-6",
+        "--ttl",
+        "3",
+        "--listen",
+        `127.0.0.1:${port}`,
+        "--allowed-hosts",
+        "fra-6-checker.example.net",
+      ],
+      { env, signal: stop.signal },
+    );
+    try {
+      const up = await waitFor(
+        async () =>
+          (await getWithHost(port, "/metrics", `127.0.0.1:${port}`).catch(() => null))?.status ===
+          200,
+        30_000,
+      );
+      expect(up).toBe(true);
+      expect((await getWithHost(port, "/metrics", `localhost:${port}`)).status).toBe(200);
+      expect(
+        (await getWithHost(port, "/metrics", `fra-6-checker.example.net:${port}`)).status,
+      ).toBe(200);
+      const evil = await getWithHost(port, "/metrics", `rebind.evil.example:${port}`);
+      expect(evil.status).toBe(421);
+      expect(JSON.parse(evil.body)).toMatchObject({ reason: "host-not-allowed" });
+      expect(evil.body).toContain("--allowed-hosts");
+    } finally {
+      stop.abort();
+      expect((await running).code).toBe(0);
+    }
   });
 });

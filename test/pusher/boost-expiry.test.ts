@@ -44,4 +44,41 @@ describe("boost expiry in the pusher", () => {
     expect(await ctx.client.get(`${prefix}override/DE`).string()).not.toBeNull();
     console.info(`boost ended ${endedAt - expiresAt} ms after expires_at`);
   });
+
+  it("ends a continent boost (override/EU) on time too, with nothing else changing in etcd", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(ctx.client, prefix);
+    const p = ctx.start({ prefix, electionKey });
+    await kvConverged(ctx.client, p.kv, prefix);
+    const lease = ctx.client.lease(120, { autoKeepAlive: false });
+    ctx.cleanups.push(() => lease.revoke().catch(() => {}));
+    const expiresAt = Date.now() + 3_000;
+    await lease
+      .put(`${prefix}override/EU`)
+      .value(
+        JSON.stringify({
+          primary: "par-1",
+          fallbacks: [],
+          reason: "test continent boost",
+          expires_at: new Date(expiresAt).toISOString(),
+        }),
+      )
+      .exec();
+    await waitFor("continent boost in KV", async () => {
+      const m = await kvRoutes(p.kv);
+      return m?.countries.FR?.source === "override/EU";
+    });
+    const endedAt = await waitFor(
+      "continent boost ended in KV",
+      async () => {
+        const m = await kvRoutes(p.kv);
+        return m && m.countries.FR?.source !== "override/EU" ? Date.now() : null;
+      },
+      10_000,
+      20,
+    );
+    expect(endedAt).toBeGreaterThanOrEqual(expiresAt);
+    expect(endedAt - expiresAt).toBeLessThanOrEqual(2_000);
+    expect(await ctx.client.get(`${prefix}override/EU`).string()).not.toBeNull();
+  });
 });

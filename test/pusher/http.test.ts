@@ -1,7 +1,13 @@
+import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { KvError } from "../../adapters/kv/kv-sink.js";
+import { systemClock } from "../../pusher/clock.js";
 import { type StatusServer, startStatusServer } from "../../pusher/http-server.js";
-import type { StatusDocument } from "../../pusher/status.js";
+import { createMetrics } from "../../pusher/metrics.js";
+import { PusherStatus, type StatusDocument } from "../../pusher/status.js";
+import { RoutingView } from "../../pusher/ui/routing-view.js";
+import { createUiHandler } from "../../pusher/ui/ui-handler.js";
+import { getWithHost } from "../helpers/host-request.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
   kvRoutes,
@@ -149,5 +155,53 @@ describe("pusher HTTP endpoints", () => {
     const status = (await (await standby.get("/status")).json()) as StatusDocument;
     expect(status).toMatchObject({ role: "standby", pusher: "s", pushed_revision: null });
     expect(await (await standby.get("/metrics")).text()).toContain("edge_pusher_is_leader 0");
+  });
+});
+
+describe("the pusher's listener answers only to its own Host names (DNS rebinding)", () => {
+  /** A status listener on `host` (no pusher loop: only the Host check is under test). */
+  async function listener(host: string, allowedHosts?: readonly string[]) {
+    const status = new PusherStatus("host-check", systemClock);
+    const server = await startStatusServer({
+      host,
+      port: 0,
+      status,
+      metrics: createMetrics(status),
+      ui: createUiHandler({ status, routing: new RoutingView("par-1") }),
+      ...(allowedHosts ? { allowedHosts } : {}),
+    });
+    ctx.cleanups.push(() => server.close());
+    return server.port;
+  }
+  const PATHS = ["/status", "/ui/data", "/metrics", "/livez", "/readyz", "/ui"];
+
+  it("on loopback: 200 for its address and localhost, 421 with a reason for any other name", async () => {
+    const port = await listener("127.0.0.1");
+    for (const path of PATHS) {
+      expect((await getWithHost(port, path, `127.0.0.1:${port}`)).status, path).toBe(200);
+      expect((await getWithHost(port, path, `localhost:${port}`)).status, path).toBe(200);
+      const evil = await getWithHost(port, path, `rebind.evil.example:${port}`);
+      expect(evil.status, path).toBe(421);
+      expect(JSON.parse(evil.body)).toEqual({
+        error: "the Host header is not a name of this listener; PUSHER_ALLOWED_HOSTS adds names",
+        reason: "host-not-allowed",
+      });
+      expect(evil.body).not.toContain("rebind.evil.example");
+    }
+    expect((await getWithHost(port, "/status", `127.0.0.1.evil.example:${port}`)).status).toBe(421);
+  });
+
+  it("adds the names PUSHER_ALLOWED_HOSTS lists (the name Prometheus scrapes)", async () => {
+    const port = await listener("127.0.0.1", ["pusher-1.example.net"]);
+    expect((await getWithHost(port, "/metrics", `pusher-1.example.net:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/metrics", `pusher-2.example.net:${port}`)).status).toBe(421);
+  });
+
+  it("on a wildcard address: the machine's host name and loopback, not another name", async () => {
+    const port = await listener("0.0.0.0");
+    expect((await getWithHost(port, "/status", `${hostname()}:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/status", `127.0.0.1:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/status", `localhost:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/status", `rebind.evil.example:${port}`)).status).toBe(421);
   });
 });

@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { CompiledMap } from "../../core/index.js";
+import { type CompiledMap, parseMap } from "../../core/index.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { kvRoutes, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
@@ -57,4 +58,53 @@ describe("last valid rule across pusher restarts (real etcd, SPEC §3.4)", () =>
     });
     expect(healed.problems).toContain("country/DE: invalid JSON");
   }, 60_000);
+
+  it("a new leader's first write keeps DE's kept chain when a compile lands during its slow KV read", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    /** KV whose `routes` reads take 300 ms once armed, with a hook run as each read starts. */
+    class SlowReadKv extends MemoryKv {
+      onRead: (() => Promise<void>) | null = null;
+      override async get(key: string): Promise<string | null> {
+        if (key === "routes" && this.onRead) {
+          const hook = this.onRead;
+          const value = super.get(key);
+          await Promise.all([hook(), sleep(300)]);
+          return value;
+        }
+        return super.get(key);
+      }
+    }
+    const kv = new SlowReadKv();
+    const put = (k: string, v: unknown) =>
+      ctx.client.put(`${prefix}${k}`).value(typeof v === "string" ? v : JSON.stringify(v));
+    await seedRouting(ctx.client, prefix);
+    const a = ctx.start({ prefix, electionKey, kv });
+    await waitFor(
+      "DE on its rule",
+      async () => chain(await kvRoutes(kv)).join(">") === "fra-1>ams-1>par-1",
+    );
+    await put("country/DE", "{broken");
+    await waitFor("DE's rule kept", async () => (await kvRoutes(kv))?.kept?.DE !== undefined);
+    await a.crash();
+
+    const writesBefore = kv.writes.length;
+    let reads = 0;
+    let changedAt = 0;
+    kv.onRead = async () => {
+      reads += 1;
+      // An unrelated change: its compile lands while the read is in flight.
+      await put("country/FR", { primary: "par-1", fallbacks: [] });
+      changedAt = Date.now();
+    };
+    ctx.start({ prefix, electionKey, kv });
+    const first = await waitFor("the new leader's first routes write", () =>
+      kv.writes.slice(writesBefore).find((w) => w.key === "routes"),
+    );
+    expect(reads).toBeGreaterThan(0);
+    expect(changedAt).toBeGreaterThan(0);
+    const map = parseMap(first.value);
+    expect(chain(map)).toEqual(["fra-1", "ams-1", "par-1"]);
+    expect(map?.kept?.DE).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
+    expect(map?.problems).toContain("country/DE: invalid JSON");
+  }, 30_000);
 });

@@ -89,6 +89,7 @@ describe("edge-pusher entry point", () => {
       "ORIGIN_TEMPLATE",
       "FLOOR_POOL",
       "PUSHER_LISTEN",
+      "PUSHER_ALLOWED_HOSTS",
       "HEARTBEAT_SECONDS",
       "RESYNC_SECONDS",
       "PUSHER_ELECTION_KEY",

@@ -1,8 +1,13 @@
+import { mkdirSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Etcd3 } from "etcd3";
 import { describe, expect, it } from "vitest";
 import { readSnapshot } from "../../core/index.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
 import { PrefixMirror } from "../../pusher/prefix-mirror.js";
 import { readPrefix } from "../../pusher/snapshot-reader.js";
+import { startEtcd } from "../helpers/etcd.js";
 import { uniqueNames, useEtcd } from "./harness.js";
 
 const ctx = useEtcd();
@@ -38,6 +43,53 @@ async function watchDeletes(prefix: string, mirror: PrefixMirror) {
     },
     cancel: () => watcher.cancel(),
   };
+}
+
+/**
+ * A loopback TCP forwarder whose target can be switched: one client address that reaches one
+ * etcd, then another (as a DNS name or load balancer moved to a replaced cluster).
+ */
+async function switchableProxy(targetPort: number) {
+  let target = targetPort;
+  const sockets = new Set<Socket>();
+  const server = createServer((down) => {
+    const up = createConnection({ host: "127.0.0.1", port: target });
+    for (const s of [down, up]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    down.pipe(up).pipe(down);
+    down.on("close", () => up.destroy());
+    up.on("close", () => down.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    /** Sends new connections to `port` and drops the open ones (the client reconnects). */
+    switchTo(next: number) {
+      target = next;
+      for (const s of sockets) s.destroy();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** `mirror.read()`, retried while the client reconnects to a restarted or moved etcd. */
+async function readAfterReconnect(mirror: PrefixMirror) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await mirror.read();
+    } catch (e) {
+      if (attempt >= 50) throw e;
+      await sleep(200);
+    }
+  }
 }
 
 describe("PrefixMirror: reads only what changed, proven complete (real etcd, SPEC §5.3/§5.9)", () => {
@@ -224,5 +276,82 @@ describe("PrefixMirror: reads only what changed, proven complete (real etcd, SPE
     expect(read).toMatchObject({ kind: "full", restarts: 1, count: 7 });
     await expectExact(mirror, prefix);
     expect(mirror.index.state().countries.get("DE")?.primary).toBe("ams-1");
+  });
+
+  it("reads everything from another cluster behind the same address, even at a higher revision (other-cluster)", async () => {
+    const { prefix } = uniqueNames();
+    const other = await startEtcd();
+    const proxy = await switchableProxy(ctx.etcd.clientPort);
+    const client = new Etcd3({ hosts: proxy.endpoint });
+    const otherClient = new Etcd3({ hosts: other.endpoint });
+    try {
+      await ctx.client.put(`${prefix}country/_default`).value(rule("fra-1"));
+      await ctx.client.put(`${prefix}country/DE`).value(rule("fra-1"));
+      const mirror = new PrefixMirror(client, prefix);
+      const first = await mirror.read();
+      expect(first).toMatchObject({ kind: "full", reason: "first", count: 2 });
+      // The other cluster holds other keys and has moved past the revision the mirror read.
+      await otherClient.put(`${prefix}country/_default`).value(rule("par-1"));
+      await otherClient.put(`${prefix}country/FR`).value(rule("ams-1"));
+      let rev = 0;
+      while (rev <= first.revision) {
+        const put = await otherClient.put(`/elsewhere${prefix}x`).value("x").exec();
+        rev = Number(put.header.revision);
+      }
+      proxy.switchTo(other.clientPort);
+      const read = await readAfterReconnect(mirror);
+      expect(read).toMatchObject({ kind: "full", reason: "other-cluster", count: 2 });
+      expect(read.clusterId).not.toBe(first.clusterId);
+      expect(read.revision).toBeGreaterThan(first.revision);
+      const state = mirror.index.state();
+      expect(state.countries.get("_default")?.primary).toBe("par-1");
+      expect(state.countries.get("FR")?.primary).toBe("ams-1");
+      expect(state.countries.has("DE")).toBe(false);
+      // Then deltas again, against the new cluster.
+      await otherClient.put(`${prefix}country/FR`).value(rule("fra-1"));
+      expect(await mirror.read()).toMatchObject({ kind: "delta", changed: 1, count: 2 });
+      expect(mirror.index.state().countries.get("FR")?.primary).toBe("fra-1");
+    } finally {
+      client.close();
+      otherClient.close();
+      await proxy.close();
+      await other.stop();
+    }
+  });
+
+  it("reads everything when the same cluster comes back at a lower revision (revision-back)", async () => {
+    const { prefix } = uniqueNames();
+    // Its own etcd: it is wiped and started again with the same name, peer URL and token, so
+    // it has the same cluster id and begins its revisions anew (as a restore to an old state).
+    const etcd = await startEtcd();
+    const client = new Etcd3({ hosts: etcd.endpoint });
+    try {
+      for (const cc of ["_default", "DE", "FR", "GB", "IT"])
+        await client.put(`${prefix}country/${cc}`).value(rule("fra-1"));
+      const mirror = new PrefixMirror(client, prefix);
+      const first = await mirror.read();
+      expect(first).toMatchObject({ kind: "full", count: 5 });
+      await etcd.kill();
+      rmSync(etcd.dataDir, { recursive: true, force: true });
+      mkdirSync(etcd.dataDir, { mode: 0o700 });
+      await etcd.restart();
+      await readAfterReconnect(new PrefixMirror(client, "/warm-up/"));
+      await client.put(`${prefix}country/_default`).value(rule("ams-1"));
+      const read = await mirror.read();
+      expect(read).toMatchObject({ kind: "full", reason: "revision-back", count: 1 });
+      expect(read.clusterId).toBe(first.clusterId);
+      expect(read.revision).toBeLessThan(first.revision);
+      const fresh = readSnapshot(await readPrefix(client, prefix), prefix);
+      expect([...fresh.countries.keys()]).toEqual(["_default"]);
+      expect([...mirror.index.state().countries.keys()]).toEqual(["_default"]);
+      expect(mirror.index.state().countries.get("_default")?.primary).toBe("ams-1");
+      // A mod revision names one value only within one history: the next delta is exact too.
+      await client.put(`${prefix}country/DE`).value(rule("par-1"));
+      expect(await mirror.read()).toMatchObject({ kind: "delta", changed: 1, count: 2 });
+      expect(mirror.index.state().countries.get("DE")?.primary).toBe("par-1");
+    } finally {
+      client.close();
+      await etcd.stop();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createCloudflareSink, Secret } from "../../adapters/kv/index.js";
@@ -45,7 +46,14 @@ async function staleKv(
 /** A real pusher writing through the Cloudflare sink to the stand-in. */
 function startPusher(
   s: KvStandin,
-  o: { prefix: string; electionKey: string; id: string; token?: string; staleMs: number },
+  o: {
+    prefix: string;
+    electionKey: string;
+    id: string;
+    token?: string;
+    staleMs: number;
+    resyncSeconds?: number;
+  },
 ): { pusher: Pusher; crash: () => Promise<void> } {
   const etcd = createEtcdClient({ endpoints: [ctx.etcd.endpoint] });
   const kv = createCloudflareSink({
@@ -65,7 +73,7 @@ function startPusher(
       originTemplate: DEFAULT_ORIGIN_TEMPLATE,
       floorPool: DEFAULT_FLOOR_POOL,
       heartbeatSeconds: 60,
-      resyncSeconds: 600,
+      resyncSeconds: o.resyncSeconds ?? 600,
       electionKey: o.electionKey,
       electionTtl: 2,
       pusherId: `${o.id}-${randomUUID().slice(0, 4)}`,
@@ -143,6 +151,44 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
     pusher.resync();
     await waitFor("late write repaired", () => kv.routes()?.countries.NL?.pool === "fra-1");
     expect(await drifts(pusher)).toBe(1);
+  }, 60_000);
+
+  it("writes routes only for changes that carry news while every resync reads a stale copy", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(ctx.client, prefix);
+    const windowMs = 5_000;
+    const kv = await staleKv({ windowMs, ratio: 1 });
+    const { pusher } = startPusher(kv.s, {
+      prefix,
+      electionKey,
+      id: "news",
+      staleMs: windowMs,
+      resyncSeconds: 1,
+    });
+    await waitFor("first push", () => kv.routes());
+    let rev = 0;
+    for (const pool of ["par-1", "ams-1", "fra-1"]) {
+      rev = await put(`${prefix}country/NL`, { primary: pool, fallbacks: [] });
+      await waitFor("change pushed", () => (kv.routes()?.rev ?? 0) >= rev);
+      await sleep(1_100);
+    }
+    // Resyncs (every second) inside the window read older copies; then past it, current ones.
+    await sleep(3_000);
+    const staleGets = kv.s.requests.filter((q) => q.stale && q.method === "GET").length;
+    expect(staleGets).toBeGreaterThan(0);
+    await sleep(windowMs + 1_500);
+    const news = 4; // the first map and three changes
+    expect(
+      kv.routesWrites.map((m) => `${m.rev}:${m.countries.NL?.pool ?? "-"}`),
+      "routes writes",
+    ).toHaveLength(news);
+    expect(await drifts(pusher)).toBe(0);
+    expect(firstStepBack(kv.routesWrites)).toBeNull();
+    expect(kv.routes()?.rev).toBe(rev);
+    expect(kv.routes()?.countries.NL?.pool).toBe("fra-1");
+    console.info(
+      `stale-read resyncs: ${kv.routesWrites.length} routes writes for ${news} news, ${staleGets} stale reads`,
+    );
   }, 60_000);
 
   it("a takeover starts from etcd's truth: a stale KV copy neither brings back an old rule nor moves KV back", async () => {

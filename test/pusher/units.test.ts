@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../adapters/errors.js";
 import {
+  type CompiledMap,
   type CompileResult,
   compile,
   type MapMeta,
@@ -49,7 +51,12 @@ afterEach(async () => {
 
 function scheduler(
   kv: MemoryKv,
-  o: { minIntervalMs?: number; canWrite?: () => boolean; writeDeadline?: () => number } = {},
+  o: {
+    minIntervalMs?: number;
+    canWrite?: () => boolean;
+    writeDeadline?: () => number;
+    onLoaded?: (map: CompiledMap | null) => boolean;
+  } = {},
 ) {
   const status = new PusherStatus("unit", systemClock);
   const s = new WriteScheduler({
@@ -64,7 +71,7 @@ function scheduler(
     minIntervalMs: o.minIntervalMs ?? 300,
     heartbeatMs: 60_000,
     backoff: { baseMs: 50, maxMs: 200 },
-    onLoaded: () => {},
+    onLoaded: o.onLoaded ?? (() => false),
   });
   schedulers.push(s);
   s.start();
@@ -140,6 +147,30 @@ describe("WriteScheduler", () => {
     await waitFor("written once the window is open", () => routesRevs(kv).length === 1);
   });
 
+  it("writes no compile that landed during activation's KV read when a seeded compile follows", async () => {
+    const kv = new MemoryKv();
+    kv.data.set("routes", serializeMap(result(5).map));
+    kv.latencyMs = 300;
+    const loaded: (CompiledMap | null)[] = [];
+    const { s } = scheduler(kv, {
+      minIntervalMs: 10,
+      onLoaded: (map) => {
+        loaded.push(map);
+        return true;
+      },
+    });
+    s.activate();
+    await sleep(50);
+    s.submit(result(6, "ams-1")); // compiled without the seed the read brings
+    await waitFor("the read", () => loaded.length === 1);
+    expect(loaded[0]?.rev).toBe(5);
+    await sleep(400);
+    expect(kv.writes).toEqual([]);
+    s.submit(result(7, "ams-1")); // the seeded compile
+    await waitFor("written", () => routesRevs(kv).length > 0);
+    expect(routesRevs(kv)).toEqual([7]);
+  });
+
   it("writes nothing while it may not write, and catches up when it may", async () => {
     const kv = new MemoryKv();
     let allowed = false;
@@ -176,6 +207,7 @@ describe("pusher config", () => {
         ETCD_ENDPOINTS: "http://a:1,http://b:2",
         ROUTING_PREFIX: "/x/",
         PUSHER_LISTEN: "0.0.0.0:9000",
+        PUSHER_ALLOWED_HOSTS: "pusher-1.example.net, 192.0.2.7",
         HEARTBEAT_SECONDS: "5",
         RESYNC_SECONDS: "30",
         PUSHER_ELECTION_KEY: "/p/leader/",
@@ -189,6 +221,7 @@ describe("pusher config", () => {
     expect(c).toMatchObject({
       prefix: "/x/",
       listen: { host: "0.0.0.0", port: 9000 },
+      allowedHosts: ["pusher-1.example.net", "192.0.2.7"],
       heartbeatSeconds: 5,
       resyncSeconds: 30,
       electionKey: "/p/leader",
@@ -204,6 +237,7 @@ describe("pusher config", () => {
     ["RESYNC_SECONDS", "soon"],
     ["PUSHER_ELECTION_TTL", "1"],
     ["PUSHER_LISTEN", "9464"],
+    ["PUSHER_ALLOWED_HOSTS", "https://pusher-1.example.net"],
     ["ROUTING_PREFIX", "/no-slash"],
     ["ORIGIN_TEMPLATE", "{pool}.origin.example.com"],
     ["ORIGIN_TEMPLATE", "https://{pool}.origin.example.com/path"],

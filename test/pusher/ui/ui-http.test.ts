@@ -8,6 +8,7 @@ import { startStatusServer } from "../../../pusher/http-server.js";
 import { createMetrics } from "../../../pusher/metrics.js";
 import { PusherStatus } from "../../../pusher/status.js";
 import type { UiData, UiMap } from "../../../pusher/ui/ui-document.js";
+import { getWithHost } from "../../helpers/host-request.js";
 import { freePort } from "../../helpers/ports.js";
 import { seedRouting, uniqueNames, useEtcd, waitFor } from "../harness.js";
 import { startUiPusher } from "./ui-harness.js";
@@ -177,7 +178,7 @@ describe("/ui over HTTP", () => {
     expect((await fetch(`http://127.0.0.1:${server.port}/ui`)).status).toBe(404);
   });
 
-  it("the edge-pusher binary serves /ui on PUSHER_LISTEN", async () => {
+  it("the edge-pusher binary serves /ui on PUSHER_LISTEN, to its own Host names only", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(ctx.client, prefix);
     const port = await freePort();
@@ -191,6 +192,7 @@ describe("/ui over HTTP", () => {
         ROUTING_PREFIX: prefix,
         PUSHER_ELECTION_KEY: electionKey,
         PUSHER_LISTEN: `127.0.0.1:${port}`,
+        PUSHER_ALLOWED_HOSTS: "edge-pusher.test",
         KV_SINK: "local",
         KV_LOCAL_PERSIST: join(dir, "kv"),
         KV_NAMESPACE_ID: "ui-bin-test",
@@ -218,6 +220,10 @@ describe("/ui over HTTP", () => {
     const page = await fetch(`${base}/ui`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<script defer src="/ui/app.js"></script>');
+    // Only its own names (and PUSHER_ALLOWED_HOSTS): a DNS-rebinding page's Host is refused.
+    expect((await getWithHost(port, "/ui/data", `edge-pusher.test:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/ui/data", `localhost:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/ui/data", `rebind.evil.example:${port}`)).status).toBe(421);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   });
