@@ -179,7 +179,7 @@ describe("edge-pusher entry point", () => {
         return null;
       }
     };
-    const runs = dirsOf.map((dir, i) => start(dir, `file-${i}`));
+    let runs = dirsOf.map((dir, i) => start(dir, `file-${i}`));
     try {
       for (const dir of dirsOf) {
         await waitFor(
@@ -199,6 +199,25 @@ describe("edge-pusher entry point", () => {
       for (const dir of dirsOf) {
         await waitFor("the change in both", () => routesIn(dir)?.countries.DE?.pool === "ams-1");
       }
+      // An invalid rule: DE keeps its last valid one, also across a restart that reads it back
+      // from routes.json.
+      await client.put(`${prefix}country/DE`).value('{"primary":"nowhere-9"}');
+      await waitFor("DE kept", () => routesIn(dirsOf[0] ?? "")?.kept?.DE !== undefined);
+      for (const r of runs) r.child.kill("SIGTERM");
+      for (const r of runs) expect((await r.exit).code).toBe(0);
+      // With every pusher down, a reader starting now reads the last complete map.
+      const whileDown = routesIn(dirsOf[0] ?? "");
+      expect(whileDown?.kept?.DE).toBeDefined();
+      expect(whileDown?.countries.DE?.pool).toBe("ams-1");
+      runs = [start(dirsOf[0] ?? "", "file-0b")];
+      await waitFor("restarted", () => {
+        const meta = JSON.parse(readFileSync(join(dirsOf[0] ?? "", "meta.json"), "utf8"));
+        return (meta as { pusher: string }).pusher === "file-0b";
+      });
+      const after = routesIn(dirsOf[0] ?? "");
+      expect(after?.countries.DE?.pool).toBe("ams-1");
+      expect(after?.countries.DE?.source).toBe("country/DE");
+      expect(after?.problems.join(" ")).toMatch(/country\/DE/);
     } finally {
       for (const r of runs) if (r.child.exitCode === null) r.child.kill("SIGKILL");
     }
