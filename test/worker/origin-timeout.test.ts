@@ -27,9 +27,17 @@ interface Received {
   readonly chunked: boolean;
 }
 
-/** An origin that reads the whole request body and answers with its byte count and hash. */
+/**
+ * An origin that reads the whole request body and answers with its byte count and hash; an
+ * upload to `/too-big` it refuses at once with a 413, reading nothing.
+ */
 async function startUploadSink(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith("/too-big")) {
+      res.writeHead(413, { "content-type": "text/plain", connection: "close" });
+      res.end("too big");
+      return;
+    }
     const hash = createHash("sha256");
     let bytes = 0;
     req.on("data", (chunk: Buffer) => {
@@ -225,6 +233,23 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
     const elapsed = performance.now() - started;
     expect(res.status).toBe(504);
     expect(elapsed).toBeGreaterThanOrEqual(2_000 + ONCE_TIMEOUT_MS - 300);
+  });
+
+  it("passes on an origin's early refusal of an upload while the body still streams", async () => {
+    const started = performance.now();
+    const res = await worker.mf.dispatchFetch("http://edge.test/too-big", {
+      method: "POST",
+      headers: { "content-length": String(1024 * 1024) },
+      body: slowStream(Buffer.alloc(1024 * 1024, 1), 16, 6_000),
+      duplex: "half",
+      cf: { country: "PL" },
+    });
+    const text = await res.text();
+    expect(res.status).toBe(413);
+    expect(text).toBe("too big");
+    expect(res.headers.get("x-edge-pool")).toBe("sink-1");
+    // Answered on the origin's word, not after the 6 s upload nor a timeout.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("streams a 6 MB upload sent over 8 s to the origin whole", async () => {
