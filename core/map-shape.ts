@@ -124,9 +124,9 @@ function isTextList(x: unknown): x is string[] {
 
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
- * `CompiledMapSchema` requires (every string that reaches a header header-safe), unknown fields
- * dropped, `history` 0 when absent. `kept` is left
- * out: only compile reads it, and a malformed one never rejected a map.
+ * `CompiledMapSchema` requires, with every string that lands in a header header-safe, unknown
+ * fields dropped, `history` 0 when absent. `kept` is left out: only compile reads it, and a
+ * malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;

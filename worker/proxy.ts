@@ -99,10 +99,9 @@ function edgeError(allTimedOut: boolean): Response {
 /**
  * Proxies `request` to the route's origin, keeping method, path, query, headers and body.
  * GET/HEAD move on to the next pool of the chain after a network error, no response headers
- * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins; anything
- * else is sent once (its body cannot be replayed), and only then timed, with `onceTimeoutMs`
- * from the end of its body: cutting an upload, or an answer the origin may be committing,
- * would buy no failover.
+ * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins. Anything
+ * else is sent once (its body cannot be replayed) and timed by `onceTimeoutMs` from the end of
+ * its body: cutting an upload, or an answer the origin may be committing, buys no failover.
  */
 export async function proxyToOrigins(
   request: Request,
