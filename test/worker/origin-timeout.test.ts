@@ -235,6 +235,24 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
     expect(elapsed).toBeGreaterThanOrEqual(2_000 + ONCE_TIMEOUT_MS - 300);
   });
 
+  it("streams an upload of unknown length chunked, whole, however long it takes", async () => {
+    const data = randomBytes(1024 * 1024);
+    const res = await worker.mf.dispatchFetch("http://edge.test/upload?id=2", {
+      method: "POST",
+      body: slowStream(data, 8, 2_000),
+      duplex: "half",
+      cf: { country: "PL" },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(await res.text())).toEqual({
+      method: "POST",
+      bytes: data.length,
+      sha256: createHash("sha256").update(data).digest("hex"),
+      contentLength: null,
+      chunked: true,
+    });
+  });
+
   it("passes on an origin's early refusal of an upload while the body still streams", async () => {
     const started = performance.now();
     const res = await worker.mf.dispatchFetch("http://edge.test/too-big", {
