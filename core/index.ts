@@ -5,6 +5,7 @@ export * from "./countries.js";
 export * from "./defaults.js";
 export * from "./desired-state.js";
 export * from "./duration.js";
+export * from "./header-safe.js";
 export * from "./keys.js";
 export * from "./last-valid-rule.js";
 export * from "./map-budget.js";

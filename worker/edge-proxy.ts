@@ -37,6 +37,7 @@ export async function edgeProxy(
     rev: decision.rev ?? 0,
     maxAttempts: settings.maxAttempts,
     originTimeoutMs: settings.originTimeoutMs,
+    onceTimeoutMs: settings.onceTimeoutMs,
   });
   return edgeResponse(decision, outcome, {
     debug,

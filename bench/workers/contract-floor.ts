@@ -30,6 +30,7 @@ export default {
       rev: 1,
       maxAttempts: 1,
       originTimeoutMs: 4000,
+      onceTimeoutMs: 30_000,
     });
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);

@@ -19,6 +19,7 @@ export default {
       rev: 0,
       maxAttempts: 1,
       originTimeoutMs: 4000,
+      onceTimeoutMs: 30_000,
     });
     return outcome.response;
   },

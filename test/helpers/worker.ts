@@ -115,6 +115,7 @@ export type WorkerVars = Partial<
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
+    | "ORIGIN_ONCE_TIMEOUT_MS"
     | "DEBUG_TOKEN",
     string
   >
