@@ -6,6 +6,7 @@ export * from "./defaults.js";
 export * from "./desired-state.js";
 export * from "./duration.js";
 export * from "./edge-signature.js";
+export * from "./header-safe.js";
 export * from "./keys.js";
 export * from "./last-valid-rule.js";
 export * from "./map-budget.js";

@@ -8,16 +8,23 @@ const attrs = z
   .refine((a) => attrsProblem(a) === null)
   .optional();
 
-const link = z.object({ pool: z.string().min(1), origin: z.string().url() });
+import { isHeaderSafe } from "./header-safe.js";
+
+// Pool names, origins and `source` land in response and origin-request headers (`X-Edge-*`).
+const headerSafe = z.string().refine(isHeaderSafe, "holds a character a header cannot carry");
+const poolName = headerSafe.min(1);
+const origin = z.string().url().refine(isHeaderSafe, "holds a character a header cannot carry");
+
+const link = z.object({ pool: poolName, origin });
 const route = z.object({
-  pool: z.string().min(1),
-  origin: z.string().url(),
+  pool: poolName,
+  origin,
   chain: z.array(link).min(1).max(16),
-  source: z.string(),
+  source: headerSafe,
   degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
   // Malformed weights make the route unweighted (its chain order), never reject the map.
   weights: z
-    .array(z.object({ pool: z.string().min(1), weight: z.number().int().min(1).max(1000) }))
+    .array(z.object({ pool: poolName, weight: z.number().int().min(1).max(1000) }))
     .min(1)
     .max(16)
     .optional()

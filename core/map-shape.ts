@@ -1,4 +1,5 @@
 import type { ChainLink, CompiledMap, DegradedReason, Route, RouteWeight } from "./compiled-map.js";
+import { isHeaderSafe } from "./header-safe.js";
 import { attrsProblem } from "./market-attrs.js";
 
 /*
@@ -21,8 +22,14 @@ function isCount(x: unknown): x is number {
   return typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
 }
 
+/** A pool name: it lands in `X-Edge-Pool`, `X-Edge-Failover` and `X-Edge-Split`. */
 function isName(x: unknown): x is string {
-  return typeof x === "string" && x.length >= 1;
+  return typeof x === "string" && x.length >= 1 && isHeaderSafe(x);
+}
+
+/** `source` lands in `X-Edge-Source`. */
+function isSource(x: unknown): x is string {
+  return typeof x === "string" && isHeaderSafe(x);
 }
 
 const TAB_OR_NEWLINE = /[\t\n\r]/g;
@@ -32,7 +39,8 @@ type UrlMemo = Map<string, string | null>;
 
 /**
  * `z.string().url()`: trimmed, the URL parser accepts it; the output is the trimmed text without
- * ASCII tabs and newlines (what zod returns). `null` when refused.
+ * ASCII tabs and newlines (what zod returns), and it must be header-safe (`X-Edge-Origin`).
+ * `null` when refused.
  */
 function urlText(x: unknown, memo: UrlMemo): string | null {
   if (typeof x !== "string") return null;
@@ -43,6 +51,7 @@ function urlText(x: unknown, memo: UrlMemo): string | null {
   try {
     new URL(trimmed);
     out = trimmed.replace(TAB_OR_NEWLINE, "");
+    if (!isHeaderSafe(out)) out = null;
   } catch {
     out = null;
   }
@@ -91,7 +100,7 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const origin = urlText(x.origin, memo);
   if (origin === null) return null;
   const chain = chainOf(x.chain, memo);
-  if (!chain || typeof x.source !== "string" || !isDegraded(x.degraded)) return null;
+  if (!chain || !isSource(x.source) || !isDegraded(x.degraded)) return null;
   const weights = weightsOf(x.weights);
   const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
   const withWeights = weights ? { ...route, weights } : route;
@@ -132,8 +141,9 @@ function isTextList(x: unknown): x is string[] {
 
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
- * `CompiledMapSchema` requires, unknown fields dropped, `history` 0 when absent. `kept` is left
- * out: only compile reads it, and a malformed one never rejected a map.
+ * `CompiledMapSchema` requires, with every string that lands in a header header-safe, unknown
+ * fields dropped, `history` 0 when absent. `kept` is left out: only compile reads it, and a
+ * malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;

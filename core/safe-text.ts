@@ -10,6 +10,11 @@ function escapeChar(ch: string): string {
   return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
 }
 
+/** `text` with every control and invisible character escaped as `\uXXXX` (see `safeText`), uncut. */
+export function escapeUnsafe(text: string): string {
+  return text.replace(UNSAFE, escapeChar);
+}
+
 /**
  * Text that is safe to show anywhere (the map's `problems`, `meta`, `/status`, logs, a terminal):
  * control and invisible characters escaped as `\uXXXX`, and at most `max` characters, the cut

@@ -17,6 +17,7 @@ import { statusCommand } from "./commands/status.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
+import { terminalText } from "./output/terminal-text.js";
 
 /** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
 export const PROGRAM_HELP = `
@@ -75,9 +76,9 @@ export function buildProgram(
 ): Command {
   const ctx = createCommandContext(io, output, exit);
   const outputConfig = {
-    writeOut: (s: string) => io.stdout.write(s),
+    writeOut: (s: string) => io.stdout.write(terminalText(s)),
     writeErr: (s: string) => {
-      if (output.mode === "text") io.stderr.write(s);
+      if (output.mode === "text") io.stderr.write(terminalText(s));
     },
   };
   const program = withCommonOptions(new Command("edgectl"))

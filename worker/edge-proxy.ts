@@ -38,6 +38,7 @@ export async function edgeProxy(
     maxAttempts: settings.maxAttempts,
     originTimeoutMs: settings.originTimeoutMs,
     signingSecrets: settings.signingSecrets,
+    onceTimeoutMs: settings.onceTimeoutMs,
   });
   return edgeResponse(decision, outcome, {
     debug,

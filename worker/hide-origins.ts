@@ -1,4 +1,4 @@
-import { normalizeHost } from "./origin-hosts.js";
+import { canonicalHost } from "./origin-hosts.js";
 
 /** Response headers whose values carry URLs a browser follows or shows. */
 const URL_HEADERS = ["location", "content-location", "link", "refresh"] as const;
@@ -6,19 +6,22 @@ const URL_HEADERS = ["location", "content-location", "link", "refresh"] as const
 /** Every response header `hideOriginsInHeaders` may rewrite (lower case, as `Headers` yields). */
 export const ORIGIN_BEARING_HEADERS: ReadonlySet<string> = new Set([...URL_HEADERS, "set-cookie"]);
 
-/** `scheme://authority` or `//authority` anywhere in a header value. */
-const URL_AUTHORITY = /([a-z][a-z0-9+.-]*:)?\/\/([^/?#\s<>"'`,;\\]*)/gi;
+/**
+ * `scheme://authority` or `//authority` anywhere in a header value; either slash may be a
+ * backslash, which browsers read as a slash in http(s) URLs.
+ */
+const URL_AUTHORITY = /([a-z][a-z0-9+.-]*:)?[/\\]{2}([^/?#\s<>"'`,;\\]*)/gi;
 
-/** The host name inside an authority (`user@host:port`, `[v6]:port`). */
+/** The canonical host inside an authority (`user@host:port`, `[v6]:port`): see `canonicalHost`. */
 function authorityHost(authority: string): string {
   const at = authority.lastIndexOf("@");
   const hostPort = at === -1 ? authority : authority.slice(at + 1);
   if (hostPort.startsWith("[")) {
     const close = hostPort.indexOf("]");
-    return normalizeHost(close === -1 ? hostPort : hostPort.slice(0, close + 1));
+    return canonicalHost(close === -1 ? hostPort : hostPort.slice(0, close + 1));
   }
   const colon = hostPort.indexOf(":");
-  return normalizeHost(colon === -1 ? hostPort : hostPort.slice(0, colon));
+  return canonicalHost(colon === -1 ? hostPort : hostPort.slice(0, colon));
 }
 
 /** Where the visitor sent the request: `scheme:` and `host[:port]` of the public URL. */
@@ -65,7 +68,7 @@ export function dropOriginCookieDomain(
     if (i === 0) return true;
     const eq = part.indexOf("=");
     if (eq === -1 || part.slice(0, eq).trim().toLowerCase() !== "domain") return true;
-    const domain = normalizeHost(
+    const domain = canonicalHost(
       part
         .slice(eq + 1)
         .trim()

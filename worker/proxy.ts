@@ -11,10 +11,15 @@ export interface ProxyContext {
   /** Sent as `X-Edge-Revision`; `0` when there is no map. */
   readonly rev: number;
   readonly maxAttempts: number;
-  /** Per attempt: milliseconds until the origin's response headers. */
+  /** Per GET/HEAD attempt: milliseconds from sending it to the origin's response headers. */
   readonly originTimeoutMs: number;
   /** `ORIGIN_SIGNING_KEY` (then `_PREVIOUS`); empty: requests go unsigned. */
   readonly signingSecrets: readonly string[];
+  /**
+   * For a request sent only once (any other method): milliseconds from the end of its body to
+   * the origin's response headers. The upload itself is never timed.
+   */
+  readonly onceTimeoutMs: number;
 }
 
 /** The result of proxying: the response to return and who produced it. */
@@ -104,8 +109,9 @@ function edgeError(allTimedOut: boolean): Response {
 /**
  * Proxies `request` to the route's origin, keeping method, path, query, headers and body.
  * GET/HEAD move on to the next pool of the chain after a network error, no response headers
- * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins; anything
- * else is sent once (its body cannot be replayed).
+ * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins. Anything
+ * else is sent once (its body cannot be replayed) and timed by `onceTimeoutMs` from the end of
+ * its body: cutting an upload, or an answer the origin may be committing, buys no failover.
  */
 export async function proxyToOrigins(
   request: Request,
@@ -138,7 +144,9 @@ export async function proxyToOrigins(
       body: request.body,
       redirect: "manual",
     };
-    const result = await attemptOrigin(base + path, init, ctx.originTimeoutMs);
+    const result = retryable
+      ? await attemptOrigin(base + path, init, ctx.originTimeoutMs)
+      : await attemptOrigin(base + path, init, ctx.onceTimeoutMs, "after-body");
     if (result.kind === "timeout") timeouts += 1;
     if (result.kind !== "response") continue;
     if (last) last.response.body?.cancel().catch(() => undefined);

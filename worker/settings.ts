@@ -12,8 +12,13 @@ export interface WorkerSettings {
   readonly isolateCacheMs: number;
   /** Origins tried in total for a GET/HEAD (at least 1). */
   readonly maxAttempts: number;
-  /** Milliseconds one origin attempt may take to send its response headers. */
+  /** Milliseconds one GET/HEAD attempt may take to send its response headers. */
   readonly originTimeoutMs: number;
+  /**
+   * Milliseconds a request sent only once (any other method) may wait for its response headers,
+   * counted from the end of its body.
+   */
+  readonly onceTimeoutMs: number;
   /** `null` when unset or empty: debug features off. */
   readonly debugToken: string | null;
   /** Secrets that sign origin requests, current first; empty when `ORIGIN_SIGNING_KEY` is unset. */
@@ -28,6 +33,7 @@ export interface SettingsVars {
   readonly ISOLATE_CACHE_SECONDS?: string | undefined;
   readonly MAX_ATTEMPTS?: string | undefined;
   readonly ORIGIN_TIMEOUT_MS?: string | undefined;
+  readonly ORIGIN_ONCE_TIMEOUT_MS?: string | undefined;
   readonly DEBUG_TOKEN?: string | undefined;
   readonly ORIGIN_SIGNING_KEY?: string | undefined;
   readonly ORIGIN_SIGNING_KEY_PREVIOUS?: string | undefined;
@@ -38,6 +44,9 @@ export const KV_MIN_CACHE_TTL = 30;
 
 /** `ORIGIN_TIMEOUT_MS` bounds: below 100 ms no real origin answers; Cloudflare gives up at 100 s. */
 export const ORIGIN_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 4000 } as const;
+
+/** `ORIGIN_ONCE_TIMEOUT_MS` bounds: the same range; a slow commit gets 30 s by default. */
+export const ORIGIN_ONCE_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 30_000 } as const;
 
 function intVar(raw: unknown, fallback: number, min: number, max: number): number {
   if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return fallback;
@@ -78,6 +87,12 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       ORIGIN_TIMEOUT_RANGE_MS.fallback,
       ORIGIN_TIMEOUT_RANGE_MS.min,
       ORIGIN_TIMEOUT_RANGE_MS.max,
+    ),
+    onceTimeoutMs: intVar(
+      vars.ORIGIN_ONCE_TIMEOUT_MS,
+      ORIGIN_ONCE_TIMEOUT_RANGE_MS.fallback,
+      ORIGIN_ONCE_TIMEOUT_RANGE_MS.min,
+      ORIGIN_ONCE_TIMEOUT_RANGE_MS.max,
     ),
     debugToken: token.length > 0 ? token : null,
     signingSecrets: signingSecrets(vars),

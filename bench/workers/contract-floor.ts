@@ -31,6 +31,7 @@ export default {
       maxAttempts: 1,
       originTimeoutMs: 4000,
       signingSecrets: [],
+      onceTimeoutMs: 30_000,
     });
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);

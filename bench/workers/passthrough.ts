@@ -20,6 +20,7 @@ export default {
       maxAttempts: 1,
       originTimeoutMs: 4000,
       signingSecrets: [],
+      onceTimeoutMs: 30_000,
     });
     return outcome.response;
   },

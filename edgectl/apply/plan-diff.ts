@@ -4,6 +4,7 @@ import {
   canonicalRule,
   type DesiredState,
   desiredStateToKeys,
+  escapeUnsafe,
   PoolDefSchema,
 } from "../../core/index.js";
 import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
@@ -69,16 +70,23 @@ export function diffIntent(
   return changes.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
-/** Renders changes as `+ key value`, `~ key before → after`, `- key (was …)` lines. */
+/**
+ * Renders changes as `+ key value`, `~ key before → after`, `- key (was …)` lines. Keys and
+ * values are etcd's (or the file's) raw text: control and invisible characters are escaped
+ * (`\u001b`), newlines too, so a value can neither drive the terminal nor fake a line.
+ */
 export function formatDiff(changes: readonly KeyChange[]): string[] {
   if (changes.length === 0) return ["No changes: etcd already holds this intent."];
   const counts = { add: 0, change: 0, remove: 0 };
   const lines: string[] = [];
   for (const c of changes) {
     counts[c.kind]++;
-    if (c.kind === "add") lines.push(`  + ${c.rel}  ${c.after}`);
-    else if (c.kind === "change") lines.push(`  ~ ${c.rel}  ${c.before} → ${c.after}`);
-    else lines.push(`  - ${c.rel}  (was ${c.before})`);
+    const rel = escapeUnsafe(c.rel);
+    const before = escapeUnsafe(c.before ?? "");
+    const after = escapeUnsafe(c.after ?? "");
+    if (c.kind === "add") lines.push(`  + ${rel}  ${after}`);
+    else if (c.kind === "change") lines.push(`  ~ ${rel}  ${before} → ${after}`);
+    else lines.push(`  - ${rel}  (was ${before})`);
   }
   return [
     `Intent changes: ${counts.add} to add, ${counts.change} to change, ${counts.remove} to remove`,

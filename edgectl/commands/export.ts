@@ -8,8 +8,8 @@ export function exportCommand(ctx: CommandContext): Command {
     .description("print the current intent as a desired-state YAML file")
     .action(async (_opts: unknown, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { stringify } = await import("yaml");
-      const { desiredStateFromRouting, formatProblem, readSnapshot } = await import(
+      const { terminalYaml } = await import("../output/terminal-yaml.js");
+      const { desiredStateFromRouting, escapeUnsafe, formatProblem, readSnapshot } = await import(
         "../../core/index.js"
       );
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
@@ -34,9 +34,9 @@ export function exportCommand(ctx: CommandContext): Command {
           {
             schema: ExportShape,
             text: (r) => [
-              `# edgectl export of ${r.prefix} at revision ${r.revision}, epoch ${r.epoch}`,
+              `# edgectl export of ${escapeUnsafe(r.prefix)} at revision ${r.revision}, epoch ${r.epoch}`,
               // the document ends in a newline, which the line join adds back
-              stringify(desired, { lineWidth: 0 }).replace(/\n$/, ""),
+              terminalYaml(desired).replace(/\n$/, ""),
             ],
           },
         );

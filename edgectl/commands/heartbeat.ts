@@ -4,6 +4,7 @@ import { type CommandContext, withCommonOptions } from "../cli/command-context.j
 import { ExitCode } from "../cli/exit-codes.js";
 import type { HeartbeatMetrics } from "../heartbeat/heartbeat-metrics.js";
 import type { MetricsListener } from "../heartbeat/metrics-listener.js";
+import { terminalJsonText } from "../output/terminal-text.js";
 
 interface HeartbeatOptions {
   readonly ttl: string;
@@ -75,7 +76,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const logger = createLogger({
         service: "edge-heartbeat",
         level: ctx.io.env.LOG_LEVEL || "info",
-        destination: { write: (line: string) => ctx.io.stdout.write(line) },
+        destination: { write: (line: string) => ctx.io.stdout.write(terminalJsonText(line)) },
       });
       const writeLog = heartbeatLog(logger);
       let metrics: HeartbeatMetrics | undefined;

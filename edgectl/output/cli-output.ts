@@ -3,6 +3,7 @@ import type { CliIo } from "../cli/cli-io.js";
 import { colourEnabled, type Paint, painter } from "./colour.js";
 import type { Failure } from "./failure.js";
 import type { OutputMode } from "./output-mode.js";
+import { terminalJson, terminalText } from "./terminal-text.js";
 
 /** How one result is rendered: its documented JSON shape, and its text for people. */
 export interface EmitOptions<T> {
@@ -27,6 +28,8 @@ export interface EmitOptions<T> {
  *   e.g. `apply`'s plan before it asks) goes to stderr, as do warnings, so a person at a
  *   terminal still reads them and a script reads stdout alone.
  * - the exit code is the same in both modes.
+ * - nothing written can drive a terminal: text is escaped by `terminalText` (only edgectl's own
+ *   colours pass), and JSON by `terminalJson`, whatever etcd, KV or a file put in it.
  */
 export interface CliOutput {
   /** The mode in force: `-o` as commander parsed it (set before an action runs). */
@@ -70,7 +73,8 @@ export function createCliOutput(io: CliIo, mode: OutputMode): SettableOutput {
   let began = false;
   let paintOut = painter(colourEnabled(io.stdout, io.env, current));
   const paintErr = () => painter(colourEnabled(io.stderr, io.env, current));
-  const line = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
+  const line = (value: unknown) => io.stdout.write(`${terminalJson(value)}\n`);
+  const write = (sink: CliIo["stdout"], text: string) => sink.write(`${terminalText(text)}\n`);
   const out: SettableOutput = {
     get mode() {
       return current;
@@ -90,20 +94,20 @@ export function createCliOutput(io: CliIo, mode: OutputMode): SettableOutput {
       if (current === "json") {
         if (emitted) throw new Error("internal: a second result in JSON mode");
         line(opts.schema.parse(result));
-      } else for (const l of opts.text(result, paintOut)) io.stdout.write(`${l}\n`);
+      } else for (const l of opts.text(result, paintOut)) write(io.stdout, l);
       emitted = true;
     },
     emitLine(event, opts) {
       if (current === "json") line(opts.schema.parse(event));
-      else for (const l of opts.text(event, paintOut)) io.stdout.write(`${l}\n`);
+      else for (const l of opts.text(event, paintOut)) write(io.stdout, l);
       emitted = true;
     },
     print(...lines) {
       const sink = current === "json" ? io.stderr : io.stdout;
-      for (const l of lines) sink.write(`${l}\n`);
+      for (const l of lines) write(sink, l);
     },
     warn(...lines) {
-      for (const l of lines) io.stderr.write(`${l}\n`);
+      for (const l of lines) write(io.stderr, l);
     },
     paint: (c, t) => paintOut(c, t),
     fail(f, debug) {
@@ -111,11 +115,11 @@ export function createCliOutput(io: CliIo, mode: OutputMode): SettableOutput {
         line({ error: { code: f.code, message: f.message, details: [...f.details] } });
       } else {
         const p = paintErr();
-        io.stderr.write(`${p("red", "edgectl:")} ${f.message}\n`);
-        for (const d of f.details) io.stderr.write(`  ${d}\n`);
+        write(io.stderr, `${p("red", "edgectl:")} ${f.message}`);
+        for (const d of f.details) write(io.stderr, `  ${d}`);
       }
-      if (debug && f.stack) io.stderr.write(`${f.stack}\n`);
-      else if (f.hint && current === "text") io.stderr.write(`${f.hint}\n`);
+      if (debug && f.stack) write(io.stderr, f.stack);
+      else if (f.hint && current === "text") write(io.stderr, f.hint);
     },
   };
   return out;

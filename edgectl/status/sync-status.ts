@@ -1,4 +1,4 @@
-import { type CompiledMap, type MapMeta, sameRouting } from "../../core/index.js";
+import { type CompiledMap, escapeUnsafe, type MapMeta, sameRouting } from "../../core/index.js";
 
 /** What `edgectl status` gathered; `null` fields were absent or unreachable. */
 export interface SyncInputs {
@@ -75,10 +75,13 @@ export function evaluateSync(x: SyncInputs): SyncVerdict {
   return { inSync: behind.length === 0, behind };
 }
 
-/** The small table `edgectl status` prints, then the verdict. */
+/**
+ * The small table `edgectl status` prints, then the verdict. KV's `meta` and the pusher's answer
+ * are text from outside: control and invisible characters are escaped, newlines too.
+ */
 export function formatSync(x: SyncInputs, v: SyncVerdict): string[] {
   const row = (a: string, rev: string, epoch: string, note: string) =>
-    `${a.padEnd(18)}${rev.padEnd(10)}${epoch.padEnd(8)}${note}`.trimEnd();
+    escapeUnsafe(`${a.padEnd(18)}${rev.padEnd(10)}${epoch.padEnd(8)}${note}`.trimEnd());
   const lines = [row("", "revision", "epoch", "")];
   lines.push(
     row(
@@ -113,6 +116,6 @@ export function formatSync(x: SyncInputs, v: SyncVerdict): string[] {
   else if (x.pusher) lines.push(row("pusher", "-", "-", "unreachable"));
   lines.push("");
   if (v.inSync) lines.push("edge is on the current config");
-  else lines.push("edge is behind:", ...v.behind.map((b) => `  - ${b}`));
+  else lines.push("edge is behind:", ...v.behind.map((b) => `  - ${escapeUnsafe(b)}`));
   return lines;
 }

@@ -216,6 +216,51 @@ export function mapShapeCases(good: string): MapShapeCase[] {
       "history null",
       edit((d) => (d.history = null)),
     ),
+    // Pool names, origins and `source` land in headers: header-unsafe text rejects the map.
+    rejected(
+      "CR/LF in source",
+      edit((d) => (route(d).source = "country/DE\r\nSet-Cookie: a=1")),
+    ),
+    rejected(
+      "a lone LF in a country's source",
+      edit((d) => (d.countries = { DE: { ...route(d), source: "country/DE\n" } })),
+    ),
+    rejected(
+      "a NUL in source",
+      edit((d) => (route(d).source = "country/\u0000DE")),
+    ),
+    rejected(
+      "a DEL in source",
+      edit((d) => (route(d).source = "country/DE\u007f")),
+    ),
+    rejected(
+      "CR/LF in the route's pool",
+      edit((d) => (route(d).pool = "fra-1\r\nX-Evil: 1")),
+    ),
+    rejected(
+      "a bell in a chain link's pool",
+      edit((d) => (link(d).pool = "fra\u00071")),
+    ),
+    rejected(
+      "a Latin-1 pool name",
+      edit((d) => (route(d).pool = "fr\u00e9-1")),
+    ),
+    rejected(
+      "a pool name beyond Latin-1",
+      edit((d) => (link(d).pool = "fra-\u2713")),
+    ),
+    rejected(
+      "a control character in the origin",
+      edit((d) => (route(d).origin = `${origin}/\u0001`)),
+    ),
+    rejected(
+      "an escape in a chain link's origin",
+      edit((d) => (link(d).origin = `${origin}/\u001b[2J`)),
+    ),
+    rejected(
+      "a non-ASCII origin host",
+      edit((d) => (route(d).origin = "https://vid\u00e9o.example")),
+    ),
     accepted("as written", () => undefined),
     accepted("no history (older pushers): history 0", (d) => delete d.history),
     accepted("unknown fields are ignored", (d) => {
@@ -247,6 +292,12 @@ export function mapShapeCases(good: string): MapShapeCase[] {
     accepted("a fractional weight: unweighted", (d) => weightsOn(d, [{ pool: "a", weight: 1.5 }])),
     accepted("a weight as a string: unweighted", (d) => weightsOn(d, [{ pool: "a", weight: "5" }])),
     accepted("a weight without pool: unweighted", (d) => weightsOn(d, [{ weight: 5 }])),
+    accepted("CR/LF in a weight's pool: unweighted", (d) =>
+      weightsOn(d, [{ pool: `${link(d).pool}\r\nX-Evil: 1`, weight: 5 }]),
+    ),
+    accepted("CR/LF inside an origin are dropped, as the URL parser does", (d) => {
+      route(d).origin = origin.replace("//", "//\r\n");
+    }),
     accepted("17 weights: unweighted", (d) =>
       weightsOn(
         d,

@@ -9,6 +9,11 @@ describe("originTemplateProblem", () => {
     ["https://{pool}.example.com/x", "must not have a path, query or fragment"],
     ["ftp://{pool}.example.com", "scheme must be https: or http:"],
     [`https://${"a".repeat(250)}{pool}.example`, "host name over 253 characters"],
+    [
+      "https://{pool}.vid\u00e9o.example",
+      "must be printable ASCII (write an international host name in its xn-- form)",
+    ],
+    ["https://{pool}.xn--vido-bpa.example", null],
   ])("%s → %s", (template, problem) => {
     expect(originTemplateProblem(template)).toBe(problem);
   });

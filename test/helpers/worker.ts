@@ -115,6 +115,7 @@ export type WorkerVars = Partial<
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
+    | "ORIGIN_ONCE_TIMEOUT_MS"
     | "DEBUG_TOKEN"
     | "ORIGIN_SIGNING_KEY"
     | "ORIGIN_SIGNING_KEY_PREVIOUS",

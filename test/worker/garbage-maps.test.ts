@@ -68,6 +68,30 @@ describe("garbage routes documents never cause a 500", () => {
     }
   });
 
+  it("a newer map with CR/LF in a header-bound string keeps the good one (stale-map)", async () => {
+    await worker.putMap(good);
+    const base = JSON.parse(good) as Doc;
+    const def = base.default as Doc;
+    const hostile: [string, Doc][] = [
+      ["source", { ...def, source: "country/_default\r\nSet-Cookie: s=1" }],
+      ["pool", { ...def, pool: "ams-1\r\nX-Evil: 1" }],
+    ];
+    for (const [field, route] of hostile) {
+      await worker.putMap(JSON.stringify({ ...base, rev: 55, default: route }));
+      const res = await worker.dispatch("/x", { country: "DE" });
+      expect({ field, status: res.status }).toEqual({ field, status: 200 });
+      expect(res.headers.get("x-edge-degraded")).toBe("stale-map");
+      expect(res.headers.get("x-edge-revision")).toBe("50");
+      expect(res.headers.get("x-edge-source")).toBe("country/_default");
+      expect(res.headers.get("x-evil")).toBeNull();
+      expect(res.headers.get("set-cookie")).toBeNull();
+    }
+    await worker.putMap(JSON.stringify({ ...base, rev: 56 }));
+    const res = await worker.dispatch("/x", { country: "DE" });
+    expect(res.headers.get("x-edge-revision")).toBe("56");
+    expect(res.headers.get("x-edge-degraded")).toBeNull();
+  });
+
   it("well-formed but hostile maps: a 200 or a plain 502, never a 500", async () => {
     const base = JSON.parse(good) as Doc;
     const withDefault = (rev: number, origin: string, extra: Doc = {}) =>

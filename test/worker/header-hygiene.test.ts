@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
@@ -214,5 +216,57 @@ describe("origins that name themselves in their response headers", () => {
       "x-real-ip": "-",
       "true-client-ip": "-",
     });
+  });
+});
+
+describe("an IPv6 origin naming itself in a non-canonical form", () => {
+  let server: Server;
+  let worker: TestWorker;
+  let port = 0;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      const self = `http://[0:0:0:0:0:0:0:1]:${port}`;
+      res.writeHead(302, {
+        location: `${self}/login`,
+        "content-location": `//[0000::1]:${port}/content`,
+        link: `<${self}/a.css>; rel=preload`,
+        refresh: `0; url=HTTP://[::0001]:${port}/r`,
+        "set-cookie": ["a=1; Domain=0:0:0:0:0:0:0:1; Path=/", "b=2; Domain=[0::1]"],
+      });
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, "::1", () => r()));
+    port = (server.address() as AddressInfo).port;
+    worker = await startWorker();
+    const spec: MapSpec = { default: { chain: ["v6-1"], source: "country/_default" } };
+    await worker.putMap(
+      serializeMap(buildMap(spec, { rev: 3, originOf: () => `http://[::1]:${port}` })),
+    );
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    server?.closeAllConnections();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  });
+
+  it("has every URL header rewritten and every cookie domain dropped", async () => {
+    const res = await worker.dispatch("/", { country: "DE" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("x-edge-pool")).toBe("v6-1");
+    expect({
+      location: res.headers.get("location"),
+      contentLocation: res.headers.get("content-location"),
+      link: res.headers.get("link"),
+      refresh: res.headers.get("refresh"),
+      cookies: res.headers.getSetCookie(),
+    }).toEqual({
+      location: "http://edge.test/login",
+      contentLocation: "//edge.test/content",
+      link: "<http://edge.test/a.css>; rel=preload",
+      refresh: "0; url=http://edge.test/r",
+      cookies: ["a=1; Path=/", "b=2"],
+    });
+    expect(headerText(res)).not.toMatch(/\[[0:]*1\]|0:0:0/);
   });
 });

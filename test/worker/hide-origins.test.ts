@@ -41,6 +41,59 @@ describe("rewriteOriginUrls", () => {
   });
 });
 
+describe("rewriteOriginUrls: an origin spelled any way a browser follows", () => {
+  const map = buildMap(
+    {
+      default: { chain: ["v6-1", "v4-1"], source: "country/_default" },
+      countries: { DE: { chain: ["fra-1"], source: "country/DE" } },
+    },
+    {
+      rev: 1,
+      originOf: (p) =>
+        ({
+          "v6-1": "http://[::1]:8080",
+          "v4-1": "http://127.0.0.1:9000",
+          "fra-1": "https://fra-1.origin.example.com",
+        })[p] ?? "",
+    },
+  );
+  const hosts = originHostsOf(map, []);
+  const rewriteAny = (v: string) => rewriteOriginUrls(v, (h) => hosts.has(h), PUB);
+
+  it.each([
+    ["http://[0:0:0:0:0:0:0:1]:8080/x", "https://video.example.com/x"],
+    ["http://[0000::0001]/x", "https://video.example.com/x"],
+    ["HTTP://[::1]:80/x", "https://video.example.com/x"],
+    ["<http://[0:0::1]:8080/a.css>; rel=preload", "<https://video.example.com/a.css>; rel=preload"],
+    ["0; url=http://[::0001]:8080/r", "0; url=https://video.example.com/r"],
+    ["http://127.1:9000/x", "https://video.example.com/x"],
+    ["http://0x7f.0.0.1/x", "https://video.example.com/x"],
+    ["http://2130706433:9000/x", "https://video.example.com/x"],
+    ["http://[::ffff:127.0.0.1]:9000/x", "https://video.example.com/x"],
+    ["https://FRA-1.ORIGIN.EXAMPLE.COM.:443/x", "https://video.example.com/x"],
+    ["https://fra%2D1.origin.example.com/x", "https://video.example.com/x"],
+    ["https:\\\\fra-1.origin.example.com/x", "https://video.example.com/x"],
+  ])("%s → %s", (input, want) => {
+    expect(rewriteAny(input)).toBe(want);
+  });
+
+  it.each(["http://[::2]:8080/x", "http://127.0.0.2:9000/x", "https://fra-2.origin.example.com/"])(
+    "leaves %s alone",
+    (input) => {
+      expect(rewriteAny(input)).toBe(input);
+    },
+  );
+
+  it.each([
+    ["a=1; Domain=0x7f.0.0.1", "a=1"],
+    ["a=1; Domain=[0:0:0:0:0:0:0:1]", "a=1"],
+    ["a=1; Domain=0:0::1", "a=1"],
+    ["a=1; Domain=FRA-1.origin.example.com.", "a=1"],
+  ])("drops the origin cookie domain in %s", (cookie, want) => {
+    expect(dropOriginCookieDomain(cookie, hosts, "video.example.com")).toBe(want);
+  });
+});
+
 describe("dropOriginCookieDomain", () => {
   it.each([
     ["a=1; Domain=fra-1.origin.example.com; Path=/", "a=1; Path=/"],

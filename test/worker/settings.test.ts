@@ -14,6 +14,7 @@ describe("worker settings", () => {
       isolateCacheMs: 5000,
       maxAttempts: 2,
       originTimeoutMs: 4000,
+      onceTimeoutMs: 30_000,
       debugToken: null,
       signingSecrets: [],
     });
@@ -27,6 +28,7 @@ describe("worker settings", () => {
       ISOLATE_CACHE_SECONDS: "0",
       MAX_ATTEMPTS: "3",
       ORIGIN_TIMEOUT_MS: "2500",
+      ORIGIN_ONCE_TIMEOUT_MS: "60000",
       DEBUG_TOKEN: "s3cret",
     });
     expect(s).toEqual({
@@ -36,6 +38,7 @@ describe("worker settings", () => {
       isolateCacheMs: 0,
       maxAttempts: 3,
       originTimeoutMs: 2500,
+      onceTimeoutMs: 60_000,
       debugToken: "s3cret",
       signingSecrets: [],
     });
@@ -68,6 +71,12 @@ describe("worker settings", () => {
     expect(parseSettings({ ORIGIN_TIMEOUT_MS: "999999999" }).originTimeoutMs).toBe(100_000);
   });
 
+  it("clamps ORIGIN_ONCE_TIMEOUT_MS to 100 ms – 100 s", () => {
+    expect(parseSettings({ ORIGIN_ONCE_TIMEOUT_MS: "0" }).onceTimeoutMs).toBe(100);
+    expect(parseSettings({ ORIGIN_ONCE_TIMEOUT_MS: "100000" }).onceTimeoutMs).toBe(100_000);
+    expect(parseSettings({ ORIGIN_ONCE_TIMEOUT_MS: "999999999" }).onceTimeoutMs).toBe(100_000);
+  });
+
   it.each(["", "abc", "-1", "1.5", "1e3", "NaN", "Infinity", " ", "4s", "0x10"])(
     "falls back to defaults for garbage %j",
     (raw) => {
@@ -76,6 +85,7 @@ describe("worker settings", () => {
         ISOLATE_CACHE_SECONDS: raw,
         MAX_ATTEMPTS: raw,
         ORIGIN_TIMEOUT_MS: raw,
+        ORIGIN_ONCE_TIMEOUT_MS: raw,
         ORIGIN_TEMPLATE: raw,
       });
       expect(s).toEqual(parseSettings({}));
@@ -88,6 +98,12 @@ describe("worker settings", () => {
 
   it("treats an empty DEBUG_TOKEN as unset", () => {
     expect(parseSettings({ DEBUG_TOKEN: "" }).debugToken).toBeNull();
+  });
+
+  it("rejects a template a header cannot carry (the floor's X-Edge-Origin)", () => {
+    expect(
+      parseSettings({ ORIGIN_TEMPLATE: "https://{pool}.vid\u00e9o.example" }).originTemplate,
+    ).toBe("https://{pool}.origin.example.com");
   });
 
   it("rejects a floor pool that is not a DNS label and a non-http template", () => {
@@ -118,6 +134,7 @@ describe("wrangler configurations", () => {
     "ISOLATE_CACHE_SECONDS",
     "MAX_ATTEMPTS",
     "ORIGIN_TIMEOUT_MS",
+    "ORIGIN_ONCE_TIMEOUT_MS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -131,6 +148,8 @@ describe("wrangler configurations", () => {
       const s = parseSettings(vars);
       expect(s.originTimeoutMs).toBe(Number(vars.ORIGIN_TIMEOUT_MS));
       expect(s.originTimeoutMs).toBe(4000);
+      expect(s.onceTimeoutMs).toBe(Number(vars.ORIGIN_ONCE_TIMEOUT_MS));
+      expect(s.onceTimeoutMs).toBe(30_000);
       expect(s.maxAttempts).toBe(Number(vars.MAX_ATTEMPTS));
       expect(s.isolateCacheMs).toBe(Number(vars.ISOLATE_CACHE_SECONDS) * 1000);
       expect(s.kvCacheTtl).toBe(Number(vars.KV_CACHE_TTL));

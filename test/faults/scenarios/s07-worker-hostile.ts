@@ -67,6 +67,8 @@ export const workerHostile: Scenario = {
       FLOOR_POOL: "par-1",
       MAX_ATTEMPTS: "2",
       ORIGIN_TIMEOUT_MS: String(originTimeoutMs),
+      // Requests other than GET/HEAD to the silent origin wait this long (default 30 s).
+      ORIGIN_ONCE_TIMEOUT_MS: String(originTimeoutMs),
     });
     ctx.defer(() => worker.dispose());
 
