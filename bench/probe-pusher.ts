@@ -5,13 +5,14 @@
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Cleanup } from "./lib/cleanup.js";
 import { putOne } from "./lib/etcd-load.js";
 import { scaleFixture } from "./lib/fixture.js";
 import { revisionOf } from "./lib/kv-reader.js";
+import { pollUntil } from "./lib/poll-until.js";
 import { startStackRelay } from "./lib/relay-floor.js";
-import { pollUntil, sleep } from "./lib/sleep.js";
 import { startStack } from "./lib/stack.js";
 import { summarize } from "./lib/stats.js";
 

@@ -2,7 +2,7 @@ import type { Etcd3 } from "etcd3";
 import { createLocalSink } from "../../adapters/kv/index.js";
 import type { Cleanup } from "./cleanup.js";
 import { putOne } from "./etcd-load.js";
-import { pollUntil } from "./sleep.js";
+import { pollUntil } from "./poll-until.js";
 import type { KvReader } from "./stack.js";
 
 /** The former propagation floor's two parts, each measured on its own (nothing else running). */

@@ -1,11 +1,11 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
-import { startEtcd } from "../../test/helpers/etcd.js";
-import { installPackage } from "../../test/helpers/installed-package.js";
-import { startKvStandin } from "../../test/helpers/kv-standin.js";
-import { freePort } from "../../test/helpers/ports.js";
+import { startEtcd } from "../../testkit/etcd.js";
+import { installPackage } from "../../testkit/installed-package.js";
+import { startKvStandin } from "../../testkit/kv-standin.js";
+import { freePort } from "../../testkit/ports.js";
 import type { Cleanup } from "../lib/cleanup.js";
-import { pollUntil } from "../lib/sleep.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { round, summarize } from "../lib/stats.js";
 
 /** `cli` in results.json: the installed package's start-up cost and size. */

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
 import { Cleanup } from "../lib/cleanup.js";
 import type { FixtureEntry } from "../lib/fixture.js";
-import { pollUntil, sleep } from "../lib/sleep.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { type Stack, startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 import { type BlackholeFailoverResult, blackholeFailover } from "./failover-blackhole.js";

@@ -1,11 +1,12 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { openFloorParts } from "../lib/floor-parts.js";
 import { revisionOf } from "../lib/kv-reader.js";
 import { startOriginProcess } from "../lib/origin-process.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { openRelayFloor } from "../lib/relay-floor.js";
-import { pollUntil, sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 import { startBenchWorkerd } from "../lib/workerd.js";

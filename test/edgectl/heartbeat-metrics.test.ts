@@ -3,9 +3,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { freePort } from "../../testkit/ports.js";
 import { parseLogLines } from "../helpers/log-schema.js";
-import { freePort } from "../helpers/ports.js";
 import { parsePromText, sampleValue } from "../helpers/prom-text.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let etcd: EtcdServer;

@@ -15,7 +15,7 @@ import { systemClock } from "../../pusher/clock.js";
 import { createEtcdClient, createWatchClient } from "../../pusher/etcd-client.js";
 import { createPusher, type Pusher, type PusherTuning } from "../../pusher/pusher.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 

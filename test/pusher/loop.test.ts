@@ -2,7 +2,7 @@ import type { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KvError } from "../../adapters/kv/kv-sink.js";
 import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
   compileNow,

@@ -6,8 +6,8 @@ import type { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSink } from "../../adapters/kv/index.js";
 import { parseMap } from "../../core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { freePort } from "../helpers/ports.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { freePort } from "../../testkit/ports.js";
 import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { seedRouting, testClient, uniqueNames, waitFor } from "./harness.js";
 

@@ -16,7 +16,7 @@ import {
   type KvStandinOptions,
   type StaleReadOptions,
   startKvStandin,
-} from "../helpers/kv-standin.js";
+} from "../../testkit/kv-standin.js";
 import { compileNow, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const ctx = useEtcd();

@@ -14,7 +14,7 @@ import {
   kvSettingsFromEnv,
   Secret,
 } from "../../../adapters/kv/index.js";
-import { type KvStandin, startKvStandin } from "../../helpers/kv-standin.js";
+import { type KvStandin, startKvStandin } from "../../../testkit/kv-standin.js";
 
 const TOKEN = "cf-TOKEN-3b9e1f7a2d-never-shown";
 const cleanups: (() => Promise<void>)[] = [];

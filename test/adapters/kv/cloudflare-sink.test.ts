@@ -15,8 +15,12 @@ import {
   Secret,
 } from "../../../adapters/kv/index.js";
 import { parseRetryAfter } from "../../../adapters/kv/retry-after.js";
-import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../helpers/kv-standin.js";
-import { freePort } from "../../helpers/ports.js";
+import {
+  type KvStandin,
+  type KvStandinOptions,
+  startKvStandin,
+} from "../../../testkit/kv-standin.js";
+import { freePort } from "../../../testkit/ports.js";
 
 const TOKEN = "cf-TOKEN-7d1e4b2a9c-do-not-print";
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -8,7 +8,7 @@ import { startStatusServer } from "../../../pusher/http-server.js";
 import { createMetrics } from "../../../pusher/metrics.js";
 import { PusherStatus } from "../../../pusher/status.js";
 import type { UiData, UiMap } from "../../../pusher/ui/ui-document.js";
-import { freePort } from "../../helpers/ports.js";
+import { freePort } from "../../../testkit/ports.js";
 import { seedRouting, uniqueNames, useEtcd, waitFor } from "../harness.js";
 import { startUiPusher } from "./ui-harness.js";
 
