@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localPersistRoot } from "../adapters/kv/index.js";
+import { localPersistRoot } from "../adapters/kv/kv-settings.js";
 import { newMiniflare } from "../testkit/miniflare.js";
 import { bundleWorker, compatibilityDate } from "../testkit/worker.js";
 import { Cleanup } from "./lib/cleanup.js";

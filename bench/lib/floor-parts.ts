@@ -1,5 +1,5 @@
 import type { Etcd3 } from "etcd3";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import type { Cleanup } from "./cleanup.js";
 import { putOne } from "./etcd-load.js";
 import { pollUntil } from "./poll-until.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { Miniflare, RequestInitCfType, V4WorkerOptions } from "miniflare";
-import { localPersistRoot } from "../../adapters/kv/index.js";
+import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "./cleanup.js";

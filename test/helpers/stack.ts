@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stringify } from "yaml";
-import { localPersistRoot } from "../../adapters/kv/index.js";
+import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
 import { type DemoOrigin, startDemoOrigin } from "../../scripts/stack/demo-origin-server.js";
 import { PrefixedOutput } from "../../scripts/stack/output.js";
 import { type Managed, Supervisor } from "../../scripts/stack/supervisor.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import { parseMap } from "../../core/index.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";

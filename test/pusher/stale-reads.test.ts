@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createCloudflareSink, Secret } from "../../adapters/kv/index.js";
+import { createCloudflareSink } from "../../adapters/kv/cloudflare-sink.js";
+import { Secret } from "../../adapters/kv/secret.js";
 import {
   type CompiledMap,
   DEFAULT_FLOOR_POOL,
