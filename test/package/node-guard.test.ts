@@ -122,6 +122,17 @@ describe("bin/launch.js on an unsupported Node", () => {
     );
   });
 
+  it("the checkout's ./bin/edgectl.js answers several calls at once on the machine's Node", async () => {
+    const node = oldNode().node;
+    const version = (
+      JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }
+    ).version;
+    const runs = await Promise.all(
+      [1, 2, 3, 4].map(() => runBin(node, join(ROOT, "bin/edgectl.js"), ["--version"])),
+    );
+    expect(runs).toEqual(runs.map(() => ({ code: 0, stdout: `${version}\n`, stderr: "" })));
+  });
+
   it("on a supported Node runs the bundle", async () => {
     const dir = packageCopy(`>=${FLOOR?.[0]}`);
     const r = await runBin(process.execPath, join(dir, "bin/edgectl.js"), ["--version"]);
