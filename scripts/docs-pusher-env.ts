@@ -5,14 +5,7 @@
  *
  *   tsx scripts/docs-pusher-env.ts
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { replaceEnvTableSection } from "../pusher/env-docs-section.js";
+import { rewriteReference } from "./rewrite-doc.js";
 
-const path = resolve(import.meta.dirname, "../docs/reference.md");
-const before = readFileSync(path, "utf8");
-const after = replaceEnvTableSection(before);
-if (after !== before) writeFileSync(path, after);
-process.stderr.write(
-  `docs:pusher-env: docs/reference.md ${after === before ? "was up to date" : "updated"}\n`,
-);
+rewriteReference("docs:pusher-env", replaceEnvTableSection);
