@@ -22,7 +22,7 @@ export interface KvReader {
 /**
  * Which sink the pusher writes to: `local` (Miniflare in the pusher's process, plus workerd), or
  * `cloudflare` (the production code path: the REST API via the SDK, here against the local
- * stand-in `test/helpers/kv-standin.ts`, which runs in the bench's process).
+ * stand-in `testkit/kv-standin.ts`, which runs in the bench's process).
  */
 export type StackSink = "local" | "cloudflare";
 
