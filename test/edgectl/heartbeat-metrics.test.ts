@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
@@ -125,7 +126,7 @@ describe("edgectl heartbeat --listen", () => {
       signal: stop.signal,
     });
     // no member answers: the first registration fails (and is retried until the stop)
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     stop.abort();
     const r = await running;
     expect(r.code).toBe(0);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -79,7 +80,7 @@ export async function waitFor<T>(
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     }
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
 }
 

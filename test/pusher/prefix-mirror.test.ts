@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { readSnapshot } from "../../core/index.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
@@ -33,8 +34,7 @@ async function watchDeletes(prefix: string, mirror: PrefixMirror) {
   return {
     /** Resolves once the watch has delivered a delete at `revision` or later. */
     async upTo(revision: number) {
-      for (let i = 0; i < 200 && !seen.some((r) => r >= revision); i++)
-        await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && !seen.some((r) => r >= revision); i++) await sleep(10);
     },
     cancel: () => watcher.cancel(),
   };
