@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
-import { renderTable } from "./lib/table.js";
+import { renderTable, type TableInput } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
 import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   results.machine.loadavg_end = Math.round((loadavg()[0] ?? 0) * 100) / 100;
   await cleanup.runAll();
 
-  const out = {
+  const out: TableInput = {
     when: results.when,
     quick: results.quick,
     duration_s: results.duration_s,

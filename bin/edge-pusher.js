@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs the bundle `npm run build` writes to dist/ (a source checkout builds it on `npm ci`,
 // `npm start` and `npm test`; after editing pusher/, edgectl/, adapters/ or core/, rebuild).
-import { launch } from "./launch.js";
-import { tunePusherProcess } from "./pusher-tuning.js";
+import { launch, supportedNode } from "./launch.js";
 
-// Once, before anything is loaded: the memory settings of bin/pusher-tuning.js.
-tunePusherProcess();
-await launch("edge-pusher");
+if (supportedNode("edge-pusher")) {
+  // Once, before anything is loaded: the memory settings of bin/pusher-tuning.js.
+  const { tunePusherProcess } = await import("./pusher-tuning.js");
+  tunePusherProcess();
+  await launch("edge-pusher");
+}

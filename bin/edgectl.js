@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the bundle `npm run build` writes to dist/ (a source checkout builds it on `npm ci`,
 // `npm start` and `npm test`; after editing pusher/, edgectl/, adapters/ or core/, rebuild).
-import { launch } from "./launch.js";
+import { launch, supportedNode } from "./launch.js";
 
-await launch("edgectl");
+if (supportedNode("edgectl")) await launch("edgectl");

@@ -1,6 +1,81 @@
 // Shared by the two bins: plain JavaScript, so an installed package needs no TypeScript loader.
-import { existsSync } from "node:fs";
-import { enableCompileCache } from "node:module";
+// It imports only what every Node that can run an ES module has, so that an older Node gets one
+// line saying which Node is needed instead of a link error (node:module's enableCompileCache).
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+
+const ROOT = new URL("../", import.meta.url);
+/** Set in a bin re-run on the checkout's Node: the path of that Node. */
+const RERUN_MARKER = "EDGE_ROUTER_RERUN_NODE";
+
+/** `[major, minor]` of the lowest Node that package.json's `engines.node` (`>=22.12`) accepts. */
+function requiredNode() {
+  const pkg = JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8"));
+  const m = /(\d+)\.(\d+)/.exec(String(pkg.engines?.node ?? ""));
+  return m ? [Number(m[1]), Number(m[2])] : [0, 0];
+}
+
+/** Whether `version` (`"20.20.2"`) is at least `[major, minor]`. */
+function atLeast(version, [major, minor]) {
+  const [a, b] = version.split(".").map(Number);
+  return a > major || (a === major && b >= minor);
+}
+
+/** The checkout's own Node (the devDependency `node`), when there is one. */
+function projectNode() {
+  for (const path of ["node_modules/node/bin/node", "node_modules/.bin/node"]) {
+    const file = new URL(path, ROOT).pathname;
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
+
+/**
+ * Runs this bin again on `node`, passing SIGTERM and SIGHUP on, and exits as it does. The re-executed bin
+ * is on a supported Node, so it never re-executes again.
+ */
+function rerunOn(node) {
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, [RERUN_MARKER]: node },
+  });
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  // Ctrl-C reaches the child from the terminal already (same process group); a second SIGINT
+  // would cut its clean stop short. This process waits for it.
+  process.on("SIGINT", () => {});
+  child.on("error", (err) => {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+/**
+ * Checks the running Node against `engines`. Too old: re-runs the bin on the checkout's own
+ * Node when there is one (so `./bin/edgectl.js` works whatever `node` is on the PATH), else
+ * prints one line naming the Node it needs and exits 1. Returns whether the caller may go on.
+ * @param {string} name the bin's name, for the message
+ */
+export function supportedNode(name) {
+  const need = requiredNode();
+  if (atLeast(process.versions.node, need)) return true;
+  const node = projectNode();
+  // Once only: a checkout's Node that is itself too old gets the message below, not a loop.
+  if (node && node !== process.execPath && process.env[RERUN_MARKER] === undefined) {
+    rerunOn(node);
+    return false;
+  }
+  process.stderr.write(
+    `${name}: needs Node.js ${need.join(".")} or newer (this is ${process.versions.node} at ${process.execPath})\n`,
+  );
+  process.exit(1);
+}
 
 /**
  * Imports `dist/<name>.js`, with source maps on so stack traces name the TypeScript lines.
@@ -8,7 +83,7 @@ import { enableCompileCache } from "node:module";
  * @param {string} name the bundle's name, as in package.json `bin`
  */
 export async function launch(name) {
-  const bundle = new URL(`../dist/${name}.js`, import.meta.url);
+  const bundle = new URL(`dist/${name}.js`, ROOT);
   if (!existsSync(bundle)) {
     process.stderr.write(
       `${name}: ${bundle.pathname} is missing; run \`npm run build\` in the edge-router checkout\n`,
@@ -17,6 +92,7 @@ export async function launch(name) {
   }
   // V8's code cache (in the OS temp directory) cuts the start of the next run by about a fifth;
   // when the directory is not writable Node carries on without it.
+  const { enableCompileCache } = await import("node:module");
   enableCompileCache();
   // Source maps cost each start a scan of every loaded module that has one (about 20 ms of
   // `edgectl status`); edgectl prints a stack only with --debug, so only then does it pay.

@@ -155,14 +155,6 @@ export const EpochSchema = z
   .regex(/^(0|[1-9][0-9]{0,14})$/, "must be a decimal integer")
   .transform(Number);
 
-/** Renders a zod error's issues as `path: message` strings relative to a base path. */
-export function describeIssues(error: z.ZodError, base = ""): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    path: joinPath(base, issue.path),
-    message: issue.message,
-  }));
-}
-
 /** Joins a base key with a zod path, rendering indices as `[i]`. */
 export function joinPath(base: string, path: readonly PropertyKey[]): string {
   let out = base;

@@ -19,28 +19,44 @@ export interface PusherConfig extends RoutingSettings {
   readonly pusherId: string;
 }
 
-/** One documented variable: what `--help` prints. */
+/** One documented variable: what `--help` prints and docs/reference.md §5's table shows. */
 export interface EnvVarDoc {
+  /** One name, or several that go together (`"ETCD_USERNAME, ETCD_PASSWORD"`). */
   readonly name: string;
+  /** The default as a value (`"900"`), or a phrase such as `"unset"`. */
   readonly default: string;
+  /** One line for `--help`; the table's meaning starts with it. */
   readonly meaning: string;
+  /** More for the reference's table only (Markdown). */
+  readonly details?: string;
 }
 
-/** The pusher's variables (SPEC §5 plus `PUSHER_ELECTION_TTL` and `PUSHER_ID`). */
+/** The pusher's variables (docs/reference.md §5; `npm run docs:pusher-env` writes its table from these). */
 export const PUSHER_ENV: readonly EnvVarDoc[] = [
-  { name: "ETCD_ENDPOINTS", default: "http://127.0.0.1:2379", meaning: "comma-separated" },
+  {
+    name: "ETCD_ENDPOINTS",
+    default: "http://127.0.0.1:2379",
+    meaning: "comma-separated etcd members; list every one",
+    details: "a bare `host:port` gets `http://` (`https://` when a TLS file is set)",
+  },
   { name: "ETCD_USERNAME, ETCD_PASSWORD", default: "unset", meaning: "etcd auth" },
   {
     name: "ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE",
     default: "unset",
-    meaning: "TLS / client-cert auth",
+    meaning: "TLS / client-certificate auth",
   },
   { name: "ROUTING_PREFIX", default: DEFAULT_PREFIX, meaning: "etcd prefix of the routing keys" },
-  { name: "KV_SINK", default: "local", meaning: "local, cloudflare or file" },
+  {
+    name: "KV_SINK",
+    default: "local",
+    meaning: "local (Miniflare), cloudflare (the REST API) or file (snapshot files, no election)",
+    details: "`local` needs the `miniflare` package",
+  },
   {
     name: "KV_LOCAL_PERSIST",
     default: ".wrangler/state",
     meaning: "the directory `wrangler dev --persist-to` uses",
+    details: "so a local `wrangler dev` sees what the pusher writes",
   },
   {
     name: "KV_FILE_DIR",
@@ -49,30 +65,43 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   },
   {
     name: "KV_NAMESPACE_ID",
-    default: "ROUTING binding id in wrangler.toml",
+    default: "the ROUTING binding's id in wrangler.toml (top level)",
     meaning: "Workers KV namespace",
   },
   {
     name: "CF_ACCOUNT_ID, CF_API_TOKEN",
-    default: "unset",
-    meaning: "required for cloudflare; the token is never logged",
+    default: "required for cloudflare",
+    meaning: "the Cloudflare account and API token; the token is never logged",
   },
-  { name: "CF_API_BASE_URL", default: "Cloudflare's", meaning: "for tests against a stand-in" },
+  {
+    name: "CF_API_BASE_URL",
+    default: "Cloudflare's",
+    meaning: "for tests against a stand-in",
+    details: "must be `https:` unless the host is loopback (`localhost`, `127.0.0.0/8`, `[::1]`)",
+  },
   {
     name: "CF_API_BUDGET",
     default: "900",
-    meaning: "API requests per 5 minutes this process may send (of the account's 1,200)",
+    meaning: "API requests per 5 minutes this process may send (1-1200, of the account's 1,200)",
+    details:
+      "every token, edgectl, wrangler and the dashboard count against the account's 1,200; past the budget a call fails `rate-limited` locally and is retried with backoff",
   },
   {
     name: "ORIGIN_TEMPLATE",
     default: DEFAULT_ORIGIN_TEMPLATE,
-    meaning: "origin of undefined pools",
+    meaning: "origin of a pool without a pool/ definition",
+    details: "must match the Worker's (§4)",
   },
-  { name: "FLOOR_POOL", default: DEFAULT_FLOOR_POOL, meaning: "pool used when nothing is healthy" },
+  {
+    name: "FLOOR_POOL",
+    default: DEFAULT_FLOOR_POOL,
+    meaning: "pool used when nothing is healthy",
+    details: "must match the Worker's (§4)",
+  },
   {
     name: "PUSHER_LISTEN",
     default: "127.0.0.1:9464",
-    meaning: "/metrics, /livez, /readyz (= /healthz), /status, /ui",
+    meaning: "/livez, /readyz (= /healthz), /status, /metrics, /ui",
   },
   {
     name: "PUSHER_ALLOWED_HOSTS",
@@ -82,18 +111,35 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   },
   { name: "HEARTBEAT_SECONDS", default: "60", meaning: "meta rewrite interval" },
   {
-    name: "LOG_LEVEL",
-    default: "info",
-    meaning: "pino level: fatal, error, warn, info, debug, trace",
+    name: "RESYNC_SECONDS",
+    default: "600",
+    meaning: "full re-read and reconcile with KV (anti-entropy)",
   },
-  { name: "RESYNC_SECONDS", default: "600", meaning: "full re-read and reconcile with KV" },
-  { name: "PUSHER_ELECTION_KEY", default: "/edge/pusher/v1/leader", meaning: "election key" },
+  {
+    name: "PUSHER_ELECTION_KEY",
+    default: "/edge/pusher/v1/leader",
+    meaning: "election key, outside ROUTING_PREFIX",
+    details: "candidates at `<key>/<lease id in hex>`",
+  },
   {
     name: "PUSHER_ELECTION_TTL",
     default: "10",
     meaning: "leader lease TTL in seconds (min 2); a standby takes over within about this",
+    details: "a leader stops writing after ⅔ of the TTL without a renewal",
   },
   { name: "PUSHER_ID", default: "<hostname>-<pid>", meaning: "written to meta.pusher" },
+  {
+    name: "LOG_LEVEL",
+    default: "info",
+    meaning: "pino level: fatal, error, warn, info, debug, trace",
+  },
+  {
+    name: "EDGE_PUSHER_TUNED",
+    default: "unset",
+    meaning: "set it to start without the memory tuning of bin/edge-pusher.js",
+    details:
+      "`bin/edge-pusher.js` sets it when it re-executes itself with glibc malloc bounded (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`, unless the environment sets them; Node ≥ 22.15) and V8's `--expose-gc` (the idle heap trim: one memory-reducing GC once the pusher has been quiet for 1 s after work, at most 1 % of the time)",
+  },
 ];
 
 /** The `--help` text: usage plus every variable with its default. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   Etcd3,
   EtcdAuthenticationFailedError,
@@ -82,7 +83,7 @@ export async function waitEtcdReachable(
       return;
     } catch (e) {
       if (!isTransient(e)) throw e;
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
   }
 }

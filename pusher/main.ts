@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     }, refused);
   }
 
-  const { createKvSink } = await import("../adapters/kv/create-kv-sink.js");
+  const { createKvSink } = await import("../adapters/kv/index.js");
   const ours = new Set<unknown>([onSigterm, onSigint]);
   let kv: KvSink;
   try {

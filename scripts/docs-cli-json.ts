@@ -5,14 +5,7 @@
  *
  *   tsx scripts/docs-cli-json.ts
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { replaceShapeSection } from "../edgectl/output/shape-docs-section.js";
+import { rewriteReference } from "./rewrite-doc.js";
 
-const path = resolve(import.meta.dirname, "../docs/reference.md");
-const before = readFileSync(path, "utf8");
-const after = replaceShapeSection(before);
-if (after !== before) writeFileSync(path, after);
-process.stderr.write(
-  `docs:cli-json: docs/reference.md ${after === before ? "was up to date" : "updated"}\n`,
-);
+rewriteReference("docs:cli-json", replaceShapeSection);

@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# Installs what a fresh clone lacks: npm packages (among them the project's own Node 24), the
-# built bins (dist/), then an etcd binary. Runs before node_modules exists, on whatever Node and
-# npm the machine has: `npm ci` runs on the system Node; everything after it runs on Node 24.
+# Installs what a fresh clone lacks, and only what the command about to run needs:
+#   scripts/ensure-deps.sh          (npm start) npm packages (among them the project's own Node 24),
+#                                   the built bins (dist/), etcd
+#   scripts/ensure-deps.sh --test   (npm test, .ci/run) the same, plus the tools only tests use:
+#                                   Chromium, Prometheus (promtool), zsh, fish
+# Runs before node_modules exists, on whatever Node and npm the machine has: `npm ci` runs on the
+# system Node; everything after it runs on Node 24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+tests=0
+case "${1:-}" in
+  --test) tests=1 ;;
+  "") ;;
+  *) echo "usage: scripts/ensure-deps.sh [--test]" >&2; exit 2 ;;
+esac
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
@@ -16,11 +27,11 @@ fi
 # (the npm registry's Node binaries) puts node_modules/.bin/node first on every npm script's PATH.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ] ||
   [ ! -x node_modules/.bin/node ]; then
-  if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; then
-    say "system Node $(node --version 2>/dev/null || echo '(none)') is older than 22.12: npm ci installs Node 24 for this project (expect EBADENGINE warnings while it runs on the old one)"
-  fi
   say "installing npm packages (npm ci)…"
-  npm ci --no-audit --no-fund >&2
+  # On a system Node older than `engines` (Debian's 18 or 20), npm warns EBADENGINE for the
+  # project and several packages: true, and irrelevant, since everything after this line runs
+  # on the Node 24 this very install brings. Those lines are dropped; every other line is kept.
+  npm ci --no-audit --no-fund 2> >(grep -v '^npm warn EBADENGINE' >&2) >&2
   hash -r
 fi
 
@@ -34,7 +45,7 @@ fi
 # dist/ is what the bins run; rebuilding unchanged sources gives identical files (~0.2 s).
 "$NODE" --import tsx scripts/build.ts
 
-# Debian packages the tests use, installed together (one apt-get update) when missing.
+# Debian packages, installed together (one apt-get update) when missing.
 missing=()
 need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands is
   local pkg=$1 cmd
@@ -48,11 +59,13 @@ need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands 
 }
 need etcd-server etcd
 need etcd-client etcdctl
-need chromium chromium          # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
-need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
-need zsh zsh                    # `edgectl completion zsh|fish` is checked in the real shells
-need fish fish
-need php-cli php                # docs/origin-verification.md's PHP verifier runs under a real php-cli
+if [ "$tests" = 1 ]; then
+  need chromium chromium              # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
+  need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
+  need zsh zsh                        # `edgectl completion zsh|fish` is checked in the real shells
+  need fish fish
+  need php-cli php                    # docs/origin-verification.md's PHP verifier runs under a real php-cli
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
@@ -66,7 +79,9 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   exit 0
 fi
 say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})."
-say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
+if [ "$tests" = 1 ]; then
+  say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
+fi
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
   exit 0
 fi

@@ -1,9 +1,7 @@
-export { chunkEntries, MAX_BULK_BYTES, MAX_BULK_PAIRS } from "./bulk-chunks.js";
-export {
-  type CloudflareSinkOptions,
-  createCloudflareSink,
-  DEFAULT_CF_API_BASE_URL,
-} from "./cloudflare-sink.js";
+/**
+ * The entry to the KV sinks: their settings and the factory, which loads only the chosen sink
+ * (each sink's module, and what it imports, stays out until `createKvSink` asks for it).
+ */
 export { createKvSink } from "./create-kv-sink.js";
 export {
   type CloudflareKvSettings,
@@ -22,14 +20,4 @@ export {
   type KvSink,
   type PutOptions,
 } from "./kv-sink.js";
-export { createLocalSink, type LocalSinkOptions } from "./local-sink.js";
-export {
-  type BudgetClock,
-  CLOUDFLARE_ACCOUNT_LIMIT,
-  CLOUDFLARE_BUDGET,
-  DEFAULT_API_BUDGET,
-  RequestBudget,
-  type RequestBudgetOptions,
-} from "./request-budget.js";
-export { parseRetryAfter } from "./retry-after.js";
 export { Secret } from "./secret.js";

@@ -18,7 +18,7 @@ export interface LocalSinkOptions {
  * Miniflare's namespace (workerd's SQLite) holds off readers in other processes, such as the
  * Worker under `wrangler dev`, while a put is in progress: with `meta` put right after `routes`,
  * a reader waiting on `routes` got it only once `meta` was written too (about 4 ms later, p50,
- * `bench/README.md`). Cloudflare's bulk write has no such order; locally, each entry is
+ * `tsx bench/experiments/pusher-steps.ts`). Cloudflare's bulk write has no such order; locally, each entry is
  * readable as soon as it lands.
  */
 export const LOCAL_PUT_GAP_MS = 10;

@@ -1,11 +1,11 @@
 import type { Etcd3 } from "etcd3";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import type { Cleanup } from "./cleanup.js";
 import { putOne } from "./etcd-load.js";
-import { pollUntil } from "./sleep.js";
+import { pollUntil } from "./poll-until.js";
 import type { KvReader } from "./stack.js";
 
-/** The former propagation floor's two parts, each measured on its own (nothing else running). */
+/** A watch and a KV put from the bench's process, each measured on its own (nothing else running). */
 export interface FloorParts {
   /** etcd put → the event in another client's watch, ms. */
   watchMs(tag: string): Promise<number>;
@@ -14,7 +14,7 @@ export interface FloorParts {
 }
 
 /**
- * The parts of the former floor, kept for comparison with the relay: a key watch in the bench's
+ * The parts timed alone, beside the relay floor: a key watch in the bench's
  * process on `key` (outside the routing prefix), and a local sink in the bench's process whose
  * put is awaited before the reader starts polling (so the put never runs under the polling).
  */

@@ -1,4 +1,5 @@
-import { createLocalSink, type KvSink } from "../../adapters/kv/index.js";
+import type { KvSink } from "../../adapters/kv/kv-sink.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import type { Cleanup } from "./cleanup.js";
 
 /** `rev` of a serialized map without parsing it (stable JSON: `{"v":1,"rev":N,…`). */

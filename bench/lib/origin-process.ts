@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { spawnOwned } from "../../testkit/owned-process.js";
 import type { Cleanup } from "./cleanup.js";
 
 // A minimal origin: a fixed small answer, nothing recorded (it serves hundreds of thousands).
@@ -19,20 +19,20 @@ server.listen(0, "127.0.0.1", () => console.log(server.address().port));
 
 /** A loopback HTTP origin in its own process (so it does not share the load generator's loop). */
 export async function startOriginProcess(cleanup: Cleanup): Promise<{ url: string; pid: number }> {
-  const child = spawn(process.execPath, ["-e", SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error("could not start the origin");
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  cleanup.add(`origin ${pid}`, async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await exited;
-    }
+  const origin = spawnOwned("origin", process.execPath, ["-e", SCRIPT], {
+    cwd: process.cwd(),
+    env: process.env,
+    outputLimit: 16 * 1024,
   });
+  const { pid, child } = origin;
+  if (pid <= 0) throw new Error(`could not start the origin: ${origin.output()}`);
+  cleanup.add(`origin ${pid}`, () => origin.kill9());
   const port = await new Promise<number>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     rl.once("line", (line) => resolve(Number(line)));
-    child.once("exit", (code) => reject(new Error(`origin exited with ${code}`)));
+    void origin.exited.then(({ code }) =>
+      reject(new Error(`origin exited with ${code}: ${origin.output()}`)),
+    );
   });
   return { url: `http://127.0.0.1:${port}`, pid };
 }

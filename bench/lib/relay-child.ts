@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { Etcd3, type IWatchResponse } from "etcd3";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 
 const need = (name: string): string => {
   const v = process.env[name];

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { spawnOwned } from "../../testkit/owned-process.js";
 import type { Cleanup } from "./cleanup.js";
-import { ownChild } from "./owned-child.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CHILD = fileURLToPath(new URL("./relay-child.ts", import.meta.url));
@@ -49,7 +48,7 @@ export interface RelayOptions {
 export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> {
   const padFile = join(o.workDir, "relay-pad.txt");
   writeFileSync(padFile, o.pad);
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD], {
+  const proc = spawnOwned("floor relay", process.execPath, ["--import", "tsx", CHILD], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -61,11 +60,13 @@ export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> 
       RELAY_KEY: o.key,
       RELAY_PAD_FILE: padFile,
     },
-    stdio: ["pipe", "pipe", "pipe"],
+    stdin: "pipe",
+    outputLimit: 64 * 1024,
   });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error("could not start the floor relay");
-  const { stderr, exited, stop } = ownChild(child, `floor relay ${pid}`, o.cleanup, 10_000);
+  const { pid, child, exited } = proc;
+  if (pid <= 0) throw new Error(`could not start the floor relay: ${proc.output()}`);
+  const stop = () => proc.stop(10_000);
+  o.cleanup.add(`floor relay ${pid}`, stop);
 
   const lines = createInterface({ input: child.stdout! });
   const waiting: Array<(line: string) => void> = [];
@@ -73,7 +74,7 @@ export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> 
   const nextLine = (timeoutMs: number) =>
     new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new Error(`floor relay silent: ${stderr.join("").slice(-1500)}`));
+        reject(new Error(`floor relay silent: ${proc.output().slice(-1500)}`));
       }, timeoutMs);
       waiting.push((line) => {
         clearTimeout(timer);
@@ -81,7 +82,7 @@ export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> 
       });
       void exited.then(() => {
         clearTimeout(timer);
-        reject(new Error(`floor relay exited: ${stderr.join("").slice(-1500)}`));
+        reject(new Error(`floor relay exited: ${proc.output().slice(-1500)}`));
       });
     });
   if ((await nextLine(60_000)) !== "ready") throw new Error("floor relay did not start");

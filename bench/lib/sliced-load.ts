@@ -1,5 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
-import { sleep } from "./sleep.js";
 
 /** One side of a comparison: a name and the headers its requests carry (Host picks the Worker). */
 export interface LoadSide {

@@ -3,15 +3,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
-import { type EtcdServer, startEtcd } from "../../test/helpers/etcd.js";
-import { startKvStandin } from "../../test/helpers/kv-standin.js";
-import { freePort } from "../../test/helpers/ports.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { startKvStandin } from "../../testkit/kv-standin.js";
+import { freePort } from "../../testkit/ports.js";
+import type { PusherProcess } from "../../testkit/pusher-process.js";
 import type { Cleanup } from "./cleanup.js";
 import { putAll } from "./etcd-load.js";
 import type { FixtureEntry } from "./fixture.js";
 import { openKvReader, revisionOf } from "./kv-reader.js";
-import { type PusherProcess, startPusherProcess } from "./pusher-process.js";
-import { pollUntil } from "./sleep.js";
+import { pollUntil } from "./poll-until.js";
+import { startBenchPusher } from "./pusher-process.js";
 
 /** What the bench reads KV through: the local namespace or the REST stand-in's store. */
 export interface KvReader {
@@ -21,7 +22,7 @@ export interface KvReader {
 /**
  * Which sink the pusher writes to: `local` (Miniflare in the pusher's process, plus workerd), or
  * `cloudflare` (the production code path: the REST API via the SDK, here against the local
- * stand-in `test/helpers/kv-standin.ts`, which runs in the bench's process).
+ * stand-in `testkit/kv-standin.ts`, which runs in the bench's process).
  */
 export type StackSink = "local" | "cloudflare";
 
@@ -90,7 +91,7 @@ export async function startStack(
     standinReader = { get: async (key) => standin.values.get(key) ?? null };
   }
   const spawned = performance.now();
-  const pusher = await startPusherProcess({
+  const pusher = await startBenchPusher({
     etcdEndpoint: etcd.endpoint,
     prefix,
     persistDir,

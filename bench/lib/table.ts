@@ -1,118 +1,36 @@
+import type { BurstResult } from "../sections/burst.js";
+import type { CliResult } from "../sections/cli.js";
+import type { FailoverResult } from "../sections/failover.js";
 import type { GrowthResult } from "../sections/growth.js";
+import type { PropagationResult } from "../sections/propagation.js";
+import type { PusherScaleResult } from "../sections/pusher-scale.js";
+import type { UiRenderResult } from "../sections/ui-render.js";
+import type { WeightedSplitResult } from "../sections/weighted-split.js";
+import type { WorkerBundleResult } from "../sections/worker-bundle.js";
+import type { WorkerOverheadResult } from "../sections/worker-overhead.js";
+import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
+import type { MachineInfo } from "./machine.js";
 import { check, ms, type Row } from "./row.js";
 import { workerRows } from "./worker-rows.js";
 
-/** The subset of results.json the table prints (each section may be null when it failed). */
+/** results.json as bench/run.ts writes it: each section's result, null when it failed or did not run. */
 export interface TableInput {
   readonly when: string;
   readonly quick: boolean;
   readonly duration_s: number;
-  readonly machine: {
-    readonly cpu: string;
-    readonly cores: number;
-    readonly node: string;
-    readonly loadavg_start: number;
-    readonly loadavg_end?: number;
-  };
-  readonly propagation_ms: {
-    p50: number;
-    p99: number;
-    max: number;
-    floor_p50: number;
-    ratio_p50: number;
-    floor_relay_watch_p50?: number;
-    floor_relay_put_p50?: number;
-    floor_parts_p50?: number;
-    floor_etcd_watch_p50: number;
-    floor_kv_put_p50: number;
-    logged_p50: number;
-    changes: number;
-  } | null;
-  readonly edge_propagation_ms: { p50: number; p99: number; max: number; ratio_p50: number } | null;
-  readonly burst: {
-    settle_ms: number;
-    after_last_put_ms: number;
-    puts_ms: number;
-    changes: number;
-    kv_writes: number;
-    max_writes_per_s_per_key: number;
-  } | null;
-  readonly failover_ms: {
-    ttl_s: number;
-    p50: number;
-    max: number;
-    runs: number;
-    over_ttl_p50: number;
-    blackhole?: { p50: number; max: number; runs: number; floor_p50: number } | null;
-    origin_timeout_ms?: number;
-  } | null;
-  readonly worker: {
-    rps?: number;
-    baseline_rps?: number;
-    ratio?: number;
-    aa_ratio?: number;
-    floor_rps?: number;
-    floor_ratio?: number;
-    ratio_vs_floor?: number;
-    p99_ms?: number;
-    baseline_p99_ms?: number;
-    errors?: number;
-    weighted_ratio?: number;
-    weighted_aa_ratio?: number;
-    weighted_rps?: number;
-    plain_rps?: number;
-    bundle_kib?: number;
-    bundle_gzip_kib?: number;
-    latency_ms?: { p50: number; p99: number };
-    latency_overhead_p99_ms?: number;
-    baseline_latency_ms?: { p50: number; p99: number };
-    map_refresh_ms?: { p50: number; max: number; runs: number };
-  } | null;
-  readonly pusher_scale: {
-    keys: number;
-    compile_ms_10k: number;
-    compile_ms_max: number;
-    range_read_ms: number;
-    map_bytes: number;
-    rss_mb_start: number;
-    rss_mb: number;
-    rss_mb_peak: number;
-    rss_mb_rest?: number;
-    sink_workerd_rss_mb: number;
-    changes: number;
-    sustained_seconds: number;
-    kv_writes: number;
-    max_writes_per_s_per_key: number;
-    final_settle_ms: number;
-    cpu_pct: number;
-    reads_per_write?: number | null;
-    range_reads?: number | null;
-    local_sink?: {
-      rss_mb_start: number;
-      rss_mb: number;
-      rss_mb_peak: number;
-      sink_workerd_rss_mb: number;
-      kv_writes: number;
-      max_writes_per_s_per_key: number;
-      cpu_pct: number;
-    } | null;
-  } | null;
-  readonly cli?: {
-    help_ms: number;
-    node_start_ms: number;
-    status_ms: number;
-    runs: number;
-    install_mb: number;
-    install_packages: number;
-  } | null;
-  readonly growth?: GrowthResult | null;
-  readonly write_economy: {
-    map_writes_per_hour: number;
-    per_key_writes_per_hour: number;
-    ratio: number;
-    transitions: number;
-  } | null;
+  readonly machine: MachineInfo;
+  readonly propagation_ms: PropagationResult["propagation_ms"] | null;
+  readonly edge_propagation_ms: PropagationResult["edge_propagation_ms"] | null;
+  readonly burst: BurstResult | null;
+  readonly failover_ms: FailoverResult | null;
+  /** The worker, weighted and bundle sections merged. */
+  readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
+  readonly pusher_scale: PusherScaleResult | null;
+  readonly growth: GrowthResult | null;
+  readonly write_economy: WriteEconomyResult | null;
+  readonly ui: UiRenderResult | null;
+  readonly cli: CliResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -138,7 +56,7 @@ function rows(r: TableInput): Row[] {
     ]);
     out.push(["  (pusher's own push log, p50)", ms(p.logged_p50), "", "", "", ""]);
     out.push([
-      "  (former floor: watch + KV put apart)",
+      "  (a watch and a KV put, each timed alone)",
       "",
       `${ms(p.floor_parts_p50 ?? Number.NaN)} (watch ${p.floor_etcd_watch_p50} + KV put ${p.floor_kv_put_p50})`,
       `${(p.p50 / (p.floor_parts_p50 ?? Number.NaN)).toFixed(2)}×`,

@@ -1,4 +1,4 @@
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import { type CompiledMap, compile, serializeMap } from "../../core/index.js";
 import { type FixtureEntry, scaleFixture } from "./fixture.js";
 

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import type { Miniflare, RequestInitCfType, V4WorkerOptions } from "miniflare";
-import { localPersistRoot } from "../../adapters/kv/index.js";
-import { newMiniflare } from "../../test/helpers/miniflare.js";
-import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
 import { processCpuSeconds } from "./process-cpu.js";

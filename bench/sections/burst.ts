@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { COUNTRY_CODES } from "../../core/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
-import { sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { maxInWindow, round } from "../lib/stats.js";
 

@@ -1,11 +1,12 @@
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { startEtcd } from "../../test/helpers/etcd.js";
-import { installPackage } from "../../test/helpers/installed-package.js";
-import { startKvStandin } from "../../test/helpers/kv-standin.js";
-import { freePort } from "../../test/helpers/ports.js";
+import { startEtcd } from "../../testkit/etcd.js";
+import { installPackage } from "../../testkit/installed-package.js";
+import { startKvStandin } from "../../testkit/kv-standin.js";
+import { spawnOwned } from "../../testkit/owned-process.js";
+import { freePort } from "../../testkit/ports.js";
 import type { Cleanup } from "../lib/cleanup.js";
-import { pollUntil } from "../lib/sleep.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { round, summarize } from "../lib/stats.js";
 
 /** `cli` in results.json: the installed package's start-up cost and size. */
@@ -97,16 +98,12 @@ export async function cli(o: CliOptions): Promise<CliResult> {
     PUSHER_LISTEN: `127.0.0.1:${port}`,
   };
   await timed([edgectl, "apply", join(ROOT, "examples/routing.yaml"), "--yes"], env);
-  const pusher = spawn(process.execPath, [pkg.bin("edge-pusher")], {
+  const pusher = spawnOwned("cli pusher", process.execPath, [pkg.bin("edge-pusher")], {
     cwd: pkg.dir,
     env,
-    stdio: "ignore",
+    outputLimit: 16 * 1024,
   });
-  const exited = new Promise<void>((r) => pusher.once("exit", () => r()));
-  o.cleanup.add("cli pusher", async () => {
-    if (pusher.exitCode === null && pusher.signalCode === null) pusher.kill("SIGTERM");
-    await exited;
-  });
+  o.cleanup.add("cli pusher", () => pusher.stop(15_000));
   const statusArgs = [edgectl, "status", "--pusher", `http://127.0.0.1:${port}`];
   // Timed only once the edge is in sync (exit 0): the pusher has pushed and reports it.
   let lastError: unknown = null;

@@ -1,8 +1,8 @@
 import { serializeMap } from "../../core/index.js";
-import { buildMap } from "../../test/cases/routing-cases.js";
-import { newMiniflare } from "../../test/helpers/miniflare.js";
-import { startBlackhole } from "../../test/helpers/origins.js";
-import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+import { buildMap } from "../../testkit/map-builder.js";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { startBlackhole } from "../../testkit/origins.js";
+import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { round, summarize } from "../lib/stats.js";

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
+import { type OwnedProcess, spawnOwned } from "../../testkit/owned-process.js";
 import { Cleanup } from "../lib/cleanup.js";
 import type { FixtureEntry } from "../lib/fixture.js";
-import { pollUntil, sleep } from "../lib/sleep.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { type Stack, startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 import { type BlackholeFailoverResult, blackholeFailover } from "./failover-blackhole.js";
@@ -98,10 +99,11 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
   }
   const { entries, groups } = fixture();
   const stack = await startStack(o.cleanup, entries);
-  const beats = new Map<string, ChildProcess>();
+  const beats = new Map<string, OwnedProcess>();
 
-  const startBeat = (pool: string): ChildProcess => {
-    const child = spawn(
+  const startBeat = (pool: string): OwnedProcess => {
+    const beat = spawnOwned(
+      `heartbeat ${pool}`,
       process.execPath,
       [`${ROOT}bin/edgectl.js`, "heartbeat", pool, "--ttl", String(o.ttlSeconds)],
       {
@@ -112,18 +114,12 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
           ETCD_ENDPOINTS: stack.etcd.endpoint,
           ROUTING_PREFIX: stack.prefix,
         },
-        stdio: ["ignore", "ignore", "pipe"],
+        outputLimit: 16 * 1024,
       },
     );
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    o.cleanup.add(`heartbeat ${pool} ${child.pid}`, async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-    });
-    beats.set(pool, child);
-    return child;
+    o.cleanup.add(`heartbeat ${pool} ${beat.pid}`, () => beat.kill9());
+    beats.set(pool, beat);
+    return beat;
   };
   const untilServed = async (pool: string) => {
     const ccs = groups.get(pool) ?? [];
@@ -143,11 +139,10 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
     await untilServed(pool);
     // A few renewals under the belt, so the lease is in its steady state when it dies.
     await sleep(1_000);
-    const child = beats.get(pool);
-    if (!child) throw new Error("no heartbeat");
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    const beat = beats.get(pool);
+    if (!beat) throw new Error("no heartbeat");
     const t0 = performance.now();
-    child.kill("SIGKILL");
+    const exited = beat.kill9();
     const gone = await pollUntil(
       async () => (servedBy(await routesMap(stack), ccs, pool) === 0 ? performance.now() : null),
       { timeoutMs: 30_000, intervalMs: 5 },

@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { prefixEnd } from "../../adapters/paged-range.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { putOne } from "../lib/etcd-load.js";
 import { growthFixture, growthRule } from "../lib/fixture.js";
-import { sleep } from "../lib/sleep.js";
+import { rssMb } from "../lib/proc.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 
@@ -103,7 +104,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     });
     const { pusher, client, prefix } = stack;
     await sleep(1_000);
-    const rssFirst = pusher.rssMb();
+    const rssFirst = rssMb(pusher.pid);
     const putToKv: number[] = [];
     const reads: number[] = [];
     const compiles: number[] = [];
@@ -139,7 +140,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       put_to_kv_p50_ms: round(p.p50),
       put_to_kv_max_ms: round(p.max),
       rss_mb_first_push: round(rssFirst),
-      rss_mb: round(pusher.rssMb()),
+      rss_mb: round(rssMb(pusher.pid)),
       range_read_ms: reads.length ? round(summarize(reads).p50) : Number.NaN,
       compile_ms: compiles.length ? round(summarize(compiles).p50) : Number.NaN,
       etcd_range_read_ms: round(summarize(floorReads).p50),

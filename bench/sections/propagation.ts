@@ -1,11 +1,12 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { openFloorParts } from "../lib/floor-parts.js";
 import { revisionOf } from "../lib/kv-reader.js";
 import { startOriginProcess } from "../lib/origin-process.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { openRelayFloor } from "../lib/relay-floor.js";
-import { pollUntil, sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 import { startBenchWorkerd } from "../lib/workerd.js";
@@ -23,7 +24,7 @@ export interface PropagationResult {
     /** Inside the relay floor: put → the relay's watch event, and the relay's KV put, p50. */
     readonly floor_relay_watch_p50: number;
     readonly floor_relay_put_p50: number;
-    /** The former floor, for comparison: raw watch + raw KV put measured apart, p50 of the sum. */
+    /** A raw watch and a raw KV put from the bench's process, each timed alone, p50 of the sum. */
     readonly floor_parts_p50: number;
     readonly floor_etcd_watch_p50: number;
     readonly floor_kv_put_p50: number;
@@ -173,7 +174,7 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
     if (!atEdge && push) logged.push(loggedMs);
 
     if (!relayFirst) floor.push(await relay.sample(String(i)));
-    // The former floor's parts, last: they run with nothing else going on, as they always did.
+    // The parts timed alone, last: they run with nothing else going on.
     const etcdMs = await parts.watchMs(String(i));
     const kvMs = await parts.putMs(`${i}:${(await get("routes")) ?? ""}`);
     floorEtcd.push(etcdMs);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
@@ -5,8 +6,9 @@ import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
 import { librariesRssMb } from "../lib/libraries-rss.js";
 import { metricsCounter } from "../lib/metrics-counter.js";
+import { rssMb } from "../lib/proc.js";
 import { processCpuSeconds } from "../lib/process-cpu.js";
-import { sleep } from "../lib/sleep.js";
+import { workerdChildrenRssMb } from "../lib/pusher-process.js";
 import { type Stack, type StackSink, startStack } from "../lib/stack.js";
 import { maxInWindow, round, summarize } from "../lib/stats.js";
 
@@ -150,7 +152,7 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
 async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedResult> {
   const { client, prefix, pusher } = stack;
   await sleep(1_500);
-  const rssStart = pusher.rssMb();
+  const rssStart = rssMb(pusher.pid);
   const countries = [...COUNTRY_CODES];
   const total = Math.round(o.rate * o.sustainSeconds);
   const interval = 1000 / o.rate;
@@ -177,7 +179,7 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
     if (performance.now() >= nextSample) {
-      peak = Math.max(peak, pusher.rssMb() || 0);
+      peak = Math.max(peak, rssMb(pusher.pid) || 0);
       nextSample += 1000;
     }
   }
@@ -188,14 +190,14 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   if (settle === null) throw new Error("KV never caught up with the sustained load");
   const elapsed = (putsDone - t0) / 1000;
   await sleep(1_500);
-  const rssEnd = pusher.rssMb();
+  const rssEnd = rssMb(pusher.pid);
   // Reads and routes writes both counted from the load's start until KV settled (and 1.5 s more).
   const reads1 = await metricsCounter(pusher.port, "edge_pusher_range_reads_total");
   const writes = pusher.routesWrites(startedWall - 5);
   const reads = reads0 === null || reads1 === null ? null : reads1 - reads0;
   const cpuPct = round(((cpu1 - cpu0) / elapsed) * 100);
   await sleep(3_500);
-  const rssRest = pusher.rssMb();
+  const rssRest = rssMb(pusher.pid);
   o.log(
     `  ${stack.sink} sink: sustained ${total} changes in ${elapsed.toFixed(1)} s: ${writes.length} routes writes, ${reads ?? "?"} range reads, CPU ${cpuPct} %, pusher RSS ${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MiB (peak ${Math.max(peak, rssEnd).toFixed(0)}, at rest ${rssRest.toFixed(0)})`,
   );
@@ -205,7 +207,7 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
     rss_mb: round(rssEnd),
     rss_mb_peak: round(Math.max(peak, rssEnd)),
     rss_mb_rest: round(rssRest),
-    sink_workerd_rss_mb: round(pusher.childRssMb()),
+    sink_workerd_rss_mb: round(workerdChildrenRssMb(pusher.pid)),
     sustained_rate_per_s: round(total / elapsed),
     sustained_seconds: round(elapsed),
     changes: total,

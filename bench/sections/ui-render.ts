@@ -1,4 +1,4 @@
-import { launchBrowser } from "../../test/pusher/ui/browser.js";
+import { launchBrowser } from "../../testkit/browser.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { scaleFixture } from "../lib/fixture.js";
 import { startStack } from "../lib/stack.js";

@@ -1,15 +1,15 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { serializeMap } from "../../core/index.js";
 import {
   createKvWrapper,
   KV_INNER_BINDING,
   KV_WRAPPER_ENTRYPOINT,
   KV_WRAPPER_WORKER,
-} from "../../test/helpers/kv-control.js";
-import { newMiniflare } from "../../test/helpers/miniflare.js";
-import { bundleWorker, compatibilityDate } from "../../test/helpers/worker.js";
+} from "../../testkit/kv-control.js";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { startOriginProcess } from "../lib/origin-process.js";
-import { sleep } from "../lib/sleep.js";
 import { round, summarize } from "../lib/stats.js";
 import { timedGet } from "../lib/timed-get.js";
 import { workerBenchMap } from "../lib/worker-map.js";

@@ -1,8 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { COUNTRY_CODES, type CompiledMap } from "../../core/index.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import type { FixtureEntry } from "../lib/fixture.js";
-import { sleep } from "../lib/sleep.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
 

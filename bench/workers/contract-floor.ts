@@ -6,7 +6,7 @@ import { proxyToOrigins } from "../../worker/proxy.js";
 interface FloorEnv {
   readonly ORIGIN: string;
   /**
-   * Which of the two parts to do (`bench/probe-worker-floor.ts` times them apart): `cf`,
+   * Which of the two parts to do (`bench/experiments/worker-floor-parts.ts` times them apart): `cf`,
    * `headers` or, unset, both.
    */
   readonly PARTS?: string;

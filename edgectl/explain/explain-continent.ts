@@ -11,6 +11,7 @@ import {
   safeText,
 } from "../../core/index.js";
 import { formatShares, type PoolShare, routeShares } from "../apply/route-shares.js";
+import type { ExplainedRule } from "./explained-rule.js";
 
 /** What a continent's rule does right now: the `edgectl explain EU` answer. */
 export interface ContinentExplanation {
@@ -19,12 +20,7 @@ export interface ContinentExplanation {
   readonly epoch: number;
   /** The key whose rule covers the continent (`override/EU`, `continent/EU`), or null. */
   readonly ruleKey: string | null;
-  readonly rule: {
-    readonly primary: string;
-    readonly fallbacks: readonly string[];
-    readonly weights?: Readonly<Record<string, number>>;
-    readonly reason?: string;
-  } | null;
+  readonly rule: ExplainedRule | null;
   /** The compiled route of the countries it covers (null when it covers none). */
   readonly route: Route | null;
   /** The countries the continent's rule routes (no usable rule of their own), sorted. */

@@ -15,6 +15,7 @@ import {
   safeText,
 } from "../../core/index.js";
 import { formatShares, type PoolShare, routeShares } from "../apply/route-shares.js";
+import type { ExplainedRule } from "./explained-rule.js";
 
 /** One pool of the rule's chain, with what the compiler saw for it. */
 export interface ExplainedLink {
@@ -33,11 +34,7 @@ export interface Explanation {
   readonly epoch: number;
   /** The key whose rule was walked (`override/DE`, `country/DE`, `country/_default`), or null. */
   readonly ruleKey: string | null;
-  readonly rule: {
-    readonly primary: string;
-    readonly fallbacks: readonly string[];
-    readonly reason?: string;
-  } | null;
+  readonly rule: ExplainedRule | null;
   readonly chain: readonly ExplainedLink[];
   /** Exactly the compiled route (`countries[CC] ?? default`). */
   readonly route: Route;

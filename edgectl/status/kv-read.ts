@@ -27,7 +27,7 @@ function parseMeta(text: string | null): MapMeta | null {
 export async function readKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps> {
   try {
     // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
-    const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/kv-factory.js");
+    const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/index.js");
     const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
     if (settings.kind === "local" && !existsSync(settings.persistDir)) {
       return {

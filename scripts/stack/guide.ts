@@ -19,9 +19,9 @@ export function guideLines(cfg: StackConfig, ready: StackReady): string[] {
     "",
     "  Try:",
     `    ${curl}`,
-    `    ${etcdEnv}npx edgectl boost DE --pool ${second} --ttl 30s   # then curl again: X-Edge-Pool: ${second}`,
-    `    ${etcdEnv}npx edgectl explain DE`,
-    `    ${etcdEnv}${kvEnv}npx edgectl status${pusherFlag}`,
+    `    ${etcdEnv}./bin/edgectl.js boost DE --pool ${second} --ttl 30s   # then curl again: X-Edge-Pool: ${second}`,
+    `    ${etcdEnv}./bin/edgectl.js explain DE`,
+    `    ${etcdEnv}${kvEnv}./bin/edgectl.js status${pusherFlag}`,
   ];
   if (first) {
     lines.push(

@@ -1,18 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ExitInfo, type OwnedProcess, spawnOwned } from "../../testkit/owned-process.js";
 import type { PrefixedOutput } from "./output.js";
 
-/** How a child ended. */
-export interface ExitInfo {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
+export type { ExitInfo };
 
 /** A child the supervisor started, in its own process group. */
-export interface Managed {
-  readonly name: string;
-  readonly pid: number;
-  readonly child: ChildProcess;
-  readonly exited: Promise<ExitInfo>;
+export interface Managed extends OwnedProcess {
   /** Whether the child has exited. */
   readonly done: boolean;
 }
@@ -35,25 +27,6 @@ export interface SpawnSpec {
   readonly stopPriority?: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is gone already
-  }
-}
-
 /**
  * Starts children in their own process groups (so `kill -PGID` reaches grandchildren such as
  * wrangler's workerd), prefixes their output, reports unexpected exits, and stops them all.
@@ -69,36 +42,24 @@ export class Supervisor {
 
   /** Starts a child; its stdout/stderr lines appear under `[name]`. */
   spawn(spec: SpawnSpec): Managed {
-    const child = spawn(spec.command, [...spec.args], {
+    const owned = spawnOwned(spec.name, spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      outputLimit: 0,
     });
-    if (child.pid === undefined) throw new Error(`${spec.name}: could not start ${spec.command}`);
-    const state = { done: false };
-    const exited = new Promise<ExitInfo>((resolve) => {
-      child.once("error", (err) => {
-        this.output.line(spec.name, `failed to start: ${err.message}`);
-      });
-      child.once("exit", (code, signal) => {
-        state.done = true;
-        resolve({ code, signal });
-      });
-    });
+    const { child } = owned;
+    if (owned.pid <= 0) throw new Error(`${spec.name}: could not start ${spec.command}`);
+    child.once("error", (err) => this.output.line(spec.name, `failed to start: ${err.message}`));
     const managed: Managed = {
-      name: spec.name,
-      pid: child.pid,
-      child,
-      exited,
+      ...owned,
       get done() {
-        return state.done;
+        return !owned.alive();
       },
     };
     if (child.stdout) this.output.pipe(spec.name, child.stdout);
     if (child.stderr) this.output.pipe(spec.name, child.stderr);
     this.children.push({ managed, priority: spec.stopPriority ?? 0 });
-    void exited.then((info) => {
+    void owned.exited.then((info) => {
       if (!this.stopping && !spec.oneShot) this.onUnexpectedExit(managed, info, spec);
     });
     return managed;
@@ -123,29 +84,8 @@ export class Supervisor {
   }
 
   private async stopOne(m: Managed, graceMs: number): Promise<void> {
-    if (!m.done) {
-      try {
-        process.kill(m.pid, "SIGTERM");
-      } catch {
-        // exited meanwhile
-      }
-      const timedOut = await Promise.race([
-        m.exited.then(() => false),
-        sleep(graceMs).then(() => true),
-      ]);
-      if (timedOut) {
-        this.output.line(m.name, `did not stop within ${graceMs} ms; killing`);
-        signalGroup(m.pid, "SIGKILL");
-        await Promise.race([m.exited, sleep(2_000)]);
-      }
-    }
-    // Grandchildren (wrangler's workerd) may outlive the group leader: stop the rest of the group.
-    if (groupAlive(m.pid)) {
-      signalGroup(m.pid, "SIGTERM");
-      const deadline = Date.now() + 2_000;
-      while (groupAlive(m.pid) && Date.now() < deadline) await sleep(50);
-      signalGroup(m.pid, "SIGKILL");
-      while (groupAlive(m.pid) && Date.now() < deadline + 2_000) await sleep(50);
-    }
+    await m.stop(graceMs, () =>
+      this.output.line(m.name, `did not stop within ${graceMs} ms; killing`),
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 /** Thrown when a readiness wait gives up. */
 export class WaitTimeoutError extends Error {
   override readonly name = "WaitTimeoutError";
@@ -25,7 +26,7 @@ export async function waitFor<T>(
     if (Date.now() >= deadline) {
       throw new WaitTimeoutError(`${opts.what} not ready after ${opts.timeoutMs / 1000} s`);
     }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
+    await sleep(opts.intervalMs ?? 200);
   }
 }
 

@@ -1,17 +1,8 @@
-import type { CompiledMap, DegradedReason, Route } from "../../core/index.js";
+import type { DegradedReason } from "../../core/index.js";
+import type { MapSpec } from "../../testkit/map-builder.js";
 
-/** A route in a case map: the healthy chain (first = pool), the deciding key, a reason. */
-export interface RouteSpec {
-  readonly chain: readonly string[];
-  readonly source: string;
-  readonly degraded?: "all-pools-unhealthy" | "no-default-rule";
-}
-
-/** A compiled map without origins; `buildMap` fills them in. */
-export interface MapSpec {
-  readonly default: RouteSpec;
-  readonly countries?: Readonly<Record<string, RouteSpec>>;
-}
+// The builder is shared with the bench; the cases import it from there.
+export { buildMap, type MapSpec, type RouteSpec } from "../../testkit/map-builder.js";
 
 /** One row: a map, what `request.cf.country` says, and where the request must go. */
 export interface RoutingCase {
@@ -29,39 +20,6 @@ export interface RoutingCase {
 
 /** Every pool a case names; the Worker tests start one origin per pool. */
 export const CASE_POOLS = ["fra-1", "ams-1", "par-1", "lon-1"] as const;
-
-function route(spec: RouteSpec, originOf: (pool: string) => string): Route {
-  const chain = spec.chain.map((pool) => ({ pool, origin: originOf(pool) }));
-  const first = chain[0];
-  if (!first) throw new Error("a case route needs at least one pool");
-  return {
-    pool: first.pool,
-    origin: first.origin,
-    chain,
-    source: spec.source,
-    degraded: spec.degraded ?? null,
-  };
-}
-
-/** Builds a `CompiledMap` from a spec, with origins from `originOf` and the given `rev`. */
-export function buildMap(
-  spec: MapSpec,
-  opts: { readonly rev: number; readonly originOf: (pool: string) => string },
-): CompiledMap {
-  const countries: Record<string, Route> = {};
-  for (const [cc, r] of Object.entries(spec.countries ?? {}))
-    countries[cc] = route(r, opts.originOf);
-  return {
-    v: 1,
-    rev: opts.rev,
-    epoch: 1,
-    compiled_at: "2026-01-01T00:00:00.000Z",
-    default: route(spec.default, opts.originOf),
-    countries,
-    problems: [],
-    history: 0,
-  };
-}
 
 const NORMAL: MapSpec = {
   default: { chain: ["ams-1", "par-1"], source: "country/_default" },

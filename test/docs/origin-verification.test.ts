@@ -5,9 +5,9 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap, signEdgeRequest } from "../../core/index.js";
+import { freePort } from "../../testkit/ports.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap } from "../cases/routing-cases.js";
-import { freePort } from "../helpers/ports.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const DOC = resolve(ROOT, "docs/origin-verification.md");

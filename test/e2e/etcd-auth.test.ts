@@ -2,10 +2,11 @@ import { execFile, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { freePort } from "../helpers/ports.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { freePort } from "../../testkit/ports.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -170,7 +171,7 @@ describe("deploy/etcd-auth.sh", () => {
       while (!(await rootGet()).stdout.includes("healthy")) {
         if (Date.now() > deadline || hb.exitCode !== null)
           throw new Error(`no health/fra-1:\n${log}`);
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
       }
       hb.kill("SIGTERM");
       expect(await exited, log).toBe(0);
@@ -231,7 +232,7 @@ describe("deploy/etcd-auth.sh", () => {
       while (!(status.role === "leader" && typeof status.pushed_revision === "number")) {
         if (Date.now() > deadline || pusher.exitCode !== null)
           throw new Error(`pusher never pushed:\n${plog}`);
-        await new Promise((r) => setTimeout(r, 300));
+        await sleep(300);
         status = await fetch(`http://127.0.0.1:${port}/status`)
           .then((r) => r.json() as Promise<typeof status>)
           .catch(() => ({}));

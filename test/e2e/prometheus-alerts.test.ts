@@ -2,13 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { type KvStandin, startKvStandin } from "../helpers/kv-standin.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { type KvStandin, startKvStandin } from "../../testkit/kv-standin.js";
+import { freePort } from "../../testkit/ports.js";
 import { parseLogLines } from "../helpers/log-schema.js";
-import { freePort } from "../helpers/ports.js";
 import { type PrometheusServer, startPrometheus } from "../helpers/prometheus.js";
 import { seedRouting, testClient, uniqueNames } from "../pusher/harness.js";
 
@@ -37,7 +38,7 @@ async function until<T>(what: string, fn: () => Promise<T | null>, timeoutMs: nu
     const v = await fn().catch(() => null);
     if (v !== null) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 
@@ -115,7 +116,7 @@ describe("a real Prometheus scraping a real pusher", () => {
     expect(await scalar("edge_pusher_push_errors_total")).toBe(0);
     expect(await scalar('edge_pusher_build_info{version!=""}')).toBe(1);
     // A few scrapes and rule evaluations (1 s each) of the healthy pusher.
-    await new Promise((r) => setTimeout(r, 3_000));
+    await sleep(3_000);
     expect((await prom.alerts()).filter((a) => a.labels.alertname === ALERT)).toEqual([]);
 
     // Break every KV request, then make a change the pusher must write.

@@ -1,4 +1,5 @@
 import { PassThrough } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { compactJsonLine } from "../../scripts/stack/compact-json.js";
 import { stackConfigFromEnv } from "../../scripts/stack/config.js";
@@ -103,7 +104,7 @@ describe("local stack parts", () => {
     sup.spawn({ name: "quitter", command: "sh", args: ["-c", "echo bye; exit 3"], env, cwd: ROOT });
     const deadline = Date.now() + 10_000;
     while ((!/grandchild (\d+)/.test(text) || died.length === 0) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     expect(died).toEqual(["quitter:3"]);
     expect(text).toContain("[quitter]");

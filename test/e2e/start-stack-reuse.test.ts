@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEtcd } from "../helpers/etcd.js";
+import { startEtcd } from "../../testkit/etcd.js";
 import { alive, edgeGet, runStackScript, stackScriptEnv } from "../helpers/stack.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];

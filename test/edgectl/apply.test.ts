@@ -12,7 +12,7 @@ import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
 import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { readPrefix } from "../../edgectl/etcd/read-prefix.js";
 import { run } from "../../edgectl/run.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { exampleState, runBin, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let etcd: EtcdServer;

@@ -4,11 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll } from "vitest";
 import { stringify } from "yaml";
 import { run } from "../../edgectl/run.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 
 /** The result of one edgectl invocation. */
 export interface CliResult {
@@ -112,7 +113,7 @@ export async function waitFor(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await fn()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
+    await sleep(stepMs);
   }
   return fn();
 }

@@ -1,12 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { freePort } from "../../testkit/ports.js";
 import { getWithHost } from "../helpers/host-request.js";
 import { parseLogLines } from "../helpers/log-schema.js";
-import { freePort } from "../helpers/ports.js";
 import { parsePromText, sampleValue } from "../helpers/prom-text.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 
@@ -126,7 +127,7 @@ describe("edgectl heartbeat --listen", () => {
       signal: stop.signal,
     });
     // no member answers: the first registration fails (and is retried until the stop)
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     stop.abort();
     const r = await running;
     expect(r.code).toBe(0);

@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let etcd: EtcdServer;
@@ -46,7 +47,7 @@ describe("edgectl heartbeat (child process)", () => {
     ).toBe(true);
     expect(JSON.parse((await client.get(key).string()) ?? "null")).toEqual({ status: "healthy" });
     // still there after several TTLs: renewals work
-    await new Promise((r) => setTimeout(r, 4500));
+    await sleep(4500);
     expect(await client.get(key).string()).not.toBeNull();
     hb.child.kill("SIGKILL");
     await hb.exited;
@@ -208,7 +209,7 @@ describe("edgectl heartbeat (in-process)", () => {
         true,
       );
       await own.kill("SIGKILL");
-      await new Promise((r) => setTimeout(r, 3500));
+      await sleep(3500);
       await own.restart();
       // back on a live lease after the outage, and it stays (renewals resumed)
       expect(
@@ -221,7 +222,7 @@ describe("edgectl heartbeat (in-process)", () => {
           20_000,
         ),
       ).toBe(true);
-      await new Promise((r) => setTimeout(r, 4000));
+      await sleep(4000);
       expect(await ownClient.get(key).string()).not.toBeNull();
     } finally {
       stop.abort();

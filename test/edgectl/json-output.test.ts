@@ -12,7 +12,7 @@ import { PlanShape } from "../../edgectl/output/shapes/plan-shape.js";
 import { StatusShape } from "../../edgectl/output/shapes/status-shape.js";
 import { UnboostShape } from "../../edgectl/output/shapes/unboost-shape.js";
 import { run } from "../../edgectl/run.js";
-import { freePort } from "../helpers/ports.js";
+import { freePort } from "../../testkit/ports.js";
 import { exampleState, runCli, uniquePrefix, useCliSuite, waitFor } from "./cli-harness.js";
 import { errorDocument, oneDocument } from "./json-harness.js";
 

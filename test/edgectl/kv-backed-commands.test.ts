@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import {
   type CompiledMap,
   compile,
@@ -16,7 +16,7 @@ import {
 } from "../../core/index.js";
 import { readPrefix, toSnapshot } from "../../edgectl/etcd/read-prefix.js";
 import type { Explanation } from "../../edgectl/explain/explain-country.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { exampleState, runCli, tempFiles, uniquePrefix } from "./cli-harness.js";
 
 let etcd: EtcdServer;

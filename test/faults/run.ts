@@ -4,6 +4,7 @@
  * FAULTS_QUICK=1 equals --quick; FAULTS_SEED=N replays a run's random choices.
  */
 import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FaultContext, Scenario, ScenarioResult } from "./scenario.js";
 import { scenarios } from "./scenarios/index.js";
 import { Transcript } from "./support/transcript.js";
@@ -39,7 +40,7 @@ const active: (() => Promise<void> | void)[] = [];
 async function runCleanups(list: (() => Promise<void> | void)[]): Promise<void> {
   for (const fn of list.splice(0).reverse()) {
     try {
-      await Promise.race([fn(), new Promise((r) => setTimeout(r, 15_000))]);
+      await Promise.race([fn(), sleep(15_000)]);
     } catch {
       // teardown is best effort; the next one must still run
     }

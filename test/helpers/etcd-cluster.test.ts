@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdCluster, startEtcdCluster } from "./etcd-cluster.js";
 
@@ -24,7 +25,7 @@ async function until<T>(
   while (Date.now() < deadline) {
     const v = await probe();
     if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}`);
 }

@@ -2,10 +2,11 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { freePorts } from "../../testkit/ports.js";
 import { type EtcdMember, etcdMember, type MemberStatus } from "./etcd-member.js";
 import { peerPartitions } from "./peer-partitions.js";
-import { freePorts } from "./ports.js";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 
 export type { MemberStatus } from "./etcd-member.js";
@@ -177,7 +178,7 @@ async function launch(
           const own = await member(i).status();
           if (own?.leaderId === memberIds[i]) return i;
         }
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
       throw new Error(
         `no etcd leader${o.not === undefined ? "" : ` other than m${o.not}`} elected in time`,

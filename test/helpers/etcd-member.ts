@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { etcdBinary, waitHealthy } from "./etcd.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { etcdBinary, waitHealthy } from "../../testkit/etcd.js";
 
 /** What one member of a test etcd cluster reports about itself (`Maintenance.Status`). */
 export interface MemberStatus {
@@ -54,7 +55,7 @@ async function waitListening(
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`etcd at ${endpoint} did not listen:\n${logs.join("").slice(-2000)}`);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { type KvEntry, KvError, type KvSink, type PutOptions } from "../../adapters/kv/kv-sink.js";
 
 /** One recorded `putMany` entry. */
@@ -41,14 +42,14 @@ export class MemoryKv implements KvSink {
   }
 
   async get(key: string): Promise<string | null> {
-    if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    if (this.latencyMs) await sleep(this.latencyMs);
     if (this.failReads) throw new KvError("network", "read failed");
     return this.data.get(key) ?? null;
   }
 
   async putMany(entries: readonly KvEntry[], options: PutOptions = {}): Promise<void> {
     const at = Date.now();
-    if (this.latencyMs) await new Promise((r) => setTimeout(r, this.latencyMs));
+    if (this.latencyMs) await sleep(this.latencyMs);
     if (options.signal?.aborted) {
       this.failures.push({ at, keys: entries.map((e) => e.key) });
       throw new KvError("timeout", "write deadline passed");

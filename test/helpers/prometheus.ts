@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { stringify } from "yaml";
-import { freePort } from "./ports.js";
+import { freePort } from "../../testkit/ports.js";
 
 /** One alert as Prometheus's `GET /api/v1/alerts` lists it. */
 export interface PrometheusAlert {
@@ -104,7 +105,7 @@ export async function startPrometheus(o: PrometheusOptions): Promise<PrometheusS
       await stop();
       throw new Error(`prometheus not ready within 20 s: ${out}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   return {
     url,

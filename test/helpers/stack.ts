@@ -3,15 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { stringify } from "yaml";
-import { localPersistRoot } from "../../adapters/kv/index.js";
+import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
 import { type DemoOrigin, startDemoOrigin } from "../../scripts/stack/demo-origin-server.js";
 import { PrefixedOutput } from "../../scripts/stack/output.js";
 import { type Managed, Supervisor } from "../../scripts/stack/supervisor.js";
-import { type EtcdServer, startEtcd } from "./etcd.js";
-import { newMiniflare } from "./miniflare.js";
-import { freePort, freePorts } from "./ports.js";
-import { bundleWorker, compatibilityDate } from "./worker.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { freePort, freePorts } from "../../testkit/ports.js";
+import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 /** The ROUTING namespace id in wrangler.toml, which the pusher's local sink defaults to. */
@@ -274,7 +275,7 @@ export async function eventually<T>(
         `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`,
       );
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await sleep(150);
   }
 }
 
@@ -347,7 +348,7 @@ export function runStackScript(env: NodeJS.ProcessEnv): StackScript {
         if (done) throw new Error(`start-stack exited before "${text}":\n${output().slice(-4000)}`);
         if (Date.now() > deadline)
           throw new Error(`no "${text}" within ${timeoutMs} ms:\n${output().slice(-4000)}`);
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
       }
     },
     async kill() {
@@ -355,7 +356,7 @@ export function runStackScript(env: NodeJS.ProcessEnv): StackScript {
       if (alive(child.pid ?? -1)) {
         const stack = below.find((p) => p.cmd.includes("stack/main.ts"));
         if (stack) process.kill(stack.pid, "SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+        await Promise.race([exited, sleep(20_000)]);
       }
       for (const p of below) {
         if (!alive(p.pid)) continue;

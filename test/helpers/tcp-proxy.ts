@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /**
  * Decides, from the head of a connection's first HTTP request (request line and headers, as
@@ -130,7 +131,7 @@ export async function startTcpProxy(
       const deadline = Date.now() + timeoutMs;
       while (down < bytes) {
         if (Date.now() > deadline) return false;
-        await new Promise((r) => setTimeout(r, 1));
+        await sleep(1);
       }
       return true;
     },

@@ -1,12 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { type InstalledPackage, installPackage } from "../helpers/installed-package.js";
-import { type KvStandin, startKvStandin } from "../helpers/kv-standin.js";
-import { freePort } from "../helpers/ports.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { type InstalledPackage, installPackage } from "../../testkit/installed-package.js";
+import { type KvStandin, startKvStandin } from "../../testkit/kv-standin.js";
+import { freePort } from "../../testkit/ports.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -122,7 +123,7 @@ describe("the npm package, installed with production dependencies only", () => {
     while (!kv!.values.has("routes") || !kv!.values.has("meta")) {
       if (Date.now() > deadline || pusher.exitCode !== null)
         throw new Error(`the installed pusher never pushed:\n${log}`);
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     }
     const routes = JSON.parse(kv!.values.get("routes") ?? "{}") as {
       countries?: Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CompiledMap } from "../../core/index.js";
@@ -174,7 +175,7 @@ describe("pusher on a 3-member etcd cluster", () => {
         expect(((await r.json()) as { reasons: string[] }).reasons).toContain("etcd unreachable");
         expect((await get("/healthz")).status).toBe(503);
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
     expect(livez.every((s) => s === 200)).toBe(true);
     expect(readyz503At).not.toBeNull();

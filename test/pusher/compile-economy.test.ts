@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { COUNTRY_CODES } from "../../core/index.js";
 import { CompileGate } from "../../pusher/compile-gate.js";
@@ -67,7 +68,7 @@ describe("compile economy in the pusher (real etcd)", () => {
     const p = ctx.start({ prefix, electionKey });
     await kvConverged(ctx.client, p.kv, prefix);
     // Past the resync a new leader runs one TTL after its election (one extra read).
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500);
     const reads0 = await rangeReads(p);
     const t0 = Date.now();
     const codes = [...COUNTRY_CODES].filter((c) => c.length === 2).slice(0, 50);
@@ -78,7 +79,7 @@ describe("compile economy in the pusher (real etcd)", () => {
     for (let i = 0; i < 400; i++) {
       const due = t0 + i * 10;
       const wait = due - Date.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      if (wait > 1) await sleep(wait);
       const cc = codes[i % codes.length] ?? "DE";
       const rule = { primary: pools[i % 3] ?? "fra-1", fallbacks: [pools[(i + 1) % 3] ?? "ams-1"] };
       inflight.push(
@@ -108,7 +109,7 @@ describe("compile economy in the pusher (real etcd)", () => {
     // A 4 s slot: a change held to the slot's end would take seconds; one read at once, far less.
     const p = ctx.start({ prefix, electionKey, tuning: { minWriteIntervalMs: 4_000 } });
     await kvConverged(ctx.client, p.kv, prefix);
-    await new Promise((r) => setTimeout(r, 4_200));
+    await sleep(4_200);
     const reads0 = await rangeReads(p);
     const t0 = Date.now();
     await ctx.client

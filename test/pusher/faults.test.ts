@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { COUNTRY_CODES, sameRouting } from "../../core/index.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
@@ -47,7 +48,7 @@ describe("pusher under etcd faults", () => {
     await converged(p.kv, prefix);
     await ctx.etcd.kill("SIGKILL");
     await waitFor("etcd seen as unreachable", () => !p.pusher.status.document().etcd_reachable);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     await ctx.etcd.restart();
     const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: ["ams-1"] });
     const m = await converged(p.kv, prefix, rev, 30_000);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -15,7 +16,7 @@ import { systemClock } from "../../pusher/clock.js";
 import { createEtcdClient, createWatchClient } from "../../pusher/etcd-client.js";
 import { createPusher, type Pusher, type PusherTuning } from "../../pusher/pusher.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
@@ -79,7 +80,7 @@ export async function waitFor<T>(
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     }
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { MapMeta } from "../../core/index.js";
 import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
@@ -34,7 +35,7 @@ describe("pusher leadership", () => {
       electionTtl: ttl,
       heartbeatSeconds: 1,
     });
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500);
     expect(b.pusher.status.role).toBe("standby");
     expect(metaWrites(kv, "pusher-a").length).toBeGreaterThanOrEqual(2);
     expect(metaWrites(kv, "pusher-b")).toEqual([]);

@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KvError } from "../../adapters/kv/kv-sink.js";
 import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
   compileNow,
@@ -246,7 +247,7 @@ describe("pusher loop (memory KV, real etcd)", () => {
     const drifts = async () =>
       p.pusher.metrics.registry.getSingleMetricAsString("edge_pusher_drift_repairs_total");
     p.pusher.resync();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     expect(await drifts()).toMatch(/edge_pusher_drift_repairs_total 0\b/);
 
     const tampered = { ...good, default: { ...good.default, pool: "par-1" } };
@@ -285,7 +286,7 @@ describe("pusher loop (memory KV, real etcd)", () => {
     const newer = { ...routes, rev: bumped };
     p.kv.data.set("routes", JSON.stringify(newer));
     p.pusher.resync();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     expect(await resets()).toMatch(/edge_pusher_kv_history_resets_total 1\b/);
     expect((await kvRoutes(p.kv))?.rev).toBeGreaterThanOrEqual(bumped);
 
@@ -330,7 +331,7 @@ describe("pusher loop (memory KV, real etcd)", () => {
     await converged(p.kv, prefix);
     const routesBefore = p.kv.writesOf("routes").length;
     const metaBefore = p.kv.writesOf("meta").length;
-    await new Promise((r) => setTimeout(r, 3_500));
+    await sleep(3_500);
     expect(p.kv.writesOf("meta").length).toBeGreaterThanOrEqual(metaBefore + 2);
     expect(p.kv.writesOf("routes").length).toBe(routesBefore);
     const beats = p.kv.writesOf("meta").map((w) => (JSON.parse(w.value) as MapMeta).heartbeat_at);

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalSink } from "../../adapters/kv/index.js";
+import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import { parseMap } from "../../core/index.js";
-import { type EtcdServer, startEtcd } from "../helpers/etcd.js";
-import { freePort } from "../helpers/ports.js";
+import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { freePort } from "../../testkit/ports.js";
 import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { seedRouting, testClient, uniqueNames, waitFor } from "./harness.js";
 

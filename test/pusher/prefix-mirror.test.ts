@@ -7,7 +7,7 @@ import { readSnapshot } from "../../core/index.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
 import { PrefixMirror } from "../../pusher/prefix-mirror.js";
 import { readPrefix } from "../../pusher/snapshot-reader.js";
-import { startEtcd } from "../helpers/etcd.js";
+import { startEtcd } from "../../testkit/etcd.js";
 import { uniqueNames, useEtcd } from "./harness.js";
 
 const ctx = useEtcd();
@@ -38,8 +38,7 @@ async function watchDeletes(prefix: string, mirror: PrefixMirror) {
   return {
     /** Resolves once the watch has delivered a delete at `revision` or later. */
     async upTo(revision: number) {
-      for (let i = 0; i < 200 && !seen.some((r) => r >= revision); i++)
-        await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && !seen.some((r) => r >= revision); i++) await sleep(10);
     },
     cancel: () => watcher.cancel(),
   };

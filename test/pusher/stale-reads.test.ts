@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createCloudflareSink, Secret } from "../../adapters/kv/index.js";
+import { createCloudflareSink } from "../../adapters/kv/cloudflare-sink.js";
+import { Secret } from "../../adapters/kv/secret.js";
 import {
   type CompiledMap,
   DEFAULT_FLOOR_POOL,
@@ -17,7 +18,7 @@ import {
   type KvStandinOptions,
   type StaleReadOptions,
   startKvStandin,
-} from "../helpers/kv-standin.js";
+} from "../../testkit/kv-standin.js";
 import { compileNow, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const ctx = useEtcd();
@@ -126,12 +127,12 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
     for (const pool of ["par-1", "ams-1", "fra-1"]) {
       rev = await put(`${prefix}country/NL`, { primary: pool, fallbacks: [] });
       await waitFor("change pushed", () => (kv.routes()?.rev ?? 0) >= rev);
-      await new Promise((r) => setTimeout(r, 1_100));
+      await sleep(1_100);
     }
     const staleBefore = kv.s.requests.filter((q) => q.stale).length;
     for (let i = 0; i < 5; i++) {
       pusher.resync();
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
     }
     await waitFor("stale reads served", () =>
       kv.s.requests.filter((q) => q.stale && q.method === "GET").length > staleBefore ? 1 : 0,
@@ -143,11 +144,11 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
     expect(truth?.countries.NL?.pool).toBe("fra-1");
 
     // Past the window an older map is no stale copy: a late write landed. That is drift, repaired.
-    await new Promise((r) => setTimeout(r, windowMs + 500));
+    await sleep(windowMs + 500);
     const old = kv.routesWrites.find((m) => m.countries.NL?.pool === "par-1");
     expect(old).toBeDefined();
     kv.s.values.set("routes", JSON.stringify(old));
-    await new Promise((r) => setTimeout(r, windowMs + 500)); // let the old map be all KV serves
+    await sleep(windowMs + 500); // let the old map be all KV serves
     pusher.resync();
     await waitFor("late write repaired", () => kv.routes()?.countries.NL?.pool === "fra-1");
     expect(await drifts(pusher)).toBe(1);
@@ -202,7 +203,7 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
     const b = startPusher(kv.s, { prefix, electionKey, id: "b", token: tokenB, staleMs: windowMs });
     await waitFor("a pushed DE fra-1", () => kv.routes()?.countries.DE?.pool === "fra-1");
     // Only that map in the window's start: the copy a lagging location will serve the new leader.
-    await new Promise((r) => setTimeout(r, windowMs + 500));
+    await sleep(windowMs + 500);
     await put(`${prefix}country/DE`, { primary: "par-1", fallbacks: ["ams-1"] });
     await waitFor("a pushed DE par-1", () => kv.routes()?.countries.DE?.pool === "par-1");
     // DE's rule turns invalid: it keeps routing by its last valid rule, par-1 (SPEC §3.4).
@@ -227,7 +228,7 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
       expect(m.countries.DE?.pool).toBe("par-1");
     }
     // b's lease-length check of KV after taking over reads the stale copy too: still no drift.
-    await new Promise((r) => setTimeout(r, 3_000));
+    await sleep(3_000);
     expect(await drifts(b.pusher)).toBe(0);
     expect(firstStepBack(kv.routesWrites)).toBeNull();
     expect(kv.routes()?.countries.DE?.pool).toBe("par-1");

@@ -115,7 +115,7 @@ describe("WriteScheduler", () => {
     s.submit(result(3, "fra-1"));
     s.submit(result(4, "ams-1"));
     await waitFor("second", () => routesRevs(kv).length === 2);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(routesRevs(kv)).toEqual([1, 4]);
     const [a, b] = kv.writesOf("routes");
     expect((b?.at ?? 0) - (a?.at ?? 0)).toBeGreaterThanOrEqual(395);
@@ -130,7 +130,7 @@ describe("WriteScheduler", () => {
     await waitFor("a failure", () => kv.failures.length >= 1);
     s.submit(result(2, "ams-1"));
     await waitFor("written", () => routesRevs(kv).length > 0);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     expect(routesRevs(kv)).toEqual([2]);
   });
 
@@ -177,7 +177,7 @@ describe("WriteScheduler", () => {
     const { s } = scheduler(kv, { canWrite: () => allowed });
     s.activate();
     s.submit(result(3));
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(kv.writes).toEqual([]);
     allowed = true;
     await waitFor("written", () => routesRevs(kv).includes(3));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, startOrigins } from "../../testkit/origins.js";
+import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
-import { type Origins, startOrigins } from "../helpers/origins.js";
-import { type EdgeResponse, startWorker, type TestWorker } from "../helpers/worker.js";
 
 const TOKEN = "correct-horse-battery-staple";
 const SPEC: MapSpec = {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, startOrigins } from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { mapShapeCases } from "../cases/map-shape-cases.js";
 import { buildMap } from "../cases/routing-cases.js";
-import { type Origins, startOrigins } from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 type Doc = Record<string, unknown>;
 

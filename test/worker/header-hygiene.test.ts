@@ -2,15 +2,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
-import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 import {
   FORWARDING,
   type Origins,
   type ReceivedRequest,
   selfReferencing,
   startOrigins,
-} from "../helpers/origins.js";
-import { type EdgeResponse, startWorker, type TestWorker } from "../helpers/worker.js";
+} from "../../testkit/origins.js";
+import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/worker.js";
+import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
 const TOKEN = "hygiene-token";
 const SPEC: MapSpec = {

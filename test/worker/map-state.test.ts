@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, type ReceivedRequest, startOrigins } from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
-import { type Origins, type ReceivedRequest, startOrigins } from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 const TOKEN = "map-state-token";
 const AMS: MapSpec = { default: { chain: ["ams-1"], source: "country/_default" } };

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, type ReceivedRequest, startOrigins } from "../../testkit/origins.js";
+import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/worker.js";
 import { READ_BUDGET_MS } from "../../worker/map-cache.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
-import { type Origins, type ReceivedRequest, startOrigins } from "../helpers/origins.js";
-import { type EdgeResponse, startWorker, type TestWorker } from "../helpers/worker.js";
 
 const AMS: MapSpec = { default: { chain: ["ams-1"], source: "country/_default" } };
 const FRA: MapSpec = { default: { chain: ["fra-1"], source: "country/_default" } };

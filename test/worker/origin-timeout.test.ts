@@ -5,15 +5,15 @@ import { ReadableStream } from "node:stream/web";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
-import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 import {
   type Blackhole,
   type Origins,
   type ReceivedRequest,
   startBlackhole,
   startOrigins,
-} from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
+} from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
+import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
 const TIMEOUT_MS = 600;
 const ONCE_TIMEOUT_MS = 1500;

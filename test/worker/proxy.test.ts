@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, type ReceivedRequest, startOrigins } from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap } from "../cases/routing-cases.js";
-import { type Origins, type ReceivedRequest, startOrigins } from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 const TOKEN = "proxy-test-token";
 

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 /** 1,000 bytes of a segment, each position distinct enough to catch an offset error. */
 const SEGMENT = Buffer.from(

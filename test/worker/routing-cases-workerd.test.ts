@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { type Origins, startOrigins } from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap, CASE_POOLS, ROUTING_CASES } from "../cases/routing-cases.js";
-import { type Origins, startOrigins } from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 describe("shared routing cases through the Worker in workerd", () => {
   let origins: Origins;

@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { bundleForWorkerd, compatibilityDate } from "../../testkit/worker.js";
 import { assertSplitResult } from "../cases/split-assertions.js";
 import { evaluateSplitCase, SPLIT_CASES, type SplitResult } from "../cases/split-cases.js";
-import { newMiniflare } from "../helpers/miniflare.js";
-import { bundleForWorkerd, compatibilityDate } from "../helpers/worker.js";
 
 const ENTRY = fileURLToPath(new URL("./fixtures/split-cases-entry.ts", import.meta.url));
 

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, request, type Server } from "node:h
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap } from "../cases/routing-cases.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
 
 /** RFC 6455 §1.3: the GUID the server appends to `Sec-WebSocket-Key`. */
 const WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";

@@ -6,8 +6,8 @@ import {
   type Snapshot,
   serializeMap,
 } from "../../core/index.js";
-import { type Origins, startOrigins } from "../helpers/origins.js";
-import { startWorker, type TestWorker } from "../helpers/worker.js";
+import { type Origins, startOrigins } from "../../testkit/origins.js";
+import { startWorker, type TestWorker } from "../../testkit/worker.js";
 
 const POOLS = ["fra-1", "ams-1", "par-1"] as const;
 const PREFIX = "/w/";

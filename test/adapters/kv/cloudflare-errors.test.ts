@@ -3,18 +3,13 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../adapters/errors.js";
 import { toKvError } from "../../../adapters/kv/cloudflare-errors.js";
-import {
-  CLOUDFLARE_BUDGET,
-  createCloudflareSink,
-  createKvSink,
-  DEFAULT_API_BUDGET,
-  isRetryableKvError,
-  KvError,
-  type KvSink,
-  kvSettingsFromEnv,
-  Secret,
-} from "../../../adapters/kv/index.js";
-import { type KvStandin, startKvStandin } from "../../helpers/kv-standin.js";
+import { createCloudflareSink } from "../../../adapters/kv/cloudflare-sink.js";
+import { createKvSink } from "../../../adapters/kv/create-kv-sink.js";
+import { kvSettingsFromEnv } from "../../../adapters/kv/kv-settings.js";
+import { isRetryableKvError, KvError, type KvSink } from "../../../adapters/kv/kv-sink.js";
+import { CLOUDFLARE_BUDGET, DEFAULT_API_BUDGET } from "../../../adapters/kv/request-budget.js";
+import { Secret } from "../../../adapters/kv/secret.js";
+import { type KvStandin, startKvStandin } from "../../../testkit/kv-standin.js";
 
 const TOKEN = "cf-TOKEN-3b9e1f7a2d-never-shown";
 const cleanups: (() => Promise<void>)[] = [];

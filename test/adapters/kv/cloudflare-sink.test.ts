@@ -2,21 +2,23 @@ import fc from "fast-check";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkEntries } from "../../../adapters/kv/bulk-chunks.js";
+import { createCloudflareSink } from "../../../adapters/kv/cloudflare-sink.js";
+import { createKvSink } from "../../../adapters/kv/create-kv-sink.js";
+import { kvSettingsFromEnv } from "../../../adapters/kv/kv-settings.js";
+import { isRetryableKvError, KvError, type KvSink } from "../../../adapters/kv/kv-sink.js";
 import {
   type BudgetClock,
   CLOUDFLARE_BUDGET,
-  createCloudflareSink,
-  createKvSink,
-  isRetryableKvError,
-  KvError,
-  type KvSink,
-  kvSettingsFromEnv,
   RequestBudget,
-  Secret,
-} from "../../../adapters/kv/index.js";
+} from "../../../adapters/kv/request-budget.js";
 import { parseRetryAfter } from "../../../adapters/kv/retry-after.js";
-import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../helpers/kv-standin.js";
-import { freePort } from "../../helpers/ports.js";
+import { Secret } from "../../../adapters/kv/secret.js";
+import {
+  type KvStandin,
+  type KvStandinOptions,
+  startKvStandin,
+} from "../../../testkit/kv-standin.js";
+import { freePort } from "../../../testkit/ports.js";
 
 const TOKEN = "cf-TOKEN-7d1e4b2a9c-do-not-print";
 const cleanups: (() => Promise<void> | void)[] = [];

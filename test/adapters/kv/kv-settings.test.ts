@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../adapters/errors.js";
-import { kvSettingsFromEnv, Secret } from "../../../adapters/kv/index.js";
+import { kvSettingsFromEnv } from "../../../adapters/kv/kv-settings.js";
+import { Secret } from "../../../adapters/kv/secret.js";
 
 const TOKEN = "tok-SECRET-5f0c2a9e-not-for-logs";
 const dirs: string[] = [];

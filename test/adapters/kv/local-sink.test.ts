@@ -4,14 +4,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createKvSink,
-  createLocalSink,
-  KvError,
-  type KvSink,
-  kvSettingsFromEnv,
-  localPersistRoot,
-} from "../../../adapters/kv/index.js";
+import { createKvSink } from "../../../adapters/kv/create-kv-sink.js";
+import { kvSettingsFromEnv, localPersistRoot } from "../../../adapters/kv/kv-settings.js";
+import { KvError, type KvSink } from "../../../adapters/kv/kv-sink.js";
+import { createLocalSink } from "../../../adapters/kv/local-sink.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../../..");

@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {
   describeMismatch,
@@ -12,8 +13,7 @@ import {
 } from "../support/etcd-world.js";
 import { IntentWriter } from "../support/intent-writer.js";
 import { firstRevRegression, routesRevisions, startRecordedKv } from "../support/kv-recorder.js";
-import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 export const etcdKillLoop: Scenario = {
   id: 1,
@@ -41,7 +41,7 @@ export const etcdKillLoop: Scenario = {
     const { prefix, electionKey } = names("kill");
     await seedWorld(client, prefix, 10);
     const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
+    const pusher = await startScenarioPusher(ctx, {
       id: "kill-1",
       etcdEndpoint: etcd.endpoint,
       prefix,

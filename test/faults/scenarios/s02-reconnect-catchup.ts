@@ -1,4 +1,4 @@
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
 import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";

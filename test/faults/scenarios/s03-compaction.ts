@@ -1,9 +1,9 @@
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
 import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";
 import { randomRule } from "../support/intent-writer.js";
-import { sleep } from "../support/processes.js";
 import { startProxiedPusher } from "../support/proxied-pusher.js";
 
 export const compactionWhileDisconnected: Scenario = {

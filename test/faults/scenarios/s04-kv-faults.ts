@@ -1,4 +1,5 @@
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {
   describeMismatch,
@@ -11,8 +12,7 @@ import {
 } from "../support/etcd-world.js";
 import { IntentWriter } from "../support/intent-writer.js";
 import { firstRevRegression, startRecordedKv } from "../support/kv-recorder.js";
-import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 const WINDOW_MS = 5 * 60_000;
 const ACCOUNT_LIMIT = 1_200;
@@ -50,7 +50,7 @@ export const kvFaults: Scenario = {
       echoAuthorizationInErrors: true,
       faults: { ratio: 0.3, retryAfterSeconds: RETRY_AFTER_S },
     });
-    const pusher = await startPusherProcess(ctx, {
+    const pusher = await startScenarioPusher(ctx, {
       id: "kvfault-1",
       etcdEndpoint: etcd.endpoint,
       prefix,

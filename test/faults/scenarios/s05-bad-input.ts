@@ -2,8 +2,9 @@ import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
-import { startWorker } from "../../helpers/worker.js";
+import { startWorker } from "../../../testkit/worker.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { badFiles, badValues } from "../support/bad-values.js";
 import {
@@ -23,8 +24,7 @@ import {
   waitConverged,
 } from "../support/etcd-world.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
-import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 /** The prefix's content as one comparable string (key, mod revision). */
 async function fingerprint(client: Etcd3, prefix: string): Promise<string> {
@@ -46,7 +46,7 @@ export const badInput: Scenario = {
     const good = COUNTRIES.slice(0, 10);
     await seedWorld(client, prefix, good.length);
     const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
+    const pusher = await startScenarioPusher(ctx, {
       id: "bad-1",
       etcdEndpoint: etcd.endpoint,
       prefix,

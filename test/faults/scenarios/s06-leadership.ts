@@ -1,11 +1,12 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { MapMeta } from "../../../core/index.js";
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
+import type { PusherProcess } from "../../../testkit/pusher-process.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { COUNTRIES, names, scenarioEtcd, seedWorld, testClient } from "../support/etcd-world.js";
 import { randomRule } from "../support/intent-writer.js";
 import { firstRevRegression, startRecordedKv } from "../support/kv-recorder.js";
-import { sleep } from "../support/processes.js";
-import { type PusherProcess, startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 const TTL_S = 3;
 
@@ -26,7 +27,7 @@ export const leadership: Scenario = {
     const kv = await startRecordedKv(ctx);
     let serial = 0;
     const spawn = () =>
-      startPusherProcess(ctx, {
+      startScenarioPusher(ctx, {
         id: `lead-${++serial}`,
         etcdEndpoint: etcd.endpoint,
         prefix,

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import {
   FORWARDING,
   selfReferencing,
   startBlackhole,
   startOrigins,
-} from "../../helpers/origins.js";
-import { startWorker } from "../../helpers/worker.js";
+} from "../../../testkit/origins.js";
+import { startWorker } from "../../../testkit/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { HostileMaps } from "../support/hostile-maps.js";
 import {

@@ -4,8 +4,10 @@ import { join } from "node:path";
 import type { Etcd3 } from "etcd3";
 import { stringify } from "yaml";
 import type { DesiredState } from "../../../core/index.js";
-import type { EtcdServer } from "../../helpers/etcd.js";
-import { seededRandom } from "../../helpers/kv-standin.js";
+import type { EtcdServer } from "../../../testkit/etcd.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
+import { type OwnedProcess, spawnOwned } from "../../../testkit/owned-process.js";
+import { ROOT } from "../../../testkit/pusher-process.js";
 import { type FaultContext, Invariants, type Scenario } from "../scenario.js";
 import {
   type ApplyAttempt,
@@ -16,8 +18,6 @@ import {
 import { buildCasMutant } from "../support/cas-mutant.js";
 import { STACK_FRAME } from "../support/edgectl.js";
 import { names, scenarioEtcd, testClient } from "../support/etcd-world.js";
-import { type OwnedProcess, spawnOwned } from "../support/processes.js";
-import { ROOT } from "../support/pusher-process.js";
 
 const LOCK_TTL_S = 3;
 const POOLS = ["fra-1", "ams-1", "par-1"] as const;

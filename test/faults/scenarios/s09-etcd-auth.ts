@@ -3,16 +3,18 @@ import { writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { stringify } from "yaml";
-import type { EtcdServer } from "../../helpers/etcd.js";
+import type { EtcdServer } from "../../../testkit/etcd.js";
+import { runOwned, spawnOwned } from "../../../testkit/owned-process.js";
+import { ROOT } from "../../../testkit/pusher-process.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { edgectlBinary, STACK_FRAME } from "../support/edgectl.js";
 import { expectedMap, names, scenarioEtcd, waitConverged } from "../support/etcd-world.js";
 import { fromKeyWatchProbe, fromKeyWatchVulnerable } from "../support/from-key-watch.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
-import { runOwned, sleep, spawnOwned } from "../support/processes.js";
-import { ROOT, startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 /** First releases with the nested-transaction RBAC fix (SPEC §7). */
 const FIXED = { "3.4": 42, "3.5": 28, "3.6": 9 } as Record<string, number>;
@@ -248,7 +250,7 @@ export const etcdAuth: Scenario = {
 
     // The pusher runs read-only (plus its election prefix) and converges.
     const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
+    const pusher = await startScenarioPusher(ctx, {
       id: "auth-1",
       etcdEndpoint: etcd.endpoint,
       prefix,

@@ -1,4 +1,5 @@
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { judgeApplies } from "../support/apply-history.js";
 import {
@@ -18,7 +19,6 @@ import {
 } from "../support/kv-latency.js";
 import { applyLoop, boostLoop, LIVE_POOLS } from "../support/operator-loops.js";
 import { ProbeWriter } from "../support/probe-writer.js";
-import { sleep } from "../support/processes.js";
 
 /** SPEC §5.8: a change committed by the majority reaches KV within this. */
 const KV_LIMIT_MS = 10_000;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {
@@ -14,7 +15,6 @@ import {
   routesTimeline,
 } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
-import { sleep } from "../support/processes.js";
 
 const KV_LIMIT_MS = 10_000;
 

@@ -1,10 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, parseMap } from "../../../core/index.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
 import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
 import { kvLatency, routesTimeline } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
-import { sleep } from "../support/processes.js";
 
 /** SPEC §5.6: `/readyz` is 503 once etcd has been unreachable for longer than this. */
 const READY_LIMIT_MS = 30_000;

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { serializeMap } from "../../../core/index.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
 import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
-import { sleep } from "../support/processes.js";
 import { startWarmWorker } from "../support/warm-worker.js";
 
 const KV_LIMIT_MS = 10_000;

@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { seededCluster, startClusterPusher, waitSeedPushed } from "../support/cluster-world.js";
 import { edgectlBinary } from "../support/edgectl.js";
-import { sleep } from "../support/processes.js";
 
 const BOOST_S = 20;
 const LEADER_CHANGES = 3;

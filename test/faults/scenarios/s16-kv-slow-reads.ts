@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
+import { startOrigins } from "../../../testkit/origins.js";
+import { startWorker } from "../../../testkit/worker.js";
 import { READ_BUDGET_MS, READ_RETRY_MS } from "../../../worker/map-cache.js";
-import { seededRandom } from "../../helpers/kv-standin.js";
-import { startOrigins } from "../../helpers/origins.js";
-import { startWorker } from "../../helpers/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { bounded, pct, type Timed } from "../support/edge-timing.js";
 

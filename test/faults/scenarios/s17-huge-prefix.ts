@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { type CompiledMap, compile } from "../../../core/index.js";
 import { createEtcdClient } from "../../../pusher/etcd-client.js";
 import { readPrefix } from "../../../pusher/snapshot-reader.js";
-import { seededRandom } from "../../helpers/kv-standin.js";
+import { seededRandom } from "../../../testkit/kv-standin.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {
   COUNTRIES,
@@ -15,8 +16,7 @@ import {
   waitConverged,
 } from "../support/etcd-world.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
-import { sleep } from "../support/processes.js";
-import { startPusherProcess } from "../support/pusher-process.js";
+import { startScenarioPusher } from "../support/pusher-process.js";
 
 const JUNK_KEYS = 100_000;
 const HUGE_BYTES = 1_400_000;
@@ -83,7 +83,7 @@ export const hugePrefix: Scenario = {
     ctx.progress(`loaded ${JUNK_KEYS} junk keys and 3 × 1.4 MB in ${secs(Date.now() - t0)}`);
 
     const kv = await startRecordedKv(ctx);
-    const pusher = await startPusherProcess(ctx, {
+    const pusher = await startScenarioPusher(ctx, {
       id: "huge-1",
       etcdEndpoint: etcd.endpoint,
       prefix,

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./pusher-process.js";
+import { ROOT } from "../../../testkit/pusher-process.js";
 
 /** A throw-away copy of the project whose `edgectl apply` skips the epoch compare. */
 export interface CasMutant {

@@ -1,12 +1,13 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
 import type { CompiledMap } from "../../../core/index.js";
+import type { PusherProcess } from "../../../testkit/pusher-process.js";
 import { type EtcdCluster, startEtcdCluster } from "../../helpers/etcd-cluster.js";
 import type { FaultContext } from "../scenario.js";
 import { expectedMap, names, seedWorld, waitConverged } from "./etcd-world.js";
 import { type RecordedKv, startRecordedKv } from "./kv-recorder.js";
-import { sleep } from "./processes.js";
-import { type PusherProcess, startPusherProcess } from "./pusher-process.js";
+import { startScenarioPusher } from "./pusher-process.js";
 
 /** Starts a 3-member etcd cluster on loopback, stopped with the scenario. */
 export async function scenarioCluster(ctx: FaultContext): Promise<EtcdCluster> {
@@ -114,7 +115,7 @@ export async function startClusterPusher(
   etcdEndpoint = world.env.ETCD_ENDPOINTS,
 ): Promise<{ kv: RecordedKv; pusher: PusherProcess }> {
   const kv = await startRecordedKv(ctx);
-  const pusher = await startPusherProcess(ctx, {
+  const pusher = await startScenarioPusher(ctx, {
     id: `${world.tag}-1`,
     etcdEndpoint,
     prefix: world.prefix,

@@ -1,5 +1,5 @@
-import { ORIGIN_MS_HEADER } from "../../helpers/origins.js";
-import type { EdgeResponse } from "../../helpers/worker.js";
+import { ORIGIN_MS_HEADER } from "../../../testkit/origins.js";
+import type { EdgeResponse } from "../../../testkit/worker.js";
 
 /** One answer, timed by the client, with the origin's own time taken out. */
 export interface Timed {

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { run } from "../../../edgectl/run.js";
+import { runOwned } from "../../../testkit/owned-process.js";
+import { ROOT } from "../../../testkit/pusher-process.js";
 import type { FaultContext } from "../scenario.js";
-import { runOwned } from "./processes.js";
-import { ROOT } from "./pusher-process.js";
 
 /** Exit code and output of one edgectl invocation. */
 export interface CtlResult {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import {
   type CompiledMap,
@@ -6,9 +7,8 @@ import {
   type Snapshot,
   sameRouting,
 } from "../../../core/index.js";
-import { type EtcdServer, startEtcd } from "../../helpers/etcd.js";
+import { type EtcdServer, startEtcd } from "../../../testkit/etcd.js";
 import type { FaultContext } from "../scenario.js";
-import { sleep } from "./processes.js";
 
 /** The pools every scenario world defines (always present, so rules never dangle). */
 export const POOLS = ["fra-1", "ams-1", "par-1", "waw-1", "mad-1"] as const;

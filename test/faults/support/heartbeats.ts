@@ -1,9 +1,10 @@
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
+import { type OwnedProcess, spawnOwned } from "../../../testkit/owned-process.js";
+import { ROOT } from "../../../testkit/pusher-process.js";
 import type { FaultContext } from "../scenario.js";
 import type { MemberClients } from "./cluster-world.js";
-import { type OwnedProcess, sleep, spawnOwned } from "./processes.js";
-import { ROOT } from "./pusher-process.js";
 
 /** Starts one real `edgectl heartbeat POOL` per pool; resolves once every key sits on a lease. */
 export async function startHeartbeats(

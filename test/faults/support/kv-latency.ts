@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseMap } from "../../../core/index.js";
 import type { RecordedWrite } from "./kv-recorder.js";
 
@@ -42,7 +43,7 @@ export async function waitAllInKv(
   while (Date.now() - last <= limitMs) {
     const t = timeline();
     if (changes.every((c) => kvLatency(t, c) !== null)) return;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

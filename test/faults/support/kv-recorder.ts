@@ -5,7 +5,7 @@ import {
   type KvStandinOptions,
   type StaleReadOptions,
   startKvStandin,
-} from "../../helpers/kv-standin.js";
+} from "../../../testkit/kv-standin.js";
 import type { FaultContext } from "../scenario.js";
 
 /** One value the stand-in stored, in order. */

@@ -9,7 +9,7 @@ import {
   waitConverged,
 } from "./etcd-world.js";
 import { startRecordedKv } from "./kv-recorder.js";
-import { startPusherProcess } from "./pusher-process.js";
+import { startScenarioPusher } from "./pusher-process.js";
 
 /**
  * A seeded world and a real pusher that reaches etcd only through a TCP proxy the scenario can
@@ -23,7 +23,7 @@ export async function startProxiedPusher(ctx: FaultContext, tag: string) {
   const { prefix, electionKey } = names(tag);
   await seedWorld(client, prefix, 10);
   const kv = await startRecordedKv(ctx);
-  const pusher = await startPusherProcess(ctx, {
+  const pusher = await startScenarioPusher(ctx, {
     id: `${tag}-1`,
     etcdEndpoint: proxy.endpoint,
     prefix,

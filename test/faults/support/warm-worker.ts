@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { startWorker, type TestWorker } from "../../helpers/worker.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startWorker, type TestWorker } from "../../../testkit/worker.js";
 import type { FaultContext } from "../scenario.js";
 import type { RecordedKv } from "./kv-recorder.js";
-import { sleep } from "./processes.js";
 
 /** What the Worker answered for one country at one moment. */
 export interface RouteSample {

@@ -1,4 +1,4 @@
-import type { TestBrowser } from "./browser.js";
+import type { TestBrowser } from "../../../testkit/browser.js";
 
 /**
  * The known state: DE on fra-1, BR on `_default` (ams-1); JP, SG and AU name only sgp-1, so they

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type TestBrowser } from "../../../testkit/browser.js";
 import { runCli, tempFiles } from "../../edgectl/cli-harness.js";
 import { uniqueNames, useEtcd } from "../harness.js";
-import { launchBrowser, type TestBrowser } from "./browser.js";
 import { fillOf, poolColours, KNOWN_STATE as STATE } from "./known-state.js";
 import { Heartbeats, startUiPusher, type UiPusher } from "./ui-harness.js";
 

@@ -8,8 +8,8 @@ import { startStatusServer } from "../../../pusher/http-server.js";
 import { createMetrics } from "../../../pusher/metrics.js";
 import { PusherStatus } from "../../../pusher/status.js";
 import type { UiData, UiMap } from "../../../pusher/ui/ui-document.js";
+import { freePort } from "../../../testkit/ports.js";
 import { getWithHost } from "../../helpers/host-request.js";
-import { freePort } from "../../helpers/ports.js";
 import { seedRouting, uniqueNames, useEtcd, waitFor } from "../harness.js";
 import { startUiPusher } from "./ui-harness.js";
 

@@ -1,17 +1,17 @@
 // Diagnostics entry: the pusher's own main (from source, under tsx) with timestamps at each step
 // of a propagation, appended to the file named by PROBE_OUT as `step epochMs detail` lines
 // (epoch ms from performance.timeOrigin + performance.now(), comparable across processes).
-// bench/probe-pusher.ts starts it through the bench's stack (BENCH_PUSHER_ENTRY); nothing else uses it.
+// bench/experiments/pusher-steps.ts starts it through the bench's stack (BENCH_PUSHER_ENTRY); nothing else uses it.
 import { appendFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
-import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
-import { LOCAL_PUT_GAP_MS } from "../adapters/kv/local-sink.js";
-import { sleep } from "../pusher/clock.js";
-import { CompileLoop } from "../pusher/compile-loop.js";
-import { ExpiryTimer } from "../pusher/expiry-timer.js";
-import { RoutingView } from "../pusher/ui/routing-view.js";
-import { WriteScheduler } from "../pusher/write-scheduler.js";
+import type { KvEntry, KvSink } from "../../adapters/kv/kv-sink.js";
+import { LOCAL_PUT_GAP_MS } from "../../adapters/kv/local-sink.js";
+import { sleep } from "../../pusher/clock.js";
+import { CompileLoop } from "../../pusher/compile-loop.js";
+import { ExpiryTimer } from "../../pusher/expiry-timer.js";
+import { RoutingView } from "../../pusher/ui/routing-view.js";
+import { WriteScheduler } from "../../pusher/write-scheduler.js";
 
 const out = process.env.PROBE_OUT ?? "";
 const lines: string[] = [];
@@ -96,4 +96,4 @@ if (!write) throw new Error("probe: no method write");
   return r.then(() => mark("write:end"));
 };
 
-await import("../pusher/main.js");
+await import("../../pusher/main.js");

@@ -1,2 +1,2 @@
 /** The stack's free-port finder, shared so tests and `npm start` pick ports the same way. */
-export { freePort, freePorts } from "../../scripts/stack/free-port.js";
+export { freePort, freePorts } from "../scripts/stack/free-port.js";

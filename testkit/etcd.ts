@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { freePorts } from "./ports.js";
 
 /** A real etcd server (Debian's `etcd-server`) on loopback with a temporary data dir. */
@@ -69,7 +70,7 @@ export async function waitHealthy(
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`etcd at ${endpoint} did not become healthy:\n${logs.join("").slice(-2000)}`);
 }

@@ -1,7 +1,4 @@
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** Polls `fn` until it returns a non-null value; `null` after `timeoutMs`. */
 export async function pollUntil<T>(

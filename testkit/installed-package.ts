@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname, "..");
 
 /** The project as a user installs it: `npm pack`, then `npm install --omit=dev` of the tarball. */
 export interface InstalledPackage {

@@ -13,7 +13,7 @@ import {
 } from "./kv-control.js";
 import { newMiniflare } from "./miniflare.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** A response read completely (Miniflare's body must always be consumed). */
 export interface EdgeResponse {

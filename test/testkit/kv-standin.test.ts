@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type KvStandin, type KvStandinOptions, startKvStandin } from "./kv-standin.js";
+import { type KvStandin, type KvStandinOptions, startKvStandin } from "../../testkit/kv-standin.js";
 
 const TOKEN = "standin-test-token-0123456789";
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,4 +1,4 @@
-// What does the SPEC §4 contract itself cost in workerd? `tsx bench/probe-worker-floor.ts
+// What does the docs/reference.md §4 contract itself cost in workerd? `tsx bench/experiments/worker-floor-parts.ts
 // [cycles]`: the Worker section's sliced load (16 kept-alive connections, 100 ms slices, mirrored
 // cycles) over the pass-through, the contract floor doing only its country read (`cf`), only its
 // response rebuild (`headers`), both (`floor`), the routing Worker and a second pass-through
@@ -7,16 +7,23 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { localPersistRoot } from "../adapters/kv/index.js";
-import { newMiniflare } from "../test/helpers/miniflare.js";
-import { bundleWorker, compatibilityDate } from "../test/helpers/worker.js";
-import { Cleanup } from "./lib/cleanup.js";
-import { startOriginProcess } from "./lib/origin-process.js";
-import { childPids, commName } from "./lib/proc.js";
-import { processCpuSeconds } from "./lib/process-cpu.js";
-import { pairedRatio, SLICE, sideCpuUs, sideRate, slicedLoad, tallyOf } from "./lib/sliced-load.js";
-import { seedLocalRoutes, workerBenchMap } from "./lib/worker-map.js";
-import { bundleContractFloor, bundlePassthrough, edgeWorker, passWorker } from "./lib/workerd.js";
+import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
+import { newMiniflare } from "../../testkit/miniflare.js";
+import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
+import { Cleanup } from "../lib/cleanup.js";
+import { startOriginProcess } from "../lib/origin-process.js";
+import { childPids, commName } from "../lib/proc.js";
+import { processCpuSeconds } from "../lib/process-cpu.js";
+import {
+  pairedRatio,
+  SLICE,
+  sideCpuUs,
+  sideRate,
+  slicedLoad,
+  tallyOf,
+} from "../lib/sliced-load.js";
+import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
+import { bundleContractFloor, bundlePassthrough, edgeWorker, passWorker } from "../lib/workerd.js";
 
 const cycles = Number(process.argv[2] ?? 150);
 const NAMESPACE = "probe-floor";

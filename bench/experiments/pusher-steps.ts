@@ -1,23 +1,24 @@
-// Where does the pusher spend a propagation? `tsx bench/probe-pusher.ts [changes]`: the bench's
+// Where does the pusher spend a propagation? `tsx bench/experiments/pusher-steps.ts [changes]`: the bench's
 // propagation setup (20 pools, local sink, a second Miniflare polling `routes` every 2 ms), but
-// the pusher runs from source through bench/probe-hooks.ts, which timestamps each step. Prints
+// the pusher runs from source through bench/experiments/pusher-steps-hooks.ts, which timestamps each step. Prints
 // the p50 of each step's offset from the etcd put and of the gaps between steps.
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { Cleanup } from "./lib/cleanup.js";
-import { putOne } from "./lib/etcd-load.js";
-import { scaleFixture } from "./lib/fixture.js";
-import { revisionOf } from "./lib/kv-reader.js";
-import { startStackRelay } from "./lib/relay-floor.js";
-import { pollUntil, sleep } from "./lib/sleep.js";
-import { startStack } from "./lib/stack.js";
-import { summarize } from "./lib/stats.js";
+import { Cleanup } from "../lib/cleanup.js";
+import { putOne } from "../lib/etcd-load.js";
+import { scaleFixture } from "../lib/fixture.js";
+import { revisionOf } from "../lib/kv-reader.js";
+import { pollUntil } from "../lib/poll-until.js";
+import { startStackRelay } from "../lib/relay-floor.js";
+import { startStack } from "../lib/stack.js";
+import { summarize } from "../lib/stats.js";
 
 const changes = Number(process.argv[2] ?? 30);
 const file = join(tmpdir(), `edge-probe-${process.pid}.log`);
-process.env.BENCH_PUSHER_ENTRY = fileURLToPath(new URL("./probe-hooks.ts", import.meta.url));
+process.env.BENCH_PUSHER_ENTRY = fileURLToPath(new URL("./pusher-steps-hooks.ts", import.meta.url));
 process.env.BENCH_PUSHER_NODE_ARGS = `--import tsx ${process.env.PROBE_NODE_ARGS ?? ""}`;
 process.env.BENCH_PUSHER_ENV = JSON.stringify({ PROBE_OUT: file });
 const epoch = () => performance.timeOrigin + performance.now();
