@@ -62,6 +62,13 @@ describe("slow pools on the routing map at /ui", () => {
     const field = (name: string) => details.locator(`[data-field=${name}] dd`).textContent();
     await expect(field("shed")).resolves.toBe("fra-1 50 %");
     await expect(field("weights")).resolves.toBe("fra-1 500 · ams-1 500");
+    // Still fits 1280×800 with the extra row and tag.
+    const size = await b.page.evaluate(() => ({
+      width: document.documentElement.scrollWidth,
+      height: document.documentElement.scrollHeight,
+    }));
+    expect(size.width).toBeLessThanOrEqual(1280);
+    expect(size.height).toBeLessThanOrEqual(800);
     expect(b.errors).toEqual([]);
     expect(b.offLoopback).toEqual([]);
   }, 60_000);
