@@ -85,7 +85,8 @@ export function routeShowsRule(route: Route, rule: KeptRule, cc: string): boolea
 
 /** `routeShowsRule` for any deciding key (`country/DE`, `continent/EU`), weights included. */
 export function routeShowsRuleOf(route: Route, rule: KeptRule, source: string): boolean {
-  if (route.source !== source || route.degraded !== null) return false;
+  // A shed rewrites the weights: the rule is no longer on the route.
+  if (route.source !== source || route.degraded !== null || route.shed) return false;
   // A route carries merged attrs, never the rule's own: a rule with attrs is always kept.
   if (rule.attrs && Object.keys(rule.attrs).length > 0) return false;
   const pools = rulePools(rule);

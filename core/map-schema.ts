@@ -21,10 +21,17 @@ const route = z.object({
   origin,
   chain: z.array(link).min(1).max(16),
   source: headerSafe,
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: z.enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule"]).nullable(),
   // Malformed weights make the route unweighted (its chain order), never reject the map.
   weights: z
     .array(z.object({ pool: poolName, weight: z.number().int().min(1).max(1000) }))
+    .min(1)
+    .max(16)
+    .optional()
+    .catch(undefined),
+  // Only headers read it; a malformed one is dropped, never a reason to reject the map.
+  shed: z
+    .array(z.object({ pool: poolName, share: z.number().int().min(1).max(100) }))
     .min(1)
     .max(16)
     .optional()
@@ -54,6 +61,14 @@ export const CompiledMapSchema = z.object({
         weights: z.record(z.string(), z.number()).optional(),
         attrs: z.record(z.string(), z.string()).optional(),
       }),
+    )
+    .optional()
+    .catch(undefined),
+  // Only compile reads it (and checks each share again); a malformed one is dropped.
+  sheds: z
+    .record(
+      z.string(),
+      z.object({ share: z.number().int(), at: z.string(), below_since: z.string().optional() }),
     )
     .optional()
     .catch(undefined),

@@ -1,4 +1,11 @@
-import type { ChainLink, CompiledMap, DegradedReason, Route, RouteWeight } from "./compiled-map.js";
+import type {
+  ChainLink,
+  CompiledMap,
+  DegradedReason,
+  Route,
+  RouteShed,
+  RouteWeight,
+} from "./compiled-map.js";
 import { isHeaderSafe } from "./header-safe.js";
 import { attrsProblem } from "./market-attrs.js";
 
@@ -91,8 +98,23 @@ function weightsOf(x: unknown): RouteWeight[] | undefined {
   return out;
 }
 
+/** Malformed sheds are dropped (no `X-Edge-Shed`), never reject the map. */
+function shedOf(x: unknown): RouteShed[] | undefined {
+  if (!Array.isArray(x) || x.length < 1 || x.length > MAX_CHAIN) return undefined;
+  const out: RouteShed[] = [];
+  for (const item of x) {
+    if (!isObj(item) || !isName(item.pool)) return undefined;
+    const s = item.share;
+    if (typeof s !== "number" || !Number.isSafeInteger(s) || s < 1 || s > 100) return undefined;
+    out.push({ pool: item.pool, share: s });
+  }
+  return out;
+}
+
 function isDegraded(x: unknown): x is DegradedReason | null {
-  return x === null || x === "all-pools-unhealthy" || x === "no-default-rule";
+  return (
+    x === null || x === "all-pools-unhealthy" || x === "all-pools-slow" || x === "no-default-rule"
+  );
 }
 
 function routeOf(x: unknown, memo: UrlMemo): Route | null {
@@ -102,11 +124,13 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const chain = chainOf(x.chain, memo);
   if (!chain || !isSource(x.source) || !isDegraded(x.degraded)) return null;
   const weights = weightsOf(x.weights);
+  const shed = shedOf(x.shed);
   const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
-  const withWeights = weights ? { ...route, weights } : route;
-  if (x.attrs === undefined) return withWeights;
+  const weighted = weights ? { ...route, weights } : route;
+  const withShed = shed ? { ...weighted, shed } : weighted;
+  if (x.attrs === undefined) return withShed;
   const attrs = attrsOf(x.attrs);
-  return attrs ? { ...withWeights, attrs } : null;
+  return attrs ? { ...withShed, attrs } : null;
 }
 
 /** Attributes become origin request headers: anything off the rules rejects the map. */
@@ -142,8 +166,8 @@ function isTextList(x: unknown): x is string[] {
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
  * `CompiledMapSchema` requires, with every string that lands in a header header-safe, unknown
- * fields dropped, `history` 0 when absent. `kept` is left out: only compile reads it, and a
- * malformed one never rejected a map.
+ * fields dropped, `history` 0 when absent. `kept` and `sheds` are left out: only compile reads
+ * them, and a malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;

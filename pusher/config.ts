@@ -2,7 +2,12 @@ import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
 import { parseAllowedHosts } from "../adapters/host-allow-list.js";
 import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
-import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../core/index.js";
+import {
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  DEFAULT_PREFIX,
+  DEFAULT_SHED_RECOVER_SECONDS,
+} from "../core/index.js";
 
 /** Everything the pusher reads from its environment, except the KV sink (see `kvSettingsFromEnv`). */
 export interface PusherConfig extends RoutingSettings {
@@ -139,6 +144,11 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "set it to start without the memory tuning of bin/edge-pusher.js",
     details:
       "`bin/edge-pusher.js` sets it when it re-executes itself with glibc malloc bounded (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`, unless the environment sets them; Node ≥ 22.15) and V8's `--expose-gc` (the idle heap trim: one memory-reducing GC once the pusher has been quiet for 1 s after work, at most 1 % of the time)",
+  },
+  {
+    name: "SHED_RECOVER_SECONDS",
+    default: String(DEFAULT_SHED_RECOVER_SECONDS),
+    meaning: "a slow pool's shed share falls at most one 10 % step per this many seconds",
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { CompiledMap } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
+import { poolReports } from "../core/pool-report.js";
 import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import { ExpiryTimer } from "./expiry-timer.js";
@@ -88,6 +89,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     prefix: config.prefix,
     floorPool: config.floorPool,
     originTemplate: config.originTemplate,
+    shedRecoverSeconds: config.shedRecoverSeconds,
     clock,
     logger,
     status,
@@ -113,9 +115,12 @@ export function createPusher(deps: PusherDeps): Pusher {
           logger.warn({ problems, revision: result.map.rev }, "routing problems");
       }
       if (status.role === "standby") status.problems = problems;
+      status.pools = poolReports(result.state, result.map);
       routing.update(result);
       metrics.compiled(result);
-      expiry.arm(nextOverrideExpiry(result.state, new Date(clock.now())));
+      expiry.arm(
+        earliest(nextOverrideExpiry(result.state, new Date(clock.now())), result.nextShedStepAt),
+      );
       scheduler.submit(result);
     },
   });
@@ -252,4 +257,9 @@ export function createPusher(deps: PusherDeps): Pusher {
       await sleep(0);
     },
   };
+}
+
+/** The earlier of two instants, either of which may be absent. */
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }

@@ -5,7 +5,9 @@
 export { createKvSink } from "./create-kv-sink.js";
 export {
   type CloudflareKvSettings,
+  DEFAULT_KV_FILE_DIR,
   DEFAULT_LOCAL_PERSIST,
+  type FileKvSettings,
   type KvSettings,
   kvSettingsFromEnv,
   type LocalKvSettings,
