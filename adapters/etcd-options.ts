@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { IOptions } from "etcd3";
 import { ConfigError } from "./errors.js";
 
-/** The etcd connection settings of SPEC §5, as read from the environment. */
+/** The etcd connection settings of docs/reference.md §5, as read from the environment. */
 export interface EtcdSettings {
   readonly endpoints: readonly string[];
   readonly username?: string;

@@ -130,7 +130,7 @@ function usableRule(
 }
 
 /**
- * Compiles every key under the prefix at one revision into the map stored in KV (SPEC §3).
+ * Compiles every key under the prefix at one revision into the map stored in KV (docs/reference.md §3).
  * Pure and total: it never throws, always yields a `default` route, and only emits healthy pools
  * (or the floor). A country whose own rule is invalid routes by its last valid rule (carried in
  * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
@@ -174,7 +174,7 @@ export function compileState(
     (key, rule) => usableRule(key, rule, state, problems),
   );
 
-  /** SPEC §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
+  /** docs/reference.md §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
   const resolve = (cc: string): Route | undefined => {
     const own = ownRule(cc);
     const override = usableRule(`override/${cc}`, state.overrides.get(cc), state, problems);

@@ -45,7 +45,7 @@ export interface Route {
   readonly source: string;
   readonly degraded: DegradedReason | null;
   /**
-   * The rule's weights over its healthy weighted pools, in chain order (SPEC §3.5); omitted when
+   * The rule's weights over its healthy weighted pools, in chain order (docs/reference.md §3.5); omitted when
    * the rule has none or none of them is healthy. The Worker picks a pool per viewer from them.
    */
   readonly weights?: readonly RouteWeight[];
@@ -91,7 +91,7 @@ export interface CompiledMap {
    * continent (keyed `continent/K`), whose routes do not show it
    * whole: its rule is invalid now, an override hides it, or some of its pools are not healthy.
    * Omitted when empty. The next compile (after a restart: the map read back from KV) routes an
-   * invalid rule by it, re-filtered by current health, so pools that recover come back (SPEC
+   * invalid rule by it, re-filtered by current health, so pools that recover come back (docs/reference.md
    * §3.4). The Worker ignores it.
    */
   readonly kept?: Readonly<Record<string, KeptRule>>;
@@ -218,7 +218,7 @@ export function serializeMeta(meta: MapMeta): string {
   });
 }
 
-/** True when two maps are the same document apart from `compiled_at` (SPEC §5.2). */
+/** True when two maps are the same document apart from `compiled_at` (docs/reference.md §5.2). */
 export function sameMap(a: CompiledMap, b: CompiledMap): boolean {
   return serializeMap({ ...a, compiled_at: "" }) === serializeMap({ ...b, compiled_at: "" });
 }

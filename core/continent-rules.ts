@@ -16,7 +16,7 @@ export interface ContinentOverrideRule {
   readonly rule: CountryRule;
 }
 
-/** An override whose `expires_at` has passed is ignored (SPEC §2), whatever its lease says. */
+/** An override whose `expires_at` has passed is ignored (docs/reference.md §2), whatever its lease says. */
 export function liveOverride(rule: OverrideRule | undefined, now: Date): OverrideRule | undefined {
   if (!rule?.expires_at) return rule;
   return Date.parse(rule.expires_at) > now.getTime() ? rule : undefined;

@@ -33,7 +33,7 @@ function ruleOffRoute(route: Route): CountryRule | undefined {
 }
 
 /**
- * The last valid `country/{cc}` rule a previous map knows (SPEC §3.4): its `kept` entry, else the
+ * The last valid `country/{cc}` rule a previous map knows (docs/reference.md §3.4): its `kept` entry, else the
  * rule its route shows whole. A map omits `kept` for a country only when the route is the rule's
  * full chain (source `country/{cc}`, not degraded, every pool healthy), so the chain is the rule.
  * (Maps from pushers that predate `kept` only have routes: their chain is the best there is.)

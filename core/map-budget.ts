@@ -4,7 +4,7 @@ import { safeText, utf8Length } from "./safe-text.js";
 
 /** Most entries in a compiled map's `problems`; the rest are counted by code in the last ones. */
 export const MAX_MAP_PROBLEMS = 1000;
-/** Default byte budget of the `routes` document (SPEC §3.6). */
+/** Default byte budget of the `routes` document (docs/reference.md §3.6). */
 export const DEFAULT_ROUTES_BUDGET_BYTES = 1024 * 1024;
 
 const CODES: readonly ProblemCode[] = [

@@ -20,7 +20,7 @@ export function originProblem(s: string): string | null {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+\/?$/i.test(s.trim())) {
     return "must not have a path, query or fragment";
   }
-  // DNS names end at 253 characters; this also bounds every route in the map (SPEC §3.6).
+  // DNS names end at 253 characters; this also bounds every route in the map (docs/reference.md §3.6).
   if (url.hostname.length > MAX_HOST_CHARS) return `host name over ${MAX_HOST_CHARS} characters`;
   return null;
 }

@@ -11,7 +11,7 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 
 const poolRef = z.string().refine(isPoolName, { message: "not a valid pool name (a DNS label)" });
 
-// Every message below names the field or a limit, never the input (SPEC §3.6): zod runs a
+// Every message below names the field or a limit, never the input (docs/reference.md §3.6): zod runs a
 // superRefine even when a pool name failed its own check, so the input may be any junk.
 
 /** Largest weight a pool may carry in a rule. */
@@ -33,7 +33,7 @@ const WeightsSchema = z
   })
   .transform((w) => w as Record<string, number>);
 
-/** Reports weights that name a pool the rule does not (SPEC §2). */
+/** Reports weights that name a pool the rule does not (docs/reference.md §2). */
 function checkWeights(
   rule: {
     primary: string;

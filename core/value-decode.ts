@@ -51,7 +51,7 @@ export function decodeText(value: string | Uint8Array): Decoded<string> {
   }
 }
 
-/** A value as JSON validated by `schema`; messages never quote the value (SPEC §3.6). */
+/** A value as JSON validated by `schema`; messages never quote the value (docs/reference.md §3.6). */
 export function decodeJson<T>(value: string | Uint8Array, schema: ValueSchema<T>): Decoded<T> {
   const text = decodeText(value);
   if (!text.ok) return text;

@@ -30,7 +30,7 @@ function bound(kind: "at most" | "at least", origin: string, limit: number | big
 }
 
 /**
- * A zod error map whose messages never quote the input (SPEC §3.6): a value can be megabytes of
+ * A zod error map whose messages never quote the input (docs/reference.md §3.6): a value can be megabytes of
  * junk, hold control characters, or be a secret pasted into the wrong key. It says what was
  * expected, the input's type, or the schema's own options instead. Messages a schema sets itself
  * take precedence over it, so those are written value-free too.

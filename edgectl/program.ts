@@ -19,7 +19,7 @@ import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
 import { terminalText } from "./output/terminal-text.js";
 
-/** `edgectl --help`'s closing text: exit codes, environment, examples (SPEC §6). */
+/** `edgectl --help`'s closing text: exit codes, environment, examples (docs/reference.md §6). */
 export const PROGRAM_HELP = `
 Exit codes:
   0  done (applied, valid, in sync)

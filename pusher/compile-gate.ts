@@ -1,5 +1,5 @@
 /**
- * The compile economy (SPEC §5.9): at most one range read and compile per KV write slot. A
+ * The compile economy (docs/reference.md §5.9): at most one range read and compile per KV write slot. A
  * trigger after a quiet interval may start a read at once (no added latency for a lone change);
  * triggers inside the interval wait for its end and are served by one read there, which sees
  * every change before it (the read is the data, the trigger only says "something moved").

@@ -46,7 +46,7 @@ export interface PrefixMirrorOptions {
  * the read's revision, and the read is accepted only if the count then matches exactly (held
  * keys + new keys − deletions). Any doubt (a count that does not add up, a lost watch that
  * dropped a delete event, another cluster, a revision that went back, too many changes) makes
- * the read a full one, so the state is always exactly the prefix at one revision (SPEC §5.3).
+ * the read a full one, so the state is always exactly the prefix at one revision (docs/reference.md §5.3).
  */
 export class PrefixMirror {
   private current: RoutingIndex;

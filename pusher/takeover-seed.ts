@@ -26,7 +26,7 @@ function ruleKeys(map: CompiledMap): Set<string> {
 }
 
 /**
- * The map the next compile takes its last valid rules from (SPEC §3.4) when a pusher becomes the
+ * The map the next compile takes its last valid rules from (docs/reference.md §3.4) when a pusher becomes the
  * writer: `own`, its newest compile from etcd, and `inKv`, what it just read from KV, which may
  * be a stale copy (KV serves reads up to about 60 s old). Etcd's truth comes first: a KV map
  * ordered after `own` (another leader saw more) replaces it; an older one only fills in the

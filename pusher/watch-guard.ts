@@ -32,7 +32,7 @@ export interface WatchGuardOptions {
 }
 
 /**
- * Watch silence is not trusted (SPEC §5.3): etcd3 1.1.2 never asks for a leader on its own, and a
+ * Watch silence is not trusted (docs/reference.md §5.3): etcd3 1.1.2 never asks for a leader on its own, and a
  * member cut off from its peers keeps a watch open without sending anything. About once a second
  * the guard reads the prefix's version (linearizable, keys only, limit 1): on a member without a
  * leader the read fails, which moves the client to another member; when the prefix moved past the

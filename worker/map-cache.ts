@@ -67,7 +67,7 @@ export const READ_BUDGET_MS = 1_500;
  */
 export const READ_RETRY_MS = 5_000;
 
-/** The KV key that holds the compiled map (SPEC §3). */
+/** The KV key that holds the compiled map (docs/reference.md §3). */
 export const ROUTES_KEY = "routes";
 
 const EMPTY: MapSnapshot = { map: null, stale: false };

@@ -31,7 +31,7 @@ function reordered(route: Route, first: ChainLink): Route {
 }
 
 /**
- * A weighted route as one viewer takes it (SPEC §4.3): the pool weighted rendezvous hashing
+ * A weighted route as one viewer takes it (docs/reference.md §4.3): the pool weighted rendezvous hashing
  * picks for `key` goes first, the rest of the chain keeps its failover order. Only weighted pools
  * that are in the chain count (a map from elsewhere may disagree with itself). An unweighted
  * route is returned as it is; so is one whose pick is its own pool.

@@ -5,7 +5,7 @@ import { EDGE_HEADERS } from "./edge-headers.js";
 const MAX_KEY_CHARS = 256;
 
 /**
- * The key a weighted split hashes (SPEC §4.3): with debug access, `X-Edge-Debug-Viewer`; else
+ * The key a weighted split hashes (docs/reference.md §4.3): with debug access, `X-Edge-Debug-Viewer`; else
  * the `AFFINITY_COOKIE` cookie's value when that variable is set and the cookie is present; else
  * `CF-Connecting-IP` (set by Cloudflare, not by the client). Without any of them, the empty key:
  * every such request takes the same pool, which is still sticky.

@@ -43,7 +43,7 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
    */
   readonly aa_ratio: number;
   readonly aa_ratio_ci95: readonly [number, number];
-  /** The contract floor (`bench/workers/contract-floor.ts`): what SPEC §4 alone costs. */
+  /** The contract floor (`bench/workers/contract-floor.ts`): what docs/reference.md §4 alone costs. */
   readonly floor_rps: number;
   /** Contract floor ÷ pass-through, paired like `ratio`: the most any conforming Worker reaches. */
   readonly floor_ratio: number;

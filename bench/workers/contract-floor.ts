@@ -13,7 +13,7 @@ interface FloorEnv {
 }
 
 /**
- * The least a Worker meeting SPEC §4 must add to the pass-through, and nothing of the routing
+ * The least a Worker meeting docs/reference.md §4 must add to the pass-through, and nothing of the routing
  * Worker's own: it reads `request.cf.country` (workerd parses and freezes the request's whole
  * `cf` object on that first read) and answers with `X-Edge-*` headers, which means rebuilding the
  * origin's response (a fetched response's headers are immutable). No map, no decision, no header

@@ -28,7 +28,7 @@ export interface CommitRequest {
 }
 
 /**
- * The one way intent changes (SPEC §6 `apply`): print the plan and its edge effect, refuse a
+ * The one way intent changes (docs/reference.md §6 `apply`): print the plan and its edge effect, refuse a
  * change set etcd would reject or one that adds problems, confirm (or `--yes`), take
  * `lock/apply`, then the one CAS transaction with the audit record
  * ({@link commitUnderLock}). Returns the commit, or `null` when there is nothing to change

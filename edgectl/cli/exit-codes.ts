@@ -1,4 +1,4 @@
-/** Process exit codes of `edgectl` (SPEC §6). */
+/** Process exit codes of `edgectl` (docs/reference.md §6). */
 export const ExitCode = {
   ok: 0,
   /** Invalid input, refused, unreachable, behind. */

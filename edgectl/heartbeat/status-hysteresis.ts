@@ -1,6 +1,6 @@
 import type { HealthStatus } from "../../core/index.js";
 
-/** Check results needed to flip the status (SPEC §6: 3 failures down, 2 successes up). */
+/** Check results needed to flip the status (docs/reference.md §6: 3 failures down, 2 successes up). */
 export const FAILURES_TO_UNHEALTHY = 3;
 export const SUCCESSES_TO_HEALTHY = 2;
 

@@ -47,7 +47,7 @@ function assertPool(state: RoutingState, pool: string, flag: string): void {
 }
 
 /**
- * The seeds' rebalance (SPEC §6 `move`): each target's own rule (`country/CC` or `continent/K`)
+ * The seeds' rebalance (docs/reference.md §6 `move`): each target's own rule (`country/CC` or `continent/K`)
  * becomes `{primary: pool}` with `fallbacks` when given, else the rule it follows now (its own,
  * its continent's or `_default`'s) with the old primary first and `pool` taken out, cut to 8.
  * The new rule carries no weights: a move sends all of the target's viewers to `pool` (a weighted

@@ -41,7 +41,7 @@ export function currentRule(
 }
 
 /**
- * Shifts `percent` % of the target's viewers to `pool` (SPEC §6): the current rule's chain, with
+ * Shifts `percent` % of the target's viewers to `pool` (docs/reference.md §6): the current rule's chain, with
  * `pool` appended as the last fallback when the rule does not name it, weighted
  * `{primary: 100 − percent, pool: percent}`.
  */

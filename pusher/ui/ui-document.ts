@@ -4,7 +4,7 @@ import type { StatusDocument } from "../status.js";
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
 export type UiPoolHealth = "healthy" | "draining" | "unhealthy" | "missing";
 
-/** One weighted pool of a route (SPEC §3.5). */
+/** One weighted pool of a route (docs/reference.md §3.5). */
 export interface UiWeight {
   readonly pool: string;
   readonly weight: number;
@@ -59,7 +59,7 @@ export interface UiData {
 }
 
 function weightsOf(route: Route): readonly UiWeight[] | undefined {
-  // Weighted routes (SPEC §3.5) carry `weights`; older maps do not.
+  // Weighted routes (docs/reference.md §3.5) carry `weights`; older maps do not.
   const raw: unknown = (route as { readonly weights?: unknown }).weights;
   if (!Array.isArray(raw)) return undefined;
   const out: UiWeight[] = [];

@@ -32,7 +32,7 @@ const BIG = 1_400_000;
 /** A 1.4 MB value: valid-looking JSON, far over the 64 KiB a routing value may hold. */
 const bigValue = (c: string) => JSON.stringify({ status: "healthy", pad: c.repeat(BIG) });
 
-describe("paged, pinned range reads (real etcd, SPEC §5.9)", () => {
+describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () => {
   it("reads every page at the first page's revision while writes land between the pages", async () => {
     const { prefix } = uniqueNames();
     const seeded = await putJunk(ctx.client, prefix, 300, "v0");

@@ -19,7 +19,7 @@ const eu = { primary: "par-1", fallbacks: ["ams-1"] };
 const later = "2026-11-29T17:00:00.000Z";
 const earlier = "2026-11-29T14:00:00.000Z";
 
-describe("continent rules (SPEC §3.1)", () => {
+describe("continent rules (docs/reference.md §3.1)", () => {
   it("compiles continent/EU into every European country without its own rule", () => {
     const { map, problems } = run(world({ "continent/EU": eu }));
     expect(problems).toEqual([]);
@@ -107,7 +107,7 @@ describe("continent rules (SPEC §3.1)", () => {
   });
 });
 
-describe("weights (SPEC §3.5)", () => {
+describe("weights (docs/reference.md §3.5)", () => {
   const weighted = {
     primary: "fra-1",
     fallbacks: ["ams-1", "par-1"],

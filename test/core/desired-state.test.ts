@@ -27,7 +27,7 @@ const problems = (doc: unknown) => {
 };
 
 describe("validateDesiredState", () => {
-  it("accepts the SPEC example", () => {
+  it("accepts the reference example", () => {
     expect(problems(good)).toEqual([]);
   });
 

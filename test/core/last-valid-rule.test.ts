@@ -44,7 +44,7 @@ const healSteps = [
   step(POOLS, broken), // (3) all back
 ];
 
-describe("last valid rule (SPEC §3.4): heal after an invalid rule", () => {
+describe("last valid rule (docs/reference.md §3.4): heal after an invalid rule", () => {
   const carries: [string, Carry][] = [
     ["in memory", (m) => m],
     ["across pusher restarts (previous = the map parsed from KV JSON)", throughKv],

@@ -34,7 +34,7 @@ function junkKeys(): Record<string, unknown> {
   return junk;
 }
 
-describe("routes byte budget (SPEC §3.6)", () => {
+describe("routes byte budget (docs/reference.md §3.6)", () => {
   it("100 junk keys of 1 MB names: routes stays under 1 MiB and routes every good country", () => {
     const clean = compile(snap(everyCountry()), opts()).map;
     const { map, problems } = compile(snap(everyCountry(junkKeys())), opts());

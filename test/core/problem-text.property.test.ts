@@ -64,7 +64,7 @@ const keys = [
   "epoch",
 ];
 
-describe("problem messages (property, SPEC §3.6)", () => {
+describe("problem messages (property, docs/reference.md §3.6)", () => {
   it("are at most 200 characters, escape control characters and never contain the value", () => {
     const arb = marker.chain((m) =>
       fc.tuple(

@@ -89,7 +89,7 @@ export function tempFiles() {
   };
 }
 
-/** The SPEC §6 example desired state. */
+/** The docs/reference.md §6 example desired state. */
 export function exampleState() {
   return {
     pools: {

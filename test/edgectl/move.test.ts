@@ -7,7 +7,7 @@ import { exampleState, runCli, useCliSuite } from "./cli-harness.js";
 const suite = useCliSuite();
 const POOLS = ["fra-1", "ams-1", "par-1"];
 
-/** A fresh prefix holding the SPEC example (DE on fra-1, _default on ams-1), pools healthy. */
+/** A fresh prefix holding the reference example (DE on fra-1, _default on ams-1), pools healthy. */
 async function seeded(tag: string, state: DesiredState = exampleState()) {
   const scope = auditScope(suite, tag);
   await markHealthy(suite.client, scope.prefix, POOLS);

@@ -18,7 +18,7 @@ import {
   waitFor,
 } from "./harness.js";
 
-/** SPEC §5.8: a change committed by the majority reaches KV within this. */
+/** docs/reference.md §5.8: a change committed by the majority reaches KV within this. */
 const KV_LIMIT_MS = 10_000;
 
 let cluster: EtcdCluster;

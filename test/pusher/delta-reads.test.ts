@@ -4,7 +4,7 @@ import { kvConverged, kvRoutes, seedRouting, uniqueNames, useEtcd, waitFor } fro
 
 const suite = useEtcd();
 
-describe("pusher reads only what changed (real etcd, SPEC §5.3/§5.9)", () => {
+describe("pusher reads only what changed (real etcd, docs/reference.md §5.3/§5.9)", () => {
   it("follows puts, deletes and a lapsed heartbeat lease with delta reads, and reads everything on resync", async () => {
     const { client } = suite;
     const { prefix, electionKey } = uniqueNames();

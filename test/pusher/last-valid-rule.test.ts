@@ -8,7 +8,7 @@ const ctx = useEtcd();
 
 const chain = (m: CompiledMap | null) => m?.countries.DE?.chain.map((c) => c.pool) ?? [];
 
-describe("last valid rule across pusher restarts (real etcd, SPEC §3.4)", () => {
+describe("last valid rule across pusher restarts (real etcd, docs/reference.md §3.4)", () => {
   it("an invalid rule heals after a pool restart, all pools down and back, with a new pusher each time", async () => {
     const { prefix, electionKey } = uniqueNames();
     const kv = new MemoryKv();

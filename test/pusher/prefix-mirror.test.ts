@@ -91,7 +91,7 @@ async function readAfterReconnect(mirror: PrefixMirror) {
   }
 }
 
-describe("PrefixMirror: reads only what changed, proven complete (real etcd, SPEC §5.3/§5.9)", () => {
+describe("PrefixMirror: reads only what changed, proven complete (real etcd, docs/reference.md §5.3/§5.9)", () => {
   it("brings puts and watched deletes in with one filtered range, exactly as a full read", async () => {
     const { prefix } = uniqueNames();
     const c = ctx.client;

@@ -18,7 +18,7 @@ const route = {
   degraded: "no-default-rule" as const,
 };
 
-describe("problem output outside the map (SPEC §3.6)", () => {
+describe("problem output outside the map (docs/reference.md §3.6)", () => {
   it("/status lists at most MAX_MAP_PROBLEMS problems, each bounded and escaped", () => {
     const status = new PusherStatus("p", systemClock);
     status.problems = Array.from(

@@ -206,7 +206,7 @@ describe("pusher under stale KV reads (stand-in with eventual consistency, real 
     await sleep(windowMs + 500);
     await put(`${prefix}country/DE`, { primary: "par-1", fallbacks: ["ams-1"] });
     await waitFor("a pushed DE par-1", () => kv.routes()?.countries.DE?.pool === "par-1");
-    // DE's rule turns invalid: it keeps routing by its last valid rule, par-1 (SPEC §3.4).
+    // DE's rule turns invalid: it keeps routing by its last valid rule, par-1 (docs/reference.md §3.4).
     const invalidRev = await put(`${prefix}country/DE`, { primary: "par-1", fallbacks: "oops" });
     await waitFor("a pushed the invalid rule", () => (kv.routes()?.rev ?? 0) >= invalidRev);
     expect(kv.routes()?.countries.DE?.pool).toBe("par-1");

@@ -186,7 +186,7 @@ describe("WriteScheduler", () => {
 });
 
 describe("pusher config", () => {
-  it("applies SPEC defaults", () => {
+  it("applies the documented defaults", () => {
     const c = pusherConfigFromEnv({}, host);
     expect(c).toMatchObject({
       prefix: "/edge/routing/v1/",

@@ -5,7 +5,7 @@ import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/w
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
 const TOKEN = "correct-horse-battery-staple";
-const SPEC: MapSpec = {
+const BASE_MAP: MapSpec = {
   default: { chain: ["ams-1", "par-1"], source: "country/_default" },
   countries: {
     DE: { chain: ["fra-1", "ams-1"], source: "country/DE" },
@@ -26,7 +26,7 @@ describe("debug token and country", () => {
   beforeAll(async () => {
     origins = await startOrigins(["fra-1", "ams-1", "par-1"]);
     worker = await startWorker({ DEBUG_TOKEN: TOKEN });
-    await worker.putMap(serializeMap(buildMap(SPEC, { rev: 31, originOf })));
+    await worker.putMap(serializeMap(buildMap(BASE_MAP, { rev: 31, originOf })));
   });
   afterAll(async () => {
     await worker?.dispose();
@@ -162,7 +162,7 @@ describe("DEBUG_TOKEN unset", () => {
     origins = await startOrigins(["fra-1", "ams-1", "par-1"]);
     worker = await startWorker({});
     await worker.putMap(
-      serializeMap(buildMap(SPEC, { rev: 1, originOf: (p) => origins.get(p).url })),
+      serializeMap(buildMap(BASE_MAP, { rev: 1, originOf: (p) => origins.get(p).url })),
     );
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { type Origins, type ReceivedRequest, startOrigins } from "../../testkit/
 import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
-const SPEC: MapSpec = {
+const BASE_MAP: MapSpec = {
   default: { chain: ["fra-1", "ams-1", "par-1"], source: "country/_default" },
   countries: {
     DE: { chain: ["dead-1", "ams-1"], source: "country/DE" },
@@ -19,7 +19,9 @@ describe("request-time failover (MAX_ATTEMPTS=2)", () => {
   let rev = 1;
   const putMap = async () => {
     rev += 1;
-    await worker.putMap(serializeMap(buildMap(SPEC, { rev, originOf: (p) => origins.get(p).url })));
+    await worker.putMap(
+      serializeMap(buildMap(BASE_MAP, { rev, originOf: (p) => origins.get(p).url })),
+    );
   };
 
   beforeAll(async () => {

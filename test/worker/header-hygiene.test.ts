@@ -13,7 +13,7 @@ import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/w
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
 const TOKEN = "hygiene-token";
-const SPEC: MapSpec = {
+const BASE_MAP: MapSpec = {
   default: { chain: ["ams-1"], source: "country/_default" },
   countries: { DE: { chain: ["fra-1", "ams-1"], source: "country/DE" } },
 };
@@ -40,7 +40,7 @@ describe("forwarding headers toward origins", () => {
     origins = await startOrigins(["fra-1", "ams-1"]);
     worker = await startWorker({ DEBUG_TOKEN: TOKEN });
     await worker.putMap(
-      serializeMap(buildMap(SPEC, { rev: 3, originOf: (p) => origins.get(p).url })),
+      serializeMap(buildMap(BASE_MAP, { rev: 3, originOf: (p) => origins.get(p).url })),
     );
   });
   afterAll(async () => {
@@ -103,7 +103,7 @@ describe("origins that name themselves in their response headers", () => {
   beforeAll(async () => {
     origins = await startOrigins(["fra-1", "ams-1", "par-1"]);
     worker = await startWorker({ DEBUG_TOKEN: TOKEN });
-    await worker.putMap(serializeMap(buildMap(SPEC, { rev: 8, originOf })));
+    await worker.putMap(serializeMap(buildMap(BASE_MAP, { rev: 8, originOf })));
   });
   afterAll(async () => {
     await worker?.dispose();

@@ -9,10 +9,10 @@ import {
 } from "../../worker/map-cache.js";
 import { buildMap } from "../cases/routing-cases.js";
 
-const SPEC = { default: { chain: ["ams-1"], source: "country/_default" } };
+const BASE_MAP = { default: { chain: ["ams-1"], source: "country/_default" } };
 const mapText = (rev: number, history = 0, compiledAt?: string) =>
   serializeMap({
-    ...buildMap(SPEC, { rev, originOf: (p) => `https://${p}.example.com` }),
+    ...buildMap(BASE_MAP, { rev, originOf: (p) => `https://${p}.example.com` }),
     history,
     ...(compiledAt ? { compiled_at: compiledAt } : {}),
   });

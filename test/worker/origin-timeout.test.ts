@@ -119,7 +119,7 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
     "slow-1": slow.url,
     "sink-1": sink.url,
   });
-  const SPEC: MapSpec = {
+  const BASE_MAP: MapSpec = {
     default: { chain: ["hole-1", "ams-1"], source: "country/_default" },
     countries: {
       NL: { chain: ["hole-1", "hole-2"], source: "country/NL" },
@@ -145,7 +145,7 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
       MAX_ATTEMPTS: "2",
     });
     const all = urls();
-    await worker.putMap(serializeMap(buildMap(SPEC, { rev, originOf: (p) => all[p] ?? "" })));
+    await worker.putMap(serializeMap(buildMap(BASE_MAP, { rev, originOf: (p) => all[p] ?? "" })));
   });
   afterAll(async () => {
     await worker?.dispose();

@@ -6,7 +6,7 @@ import { floorRoute } from "../../worker/floor-route.js";
 import { parseSettings } from "../../worker/settings.js";
 
 describe("worker settings", () => {
-  it("uses the SPEC defaults when nothing is set", () => {
+  it("uses the documented defaults when nothing is set", () => {
     expect(parseSettings({})).toEqual({
       originTemplate: "https://{pool}.origin.example.com",
       floorPool: "par-1",

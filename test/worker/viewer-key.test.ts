@@ -14,7 +14,7 @@ import { affinityCookieName, viewerKey } from "../../worker/viewer-key.js";
 
 const req = (headers: Record<string, string>) => new Request("https://edge.test/", { headers });
 
-describe("viewer key (SPEC §4.3)", () => {
+describe("viewer key (docs/reference.md §4.3)", () => {
   it("uses CF-Connecting-IP by default, the affinity cookie when set and present", () => {
     const h = { "CF-Connecting-IP": "192.0.2.1", Cookie: "a=1; sid=abc" };
     expect(viewerKey(req(h), null, false)).toBe("192.0.2.1");

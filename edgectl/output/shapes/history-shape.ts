@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AuditRecordSchema } from "../../audit/audit-record.js";
 
-/** `edgectl history -o json`: the audit records, newest first (SPEC §2's record shape). */
+/** `edgectl history -o json`: the audit records, newest first (docs/reference.md §2's record shape). */
 export const HistoryShape = z
   .object({
     audit_prefix: z.string().describe("AUDIT_PREFIX the records were read from"),

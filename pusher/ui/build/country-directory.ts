@@ -9,7 +9,7 @@ export interface DirectoryEntry {
   readonly search: string;
 }
 
-/** Cloudflare's two non-ISO codes (SPEC §2), which no ISO package names. */
+/** Cloudflare's two non-ISO codes (docs/reference.md §2), which no ISO package names. */
 const CLOUDFLARE_CODES: Readonly<Record<string, string>> = {
   XX: "Unknown country",
   T1: "Tor network",

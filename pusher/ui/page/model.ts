@@ -15,7 +15,7 @@ export interface CountryRoute {
   readonly onDefault: boolean;
 }
 
-/** The Worker's lookup (SPEC §4.3): `countries[cc] ?? default`. */
+/** The Worker's lookup (docs/reference.md §4.3): `countries[cc] ?? default`. */
 export function routeFor(map: UiMap, cc: string): CountryRoute {
   if (cc === DEFAULT_CC) return { route: map.default, onDefault: false };
   const own = map.countries[cc];

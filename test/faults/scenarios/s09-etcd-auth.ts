@@ -16,7 +16,7 @@ import { fromKeyWatchProbe, fromKeyWatchVulnerable } from "../support/from-key-w
 import { startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";
 
-/** First releases with the nested-transaction RBAC fix (SPEC §7). */
+/** First releases with the nested-transaction RBAC fix (docs/reference.md §7). */
 const FIXED = { "3.4": 42, "3.5": 28, "3.6": 9 } as Record<string, number>;
 
 function etcdVersion(): string {
@@ -340,7 +340,7 @@ export const etcdAuth: Scenario = {
       await root.delete().key(`${prefix}country/FR`).exec();
       if (knownVulnerable(version)) {
         notes.push(
-          `etcd ${version}: a nested transaction let the read-only pusher user WRITE (the known RBAC bypass, SPEC §7); the read-only guarantee needs etcd 3.4.42+, 3.5.28+ or 3.6.9+`,
+          `etcd ${version}: a nested transaction let the read-only pusher user WRITE (the known RBAC bypass, docs/reference.md §7); the read-only guarantee needs etcd 3.4.42+, 3.5.28+ or 3.6.9+`,
         );
       } else {
         inv.check(
@@ -368,7 +368,7 @@ export const etcdAuth: Scenario = {
     if (fromKey === "allowed") {
       if (fromKeyWatchVulnerable(version)) {
         notes.push(
-          `etcd ${version}: a from-key watch let hb-fra-1 (read on health/fra-1 only) see ${otherKey.slice(otherKey.lastIndexOf("/") + 1)} beyond its grant (GHSA-xg4h-6gfc-h4m8, SPEC §7); per-pool grants hold only on etcd 3.5.33+, 3.6.14+ or 3.7.1+`,
+          `etcd ${version}: a from-key watch let hb-fra-1 (read on health/fra-1 only) see ${otherKey.slice(otherKey.lastIndexOf("/") + 1)} beyond its grant (GHSA-xg4h-6gfc-h4m8, docs/reference.md §7); per-pool grants hold only on etcd 3.5.33+, 3.6.14+ or 3.7.1+`,
         );
       } else {
         inv.check(

@@ -20,7 +20,7 @@ import {
 import { applyLoop, boostLoop, LIVE_POOLS } from "../support/operator-loops.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 
-/** SPEC §5.8: a change committed by the majority reaches KV within this. */
+/** docs/reference.md §5.8: a change committed by the majority reaches KV within this. */
 const KV_LIMIT_MS = 10_000;
 
 export const clusterKills: Scenario = {

@@ -6,7 +6,7 @@ import { describeMismatch, matches, waitConverged } from "../support/etcd-world.
 import { kvLatency, routesTimeline } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 
-/** SPEC §5.6: `/readyz` is 503 once etcd has been unreachable for longer than this. */
+/** docs/reference.md §5.6: `/readyz` is 503 once etcd has been unreachable for longer than this. */
 const READY_LIMIT_MS = 30_000;
 /** How late after the limit `/readyz` may still say 200 (polling and the pusher's own timers). */
 const READY_SLACK_MS = 4_000;

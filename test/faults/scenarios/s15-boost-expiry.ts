@@ -5,7 +5,7 @@ import { edgectlBinary } from "../support/edgectl.js";
 
 const BOOST_S = 20;
 const LEADER_CHANGES = 3;
-/** SPEC §2 / issue 10: a boost ends within this of its `expires_at`. */
+/** docs/reference.md §2 / issue 10: a boost ends within this of its `expires_at`. */
 const END_LIMIT_MS = 2_000;
 
 export const boostExpiry: Scenario = {

@@ -1,6 +1,6 @@
 import type { Etcd3 } from "etcd3";
 
-/** First releases that refuse a from-key watch past a single-key grant (SPEC §7). */
+/** First releases that refuse a from-key watch past a single-key grant (docs/reference.md §7). */
 const FROM_KEY_FIXED: Record<string, number> = { "3.5": 33, "3.6": 14, "3.7": 1 };
 
 /** Whether this etcd release lets a from-key watch see past a single-key grant (GHSA-xg4h-6gfc-h4m8). */

@@ -95,7 +95,7 @@ describe("the page's colours and routes", () => {
     expect(JSON.stringify(map)).not.toContain("example.net");
   });
 
-  it("passes a weighted route's weights through (SPEC §3.5), and nothing else of the route", () => {
+  it("passes a weighted route's weights through (docs/reference.md §3.5), and nothing else of the route", () => {
     const result = compile(
       snap({
         "pool/fra-1": { origin: "https://fra-1.example.net" },
