@@ -1,7 +1,11 @@
-/** Why a route (or a response) is degraded. The first two come from compilation. */
+/**
+ * Why a route (or a response) is degraded. The first three come from compilation;
+ * `fence-unsatisfiable` is a fenced country with no pool inside its fence (answered 503).
+ */
 export type DegradedReason =
   | "all-pools-unhealthy"
   | "no-default-rule"
+  | "fence-unsatisfiable"
   | "stale-map"
   | "no-map"
   | "origin-failover";
@@ -37,6 +41,12 @@ export interface Route {
    * each to the origin as `X-Edge-Attr-{name}`.
    */
   readonly attrs?: Readonly<Record<string, string>>;
+  /**
+   * The fence (`fence/{name}`, docs/reference.md §10) that covers the country: every pool of the
+   * chain and the weights lies inside it. Omitted for unfenced countries and the default route.
+   * The Worker says it in `X-Edge-Fence`.
+   */
+  readonly fence?: string;
 }
 
 /** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
@@ -96,6 +106,7 @@ function routeJson(r: Route): Route {
       ? { weights: r.weights.map((w) => ({ pool: w.pool, weight: w.weight })) }
       : {}),
     ...attrsJson(r.attrs),
+    ...(r.fence !== undefined ? { fence: r.fence } : {}),
   };
 }
 

@@ -6,6 +6,8 @@ export * from "./defaults.js";
 export * from "./desired-state.js";
 export * from "./duration.js";
 export * from "./edge-signature.js";
+export * from "./fence-schema.js";
+export * from "./fences.js";
 export * from "./keys.js";
 export * from "./last-valid-rule.js";
 export * from "./map-budget.js";

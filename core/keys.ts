@@ -21,6 +21,8 @@ export type ParsedKey =
   | { readonly kind: "continent-override"; readonly continent: ContinentCode }
   | { readonly kind: "pool"; readonly pool: string }
   | { readonly kind: "health"; readonly pool: string }
+  /** `fence/{name}` (docs/reference.md §10); the name is a DNS label. */
+  | { readonly kind: "fence"; readonly name: string }
   | { readonly kind: "epoch" }
   | { readonly kind: "lock" }
   | { readonly kind: "invalid"; readonly reason: string }
@@ -57,6 +59,10 @@ export function parseKey(rel: string): ParsedKey {
       return isPoolName(name)
         ? { kind: family, pool: name }
         : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
+    case "fence":
+      return isPoolName(name)
+        ? { kind: "fence", name }
+        : { kind: "invalid", reason: "not a valid fence name (a DNS label)" };
     default:
       return { kind: "unknown" };
   }
@@ -71,6 +77,7 @@ export function routingKeys(prefix: string) {
     continent: (k: string) => `${prefix}continent/${k}`,
     pool: (pool: string) => `${prefix}pool/${pool}`,
     health: (pool: string) => `${prefix}health/${pool}`,
+    fence: (name: string) => `${prefix}fence/${name}`,
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
   } as const;

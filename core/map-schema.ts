@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CompiledMap } from "./compiled-map.js";
+import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
 
 /** Attributes become origin request headers: anything off the rules rejects the map. */
@@ -9,21 +10,25 @@ const attrs = z
   .optional();
 
 const link = z.object({ pool: z.string().min(1), origin: z.string().url() });
-const route = z.object({
-  pool: z.string().min(1),
-  origin: z.string().url(),
-  chain: z.array(link).min(1).max(16),
-  source: z.string(),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
-  // Malformed weights make the route unweighted (its chain order), never reject the map.
-  weights: z
-    .array(z.object({ pool: z.string().min(1), weight: z.number().int().min(1).max(1000) }))
-    .min(1)
-    .max(16)
-    .optional()
-    .catch(undefined),
-  attrs,
-});
+const route = z
+  .object({
+    pool: z.string().min(1),
+    origin: z.string().url(),
+    chain: z.array(link).min(1).max(16),
+    source: z.string(),
+    degraded: z.enum(["all-pools-unhealthy", "no-default-rule", "fence-unsatisfiable"]).nullable(),
+    // Malformed weights make the route unweighted (its chain order), never reject the map.
+    weights: z
+      .array(z.object({ pool: z.string().min(1), weight: z.number().int().min(1).max(1000) }))
+      .min(1)
+      .max(16)
+      .optional()
+      .catch(undefined),
+    attrs,
+    // The fence name becomes the X-Edge-Fence header: only a DNS label is taken.
+    fence: z.string().refine(isPoolName).optional(),
+  })
+  .refine((r) => r.degraded !== "fence-unsatisfiable" || r.fence !== undefined);
 
 /** Shape check for a `routes` document read back from KV (the Worker, status, anti-entropy). */
 export const CompiledMapSchema = z.object({

@@ -1,4 +1,5 @@
 import type { ChainLink, CompiledMap, DegradedReason, Route, RouteWeight } from "./compiled-map.js";
+import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
 
 /*
@@ -83,7 +84,12 @@ function weightsOf(x: unknown): RouteWeight[] | undefined {
 }
 
 function isDegraded(x: unknown): x is DegradedReason | null {
-  return x === null || x === "all-pools-unhealthy" || x === "no-default-rule";
+  return (
+    x === null ||
+    x === "all-pools-unhealthy" ||
+    x === "no-default-rule" ||
+    x === "fence-unsatisfiable"
+  );
 }
 
 function routeOf(x: unknown, memo: UrlMemo): Route | null {
@@ -95,9 +101,13 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const weights = weightsOf(x.weights);
   const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
   const withWeights = weights ? { ...route, weights } : route;
-  if (x.attrs === undefined) return withWeights;
+  // The fence name becomes the X-Edge-Fence header: only a DNS label is taken.
+  if (x.fence !== undefined && !(typeof x.fence === "string" && isPoolName(x.fence))) return null;
+  if (x.degraded === "fence-unsatisfiable" && x.fence === undefined) return null;
+  const fenced = typeof x.fence === "string" ? { ...withWeights, fence: x.fence } : withWeights;
+  if (x.attrs === undefined) return fenced;
   const attrs = attrsOf(x.attrs);
-  return attrs ? { ...withWeights, attrs } : null;
+  return attrs ? { ...fenced, attrs } : null;
 }
 
 /** Attributes become origin request headers: anything off the rules rejects the map. */

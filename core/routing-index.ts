@@ -1,6 +1,7 @@
 import type { ContinentCode } from "./continents.js";
 import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
+import type { Fence } from "./fence-schema.js";
 import { type ParsedKey, parseKey } from "./keys.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
@@ -40,6 +41,8 @@ export class RoutingIndex {
   private invalidContinents = new Set<ContinentCode>();
   /** Valid continent overrides by continent, then by key: the greatest key wins. */
   private continentOverrides = new Map<ContinentCode, Map<string, OverrideRule>>();
+  private fences = new Map<string, Fence>();
+  private invalidFences = new Set<string>();
   private problems = new Map<string, Problem>();
   private epochKey: string | null = null;
   private epoch = 0;
@@ -149,6 +152,8 @@ export class RoutingIndex {
     this.continents = new Map();
     this.invalidContinents = new Set();
     this.continentOverrides = new Map();
+    this.fences = new Map();
+    this.invalidFences = new Set();
     this.problems = new Map();
     this.epochKey = null;
     this.epoch = 0;
@@ -176,6 +181,8 @@ export class RoutingIndex {
       continents: sortedMap(this.continents),
       invalidContinents: sortedSet(this.invalidContinents),
       continentOverrides: this.resolvedContinentOverrides(),
+      fences: sortedMap(this.fences),
+      invalidFences: sortedSet(this.invalidFences),
     };
   }
 
@@ -228,6 +235,10 @@ export class RoutingIndex {
       case "health":
         if (d?.ok) this.health.write.set(p.pool, d.value as Health);
         break;
+      case "fence":
+        if (d?.ok) this.fences.set(p.name, d.value as Fence);
+        else this.invalidFences.add(p.name);
+        break;
     }
   }
 
@@ -264,6 +275,10 @@ export class RoutingIndex {
         break;
       case "health":
         if (this.health.read.has(p.pool)) this.health.write.delete(p.pool);
+        break;
+      case "fence":
+        this.fences.delete(p.name);
+        this.invalidFences.delete(p.name);
         break;
     }
   }
