@@ -293,10 +293,6 @@ export function mapShapeCases(good: string): MapShapeCase[] {
     accepted("a fenced route", (d) => {
       route(d).fence = "eu";
     }),
-    accepted("a fenced route with no pool inside its fence", (d) => {
-      route(d).fence = "eu";
-      route(d).degraded = "fence-unsatisfiable";
-    }),
     // The fence name becomes the X-Edge-Fence header: anything but a DNS label rejects the map.
     rejected(
       "a fence name with CR/LF",
