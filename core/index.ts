@@ -6,6 +6,7 @@ export * from "./defaults.js";
 export * from "./desired-state.js";
 export * from "./duration.js";
 export * from "./edge-signature.js";
+export * from "./fence-check.js";
 export * from "./fence-schema.js";
 export * from "./fences.js";
 export * from "./keys.js";
