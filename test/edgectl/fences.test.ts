@@ -167,4 +167,36 @@ describe("edgectl refuses intent that crosses a fence (docs/reference.md §10)",
     expect(back.code, back.stderr).toBe(0);
     expect(await suite.client.get(`${prefix}fence/eu`).string()).not.toBeNull();
   });
+
+  it("explain shows the fence and the pools it removed, through an outage", async () => {
+    const { prefix, env } = await seeded("fc-explain");
+    // A boost written behind edgectl's back: the compile ignores it for DE.
+    await suite.client
+      .put(`${prefix}override/DE`)
+      .value('{"primary":"use-1","fallbacks":["fra-1"],"reason":"raw"}');
+    const r = await runCli(["explain", "DE"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "fence:  eu (regions eu-central, eu-west; floor ams-1; removed use-1)",
+    );
+    expect(r.stdout).toContain("override/DE is not usable (would send DE to pool use-1");
+    expect(r.stdout).toContain("chosen: fra-1");
+    // the outage: every EU pool down, DE goes to the fence's floor, never use-1
+    for (const p of ["fra-1", "ams-1"])
+      await suite.client.put(`${prefix}health/${p}`).value('{"status":"unhealthy"}');
+    const j = await runCli(["explain", "DE", "-o", "json"], { env });
+    const doc = JSON.parse(j.stdout);
+    expect(doc.fence).toEqual({
+      name: "eu",
+      regions: ["eu-central", "eu-west"],
+      floor: "ams-1",
+      removed: ["use-1"],
+    });
+    expect(doc.route).toMatchObject({
+      pool: "ams-1",
+      degraded: "all-pools-unhealthy",
+      fence: "eu",
+    });
+    expect(doc.reasons).toContain("no pool inside fence eu is left: the fence's floor ams-1");
+  });
 });

@@ -14,7 +14,7 @@ export const RouteShape = z.object({
   source: z
     .string()
     .describe("the key that decided: country/CC, continent/K, override/CC, override/K or floor"),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: z.enum(["all-pools-unhealthy", "no-default-rule", "fence-unsatisfiable"]).nullable(),
   weights: z
     .array(z.object({ pool: z.string(), weight: z.number().int() }))
     .optional()
@@ -25,6 +25,10 @@ export const RouteShape = z.object({
     .describe(
       "market attributes sent to the origin as X-Edge-Attr-* (continent < country < override)",
     ),
+  fence: z
+    .string()
+    .optional()
+    .describe("the fence that covers the country: every pool of the route lies inside it"),
 });
 
 /** A route as the edge effect shows it: where it sends viewers, in shares. */
@@ -32,7 +36,7 @@ export const RouteSummaryShape = z.object({
   pool: z.string(),
   origin: z.string(),
   source: z.string(),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: z.enum(["all-pools-unhealthy", "no-default-rule", "fence-unsatisfiable"]).nullable(),
   shares: z.array(ShareShape).describe("viewers per pool: the split, else 100 on pool"),
 });
 
