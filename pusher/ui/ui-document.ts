@@ -18,6 +18,17 @@ export interface UiRoute {
   readonly source: string;
   readonly degraded: string | null;
   readonly weights?: readonly UiWeight[];
+  /** The fence that holds the country (docs/reference.md §10); absent when none. */
+  readonly fence?: string;
+}
+
+/** A fence as the legend lists it (docs/reference.md §10). */
+export interface UiFence {
+  readonly name: string;
+  readonly regions: readonly string[];
+  readonly floor: string;
+  /** How many countries of the map it holds. */
+  readonly countries: number;
 }
 
 /** A pool the legend lists: defined, named by a rule, publishing health, or the floor. */
@@ -40,6 +51,7 @@ export interface UiMap {
   readonly default: UiRoute;
   readonly countries: Readonly<Record<string, UiRoute>>;
   readonly pools: readonly UiPool[];
+  readonly fences: readonly UiFence[];
   readonly problems: readonly string[];
 }
 
@@ -71,6 +83,7 @@ function uiRoute(route: Route): UiRoute {
     source: route.source,
     degraded: route.degraded,
     ...(weights ? { weights } : {}),
+    ...(route.fence !== undefined ? { fence: route.fence } : {}),
   };
 }
 
@@ -103,6 +116,15 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
       ...(health?.p90_ms !== undefined ? { p90_ms: health.p90_ms } : {}),
     };
   });
+  const held = new Map<string, number>();
+  for (const route of Object.values(map.countries))
+    if (route.fence !== undefined) held.set(route.fence, (held.get(route.fence) ?? 0) + 1);
+  const fences: UiFence[] = [...state.fences].map(([name, f]) => ({
+    name,
+    regions: [...f.regions],
+    floor: f.floor,
+    countries: held.get(name) ?? 0,
+  }));
   return {
     rev: map.rev,
     epoch: map.epoch,
@@ -112,6 +134,7 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
     default: uiRoute(map.default),
     countries,
     pools,
+    fences,
     problems: map.problems,
   };
 }

@@ -72,6 +72,7 @@ export class DetailsView {
         row("Source", h("span", { className: "mono", text: describeSource(r) }), "source"),
         row("Degraded", degradedText(r.route.degraded), "degraded"),
         row("Weights", weights, "weights"),
+        row("Fence", r.route.fence ?? "none", "fence"),
       ]),
     );
   }
