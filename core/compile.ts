@@ -2,7 +2,14 @@ import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./
 import { continentRules } from "./continent-rules.js";
 import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
-import { type FenceOf, fenceCover, fenceCrossing, fenceProblems, fenceRoute } from "./fences.js";
+import {
+  type FenceOf,
+  fenceCover,
+  fenceCrossing,
+  fenceProblems,
+  fenceRoute,
+  fencesInForce,
+} from "./fences.js";
 import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { mergeAttrs } from "./market-attrs.js";
@@ -133,13 +140,14 @@ export function compileState(
   opts: CompileOptions,
 ): CompileResult {
   const state = withoutExpiredOverrides(decoded, opts.now);
-  const cover = fenceCover(state.fences);
+  const prev = opts.previous ?? null;
+  const fences = fencesInForce(state, prev);
+  const cover = fenceCover(fences);
   const problems: Problem[] = [
     ...state.problems,
     ...cover.problems,
-    ...fenceProblems(state, opts.floorPool),
+    ...fenceProblems(fences, state, opts.floorPool),
   ];
-  const prev = opts.previous ?? null;
   const kept: Record<string, KeptRule> = {};
 
   /**
@@ -286,6 +294,7 @@ export function compileState(
     problems: [],
     history: opts.history ?? 0,
     ...(Object.keys(kept).length > 0 ? { kept } : {}),
+    ...(fences.size > 0 ? { fences: Object.fromEntries(fences) } : {}),
   };
   // Every Worker isolate parses this document: junk under the prefix must not bloat it.
   const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;

@@ -1,3 +1,5 @@
+import type { Fence } from "./fence-schema.js";
+
 /**
  * Why a route (or a response) is degraded. The first three come from compilation;
  * `fence-unsatisfiable` is a fenced country with no pool inside its fence (answered 503).
@@ -82,6 +84,13 @@ export interface CompiledMap {
    * §3.4). The Worker ignores it.
    */
   readonly kept?: Readonly<Record<string, KeptRule>>;
+  /**
+   * The fences in force (docs/reference.md §10), by name: each `fence/` key's value, or the last
+   * valid one while its key is invalid. Omitted when there is none. The next compile (after a
+   * restart: the map read back from KV) keeps applying a fence whose key turned invalid, so a
+   * damaged value never lifts a fence. The Worker ignores it.
+   */
+  readonly fences?: Readonly<Record<string, Fence>>;
 }
 
 /** The document stored under the KV key `meta`. */
@@ -165,7 +174,26 @@ export function serializeMap(map: CompiledMap): string {
     problems: [...map.problems],
     history: map.history,
     ...(kept ? { kept } : {}),
+    ...fencesJson(map.fences),
   });
+}
+
+/** `{ fences }` by name, each value in its canonical field order; nothing when there are none. */
+function fencesJson(fences: CompiledMap["fences"]): { fences?: Record<string, Fence> } {
+  const names = fences ? Object.keys(fences).sort() : [];
+  if (!fences || names.length === 0) return {};
+  const out: Record<string, Fence> = {};
+  for (const name of names) {
+    const f = fences[name];
+    if (f)
+      out[name] = {
+        countries: [...f.countries],
+        continents: [...f.continents],
+        regions: [...f.regions],
+        floor: f.floor,
+      };
+  }
+  return { fences: out };
 }
 
 /** Serializes `meta` with its fixed key order. */

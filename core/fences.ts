@@ -1,6 +1,6 @@
-import type { ChainLink, KeptRule, Route } from "./compiled-map.js";
+import type { ChainLink, CompiledMap, KeptRule, Route } from "./compiled-map.js";
 import { countriesOf } from "./continents.js";
-import type { Fence } from "./fence-schema.js";
+import { type Fence, FenceSchema } from "./fence-schema.js";
 import { type Problem, problem } from "./problem.js";
 import type { PoolDef } from "./schema.js";
 import type { RoutingState } from "./snapshot.js";
@@ -59,6 +59,24 @@ export function fenceCover(fences: ReadonlyMap<string, Fence>): FenceCover {
   return { byCountry, problems };
 }
 
+/**
+ * The fences in force: every valid `fence/` value, plus, for a key whose value is invalid now,
+ * the last valid value the previous map carries (a damaged value never lifts a fence). Sorted.
+ */
+export function fencesInForce(
+  state: Pick<RoutingState, "fences" | "invalidFences">,
+  previous: CompiledMap | null,
+): Map<string, Fence> {
+  const out = new Map(state.fences);
+  const last = previous?.fences;
+  for (const name of state.invalidFences) {
+    if (!last || !Object.hasOwn(last, name)) continue;
+    const r = FenceSchema.safeParse(last[name]);
+    if (r.success) out.set(name, r.data);
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** True when `pool` is defined and its `region` is one of the fence's (no region: outside). */
 export function poolInFence(
   pool: string,
@@ -102,9 +120,13 @@ export function fenceCrossing(
  * Problems of the fences themselves: a floor outside its fence, and a `FLOOR_POOL` (where the
  * Worker goes with no map at all) outside any fence.
  */
-export function fenceProblems(state: RoutingState, floorPool: string): Problem[] {
+export function fenceProblems(
+  fences: ReadonlyMap<string, Fence>,
+  state: Pick<RoutingState, "pools">,
+  floorPool: string,
+): Problem[] {
   const out: Problem[] = [];
-  for (const [name, fence] of state.fences) {
+  for (const [name, fence] of fences) {
     if (!poolInFence(fence.floor, fence, state.pools)) {
       const why = state.pools.has(fence.floor) ? "outside the fence" : "not a defined pool";
       out.push(

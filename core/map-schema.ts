@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CompiledMap } from "./compiled-map.js";
+import { FenceSchema } from "./fence-schema.js";
 import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
 
@@ -55,6 +56,8 @@ export const CompiledMapSchema = z.object({
     )
     .optional()
     .catch(undefined),
+  // Only compile reads it (a fence whose key turned invalid keeps its last valid value).
+  fences: z.record(z.string(), FenceSchema).optional().catch(undefined),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

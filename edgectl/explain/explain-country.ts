@@ -181,7 +181,7 @@ export function explainCountry(
     reasons.push(
       `weighted split over the healthy weighted pools: ${formatShares(route)} of viewers (rendezvous hash of the viewer key; the rest of the chain is the failover order)`,
     );
-  const fenceValue = route.fence === undefined ? undefined : state.fences.get(route.fence);
+  const fenceValue = route.fence === undefined ? undefined : map.fences?.[route.fence];
   const removed = new Set<string>();
   if (fenceValue) {
     const crossed = problems.filter((p) => p.code === "fence-crossing" && concerns(p));

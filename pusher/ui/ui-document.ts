@@ -119,7 +119,7 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
   const held = new Map<string, number>();
   for (const route of Object.values(map.countries))
     if (route.fence !== undefined) held.set(route.fence, (held.get(route.fence) ?? 0) + 1);
-  const fences: UiFence[] = [...state.fences].map(([name, f]) => ({
+  const fences: UiFence[] = Object.entries(map.fences ?? {}).map(([name, f]) => ({
     name,
     regions: [...f.regions],
     floor: f.floor,

@@ -233,4 +233,23 @@ describe("compile with a fence", () => {
     expect(text).toContain('"source":"continent/EU","degraded":null,"fence":"eu"}');
     expect(parseMap(text)?.countries.DE?.fence).toBe("eu");
   });
+
+  it("a fence whose value turns invalid keeps its last valid value, across a restart", () => {
+    const first = run(fenced({ "country/DE": { primary: "use-1" } })).map;
+    expect(first.fences?.eu).toEqual(EU);
+    // The map read back from KV (a restart) carries the fence; the key is now junk.
+    const back = parseMap(serializeMap(first));
+    const { map, problems } = run(fenced({ "country/DE": { primary: "use-1" }, "fence/eu": "{" }), {
+      previous: back,
+    });
+    expect(problems.find((p) => p.key === "fence/eu")?.code).toBe("invalid-json");
+    expect(map.countries.DE).toMatchObject({ pool: "fra-1", fence: "eu" });
+    expect(map.fences?.eu).toEqual(EU);
+    // Deleting the key lifts the fence.
+    const lifted = run(without(fenced({ "country/DE": { primary: "use-1" } }), "fence/eu"), {
+      previous: map,
+    }).map;
+    expect(lifted.countries.DE).toMatchObject({ pool: "use-1" });
+    expect(lifted.fences).toBeUndefined();
+  });
 });
