@@ -9,6 +9,14 @@ import type {
 import { continentRules } from "./continent-rules.js";
 import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
+import {
+  type FenceOf,
+  fenceCover,
+  fenceCrossing,
+  fenceProblems,
+  fenceRoute,
+  fencesInForce,
+} from "./fences.js";
 import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { mergeAttrs } from "./market-attrs.js";
@@ -149,8 +157,14 @@ export function compileState(
   opts: CompileOptions,
 ): CompileResult {
   const state = withoutExpiredOverrides(decoded, opts.now);
-  const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
+  const fences = fencesInForce(state, prev);
+  const cover = fenceCover(fences);
+  const problems: Problem[] = [
+    ...state.problems,
+    ...cover.problems,
+    ...fenceProblems(fences, state, opts.floorPool),
+  ];
   const kept: Record<string, KeptRule> = {};
   const recoverMs = (opts.shedRecoverSeconds ?? DEFAULT_SHED_RECOVER_SECONDS) * 1000;
   const { sheds, nextStepAt } = poolSheds(state, prev, opts.now.getTime(), recoverMs);
@@ -158,13 +172,40 @@ export function compileState(
   const fromRule = (rule: KeptRule, source: string) =>
     routeFromRule(rule, source, state, opts, shares);
 
-  /** The own rule: valid now, else the last valid one while the (invalid) key exists. */
-  const ownRule = (cc: string): { rule: CountryRule; valid: boolean } | undefined => {
-    const rule = usableRule(`country/${cc}`, state.countries.get(cc), state, problems);
+  /**
+   * docs/reference.md §10: a rule that would send a fenced country outside its fence is invalid
+   * for that country (reported on the rule's key); unfenced countries take every rule.
+   */
+  const inFence = (
+    key: string,
+    rule: CountryRule | undefined,
+    cc: string,
+    fenced: FenceOf | undefined,
+  ): CountryRule | undefined => {
+    if (!rule || !fenced) return rule;
+    const crossing = fenceCrossing(key, rule, cc, fenced, state.pools);
+    if (!crossing) return rule;
+    problems.push(crossing);
+    return undefined;
+  };
+
+  /**
+   * The own rule: valid now, else the last valid one while the (invalid) key exists. For a
+   * fenced country, a rule that crosses its fence is invalid, and so is such a last valid one.
+   */
+  const ownRule = (
+    cc: string,
+    fenced?: FenceOf,
+    subject = cc,
+  ): { rule: CountryRule; valid: boolean } | undefined => {
+    const key = `country/${cc}`;
+    const usable = usableRule(key, state.countries.get(cc), state, problems);
+    const rule = inFence(key, usable, subject, fenced);
     if (rule) return { rule, valid: true };
     if (!state.countries.has(cc) && !state.invalidCountries.has(cc)) return undefined;
     const last = lastValidRule(prev, cc);
-    return last ? { rule: last, valid: false } : undefined;
+    const lastInFence = last && fenced ? inFence(key, last, subject, fenced) : last;
+    return lastInFence ? { rule: lastInFence, valid: false } : undefined;
   };
 
   const { rules: continentRule, overrides: continentOverride } = continentRules(
@@ -174,17 +215,24 @@ export function compileState(
     (key, rule) => usableRule(key, rule, state, problems),
   );
 
-  /** docs/reference.md §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller). */
-  const resolve = (cc: string): Route | undefined => {
-    const own = ownRule(cc);
-    const override = usableRule(`override/${cc}`, state.overrides.get(cc), state, problems);
+  /**
+   * docs/reference.md §3.1: override/CC → country/CC → override/K → continent/K (→ default, by the caller).
+   * With `fenced`, rules crossing the fence of `subject` (the country routed: `cc`, or a fenced
+   * country resolving `_default`) are skipped; only `cc === subject` records `kept`.
+   */
+  const resolve = (cc: string, fenced?: FenceOf, subject = cc): Route | undefined => {
+    const own = ownRule(cc, fenced, subject);
+    const overrideKey = `override/${cc}`;
+    const usable = usableRule(overrideKey, state.overrides.get(cc), state, problems);
+    const override = inFence(overrideKey, usable, subject, fenced);
     const k = continentOf(cc);
     const viaContinent = (): Route | undefined => {
       if (!k) return undefined;
       const o = continentOverride.get(k);
-      if (o) return fromRule(o.rule, o.key);
+      if (o && inFence(o.key, o.rule, cc, fenced)) return fromRule(o.rule, o.key);
       const c = continentRule.get(k);
-      return c ? fromRule(c.rule, `continent/${k}`) : undefined;
+      const key = `continent/${k}`;
+      return c && inFence(key, c.rule, cc, fenced) ? fromRule(c.rule, key) : undefined;
     };
     const decided = override
       ? fromRule(override, `override/${cc}`)
@@ -200,7 +248,7 @@ export function compileState(
     );
     const route = decided && withAttrs(decided, attrs);
     // Kept whenever the route does not show the rule whole, so the next compile still has it.
-    if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
+    if (subject === cc && own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
       kept[cc] = keptOf(own.rule);
     return route;
   };
@@ -211,12 +259,28 @@ export function compileState(
   for (const cc of state.invalidOverrides) ccs.add(cc);
   for (const k of new Set([...continentRule.keys(), ...continentOverride.keys()]))
     for (const cc of countriesOf(k)) ccs.add(cc);
+  // A fenced country gets its own entry even when it follows `_default` (a single lookup).
+  for (const cc of cover.byCountry.keys()) ccs.add(cc);
   ccs.delete(DEFAULT_CC);
 
+  const originOf = (pool: string) => originFor(pool, state, opts.originTemplate);
   const countries: Record<string, Route> = {};
   for (const cc of [...ccs].sort()) {
-    const route = resolve(cc);
-    if (route) countries[cc] = route;
+    const fenced = cover.byCountry.get(cc);
+    const route = resolve(cc, fenced);
+    if (!fenced) {
+      if (route) countries[cc] = route;
+      continue;
+    }
+    // docs/reference.md §10: the default, checked against this country's fence, then the fence
+    // holds whatever decided (the fence's floor when nothing inside it is left).
+    const decided = route ?? resolve(DEFAULT_CC, fenced, cc);
+    countries[cc] = fenceRoute(
+      decided ?? floorRoute(state, opts, "all-pools-unhealthy"),
+      fenced,
+      state,
+      originOf,
+    );
   }
   // A continent rule no country shows whole (hidden, invalid, unhealthy pools) is kept too.
   for (const [k, c] of continentRule) {
@@ -230,7 +294,16 @@ export function compileState(
     if (!shown) kept[source] = keptOf(c.rule);
   }
 
-  const sorted = problems.sort(compareProblems);
+  // A fenced country's `_default` is resolved again: its key's problems are reported once.
+  const seen = new Set<string>();
+  const sorted = problems
+    .filter((p) => {
+      const id = `${p.key}\u0000${p.code}\u0000${p.message}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    })
+    .sort(compareProblems);
   const base: CompiledMap = {
     v: 1,
     rev: revision,
@@ -242,6 +315,7 @@ export function compileState(
     history: opts.history ?? 0,
     ...(Object.keys(kept).length > 0 ? { kept } : {}),
     ...(sheds.size > 0 ? { sheds: shedsRecord(sheds) } : {}),
+    ...(fences.size > 0 ? { fences: Object.fromEntries(fences) } : {}),
   };
   // Every Worker isolate parses this document: junk under the prefix must not bloat it.
   const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;

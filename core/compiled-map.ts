@@ -1,8 +1,14 @@
-/** Why a route (or a response) is degraded. The first three come from compilation. */
+import type { Fence } from "./fence-schema.js";
+
+/**
+ * Why a route (or a response) is degraded. The first four come from compilation;
+ * `fence-unsatisfiable` is a fenced country with no pool inside its fence (answered 503).
+ */
 export type DegradedReason =
   | "all-pools-unhealthy"
   | "all-pools-slow"
   | "no-default-rule"
+  | "fence-unsatisfiable"
   | "stale-map"
   | "no-map"
   | "origin-failover";
@@ -60,6 +66,12 @@ export interface Route {
    * each to the origin as `X-Edge-Attr-{name}`.
    */
   readonly attrs?: Readonly<Record<string, string>>;
+  /**
+   * The fence (`fence/{name}`, docs/reference.md §10) that covers the country: every pool of the
+   * chain and the weights lies inside it. Omitted for unfenced countries and the default route.
+   * The Worker says it in `X-Edge-Fence`.
+   */
+  readonly fence?: string;
 }
 
 /** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
@@ -101,6 +113,13 @@ export interface CompiledMap {
    * Worker ignores it.
    */
   readonly sheds?: Readonly<Record<string, PoolShed>>;
+  /**
+   * The fences in force (docs/reference.md §10), by name: each `fence/` key's value, or the last
+   * valid one while its key is invalid. Omitted when there is none. The next compile (after a
+   * restart: the map read back from KV) keeps applying a fence whose key turned invalid, so a
+   * damaged value never lifts a fence. The Worker ignores it.
+   */
+  readonly fences?: Readonly<Record<string, Fence>>;
 }
 
 /** The document stored under the KV key `meta`. */
@@ -128,6 +147,7 @@ function routeJson(r: Route): Route {
       ? { shed: r.shed.map((x) => ({ pool: x.pool, share: x.share })) }
       : {}),
     ...attrsJson(r.attrs),
+    ...(r.fence !== undefined ? { fence: r.fence } : {}),
   };
 }
 
@@ -202,7 +222,26 @@ export function serializeMap(map: CompiledMap): string {
     history: map.history,
     ...(kept ? { kept } : {}),
     ...(sheds ? { sheds } : {}),
+    ...fencesJson(map.fences),
   });
+}
+
+/** `{ fences }` by name, each value in its canonical field order; nothing when there are none. */
+function fencesJson(fences: CompiledMap["fences"]): { fences?: Record<string, Fence> } {
+  const names = fences ? Object.keys(fences).sort() : [];
+  if (!fences || names.length === 0) return {};
+  const out: Record<string, Fence> = {};
+  for (const name of names) {
+    const f = fences[name];
+    if (f)
+      out[name] = {
+        countries: [...f.countries],
+        continents: [...f.continents],
+        regions: [...f.regions],
+        floor: f.floor,
+      };
+  }
+  return { fences: out };
 }
 
 /** Serializes `meta` with its fixed key order. */

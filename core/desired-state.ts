@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ContinentCode } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
+import { type Fence, FenceSchema } from "./fence-schema.js";
 import { isPoolName, routingKeys } from "./keys.js";
 import { mergeAttrs } from "./market-attrs.js";
 import { type Problem, problem } from "./problem.js";
@@ -22,12 +23,15 @@ import { VALUE_FREE } from "./value-free-issue.js";
 export interface DesiredState {
   readonly pools: Readonly<Record<string, PoolDef>>;
   readonly countries: Readonly<Record<string, CountryRule>>;
+  /** `fence/{name}` values by name (docs/reference.md §10); absent or empty: no fence. */
+  readonly fences?: Readonly<Record<string, Fence>>;
 }
 
 const TopSchema = z
   .object({
     pools: z.record(z.string(), z.unknown()),
     countries: z.record(z.string(), z.unknown()),
+    fences: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
@@ -106,8 +110,24 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
   if (!Object.hasOwn(top.data.countries, DEFAULT_CC)) {
     add(`countries.${DEFAULT_CC}`, "missing-default", "required rule is missing");
   }
+  const fences: Record<string, Fence> = {};
+  for (const [name, raw] of Object.entries(top.data.fences ?? {})) {
+    const key = `fences.${name}`;
+    if (!isPoolName(name)) add(key, "invalid-key", "not a valid fence name (a DNS label)");
+    const r = FenceSchema.safeParse(raw, VALUE_FREE);
+    if (!r.success) {
+      for (const issue of r.error.issues)
+        add(joinPath(key, issue.path), "invalid-value", issue.message);
+      continue;
+    }
+    if (!Object.hasOwn(top.data.pools, r.data.floor))
+      add(`${key}.floor`, "dangling-reference", `unknown pool "${r.data.floor}"`);
+    if (byteLength(canonicalFence(r.data)) > MAX_VALUE_BYTES) add(key, "too-large", "over 64 KiB");
+    fences[name] = r.data;
+  }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, state: { pools, countries } };
+  const fenced = Object.keys(fences).length > 0 ? { fences } : {};
+  return { ok: true, state: { pools, countries, ...fenced } };
 }
 
 /** The etcd key/values (full keys) that represent a desired state; values are canonical JSON. */
@@ -127,7 +147,21 @@ export function desiredStateToKeys(state: DesiredState, prefix: string): Map<str
       canonicalRule(r),
     );
   }
+  for (const name of Object.keys(state.fences ?? {}).sort()) {
+    const f = state.fences?.[name];
+    if (f) out.set(k.fence(name), canonicalFence(f));
+  }
   return out;
+}
+
+/** Canonical JSON of a fence (fixed key order, lists as given). */
+export function canonicalFence(f: Fence): string {
+  return JSON.stringify({
+    countries: [...f.countries],
+    continents: [...f.continents],
+    regions: [...f.regions],
+    floor: f.floor,
+  });
 }
 
 /** Canonical JSON of a pool definition (fixed key order: origin, region, quorum, slow_ms). */
@@ -163,6 +197,7 @@ export function desiredStateFromRouting(state: {
   readonly pools: ReadonlyMap<string, PoolDef>;
   readonly countries: ReadonlyMap<string, CountryRule>;
   readonly continents?: ReadonlyMap<ContinentCode, CountryRule>;
+  readonly fences?: ReadonlyMap<string, Fence>;
 }): DesiredState {
   const pools: Record<string, PoolDef> = {};
   for (const name of [...state.pools.keys()].sort()) {
@@ -181,5 +216,10 @@ export function desiredStateFromRouting(state: {
     const r = state.continents?.get(k);
     if (r) countries[ruleTargetName({ kind: "continent", continent: k })] = r;
   }
-  return { pools, countries };
+  const fences: Record<string, Fence> = {};
+  for (const name of [...(state.fences?.keys() ?? [])].sort()) {
+    const f = state.fences?.get(name);
+    if (f) fences[name] = f;
+  }
+  return { pools, countries, ...(Object.keys(fences).length > 0 ? { fences } : {}) };
 }

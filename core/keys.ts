@@ -27,6 +27,8 @@ export type ParsedKey =
   | { readonly kind: "pool"; readonly pool: string }
   /** `health/{pool}` (`checker` absent: the pool's plain key, one checker) or `health/{pool}/{checker}`. */
   | { readonly kind: "health"; readonly pool: string; readonly checker?: string }
+  /** `fence/{name}` (docs/reference.md §10); the name is a DNS label. */
+  | { readonly kind: "fence"; readonly name: string }
   | { readonly kind: "epoch" }
   | { readonly kind: "lock" }
   | { readonly kind: "invalid"; readonly reason: string }
@@ -71,6 +73,10 @@ export function parseKey(rel: string): ParsedKey {
       return isPoolName(name)
         ? { kind: family, pool: name }
         : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
+    case "fence":
+      return isPoolName(name)
+        ? { kind: "fence", name }
+        : { kind: "invalid", reason: "not a valid fence name (a DNS label)" };
     default:
       return { kind: "unknown" };
   }
@@ -87,6 +93,7 @@ export function routingKeys(prefix: string) {
     /** The pool's plain health key, or one checker's (`health/{pool}/{checker}`). */
     health: (pool: string, checker?: string) =>
       checker === undefined ? `${prefix}health/${pool}` : `${prefix}health/${pool}/${checker}`,
+    fence: (name: string) => `${prefix}fence/${name}`,
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
   } as const;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { CompiledMap } from "./compiled-map.js";
+import { FenceSchema } from "./fence-schema.js";
+import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
 
 /** Attributes become origin request headers: anything off the rules rejects the map. */
@@ -16,28 +18,34 @@ const poolName = headerSafe.min(1);
 const origin = z.string().url().refine(isHeaderSafe, "holds a character a header cannot carry");
 
 const link = z.object({ pool: poolName, origin });
-const route = z.object({
-  pool: poolName,
-  origin,
-  chain: z.array(link).min(1).max(16),
-  source: headerSafe,
-  degraded: z.enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule"]).nullable(),
-  // Malformed weights make the route unweighted (its chain order), never reject the map.
-  weights: z
-    .array(z.object({ pool: poolName, weight: z.number().int().min(1).max(1000) }))
-    .min(1)
-    .max(16)
-    .optional()
-    .catch(undefined),
-  // Only headers read it; a malformed one is dropped, never a reason to reject the map.
-  shed: z
-    .array(z.object({ pool: poolName, share: z.number().int().min(1).max(100) }))
-    .min(1)
-    .max(16)
-    .optional()
-    .catch(undefined),
-  attrs,
-});
+const route = z
+  .object({
+    pool: poolName,
+    origin,
+    chain: z.array(link).min(1).max(16),
+    source: headerSafe,
+    degraded: z
+      .enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule", "fence-unsatisfiable"])
+      .nullable(),
+    // Malformed weights make the route unweighted (its chain order), never reject the map.
+    weights: z
+      .array(z.object({ pool: poolName, weight: z.number().int().min(1).max(1000) }))
+      .min(1)
+      .max(16)
+      .optional()
+      .catch(undefined),
+    // Only headers read it; a malformed one is dropped, never a reason to reject the map.
+    shed: z
+      .array(z.object({ pool: poolName, share: z.number().int().min(1).max(100) }))
+      .min(1)
+      .max(16)
+      .optional()
+      .catch(undefined),
+    attrs,
+    // The fence name becomes the X-Edge-Fence header: only a DNS label is taken.
+    fence: z.string().refine(isPoolName).optional(),
+  })
+  .refine((r) => r.degraded !== "fence-unsatisfiable" || r.fence !== undefined);
 
 /** Shape check for a `routes` document read back from KV (the Worker, status, anti-entropy). */
 export const CompiledMapSchema = z.object({
@@ -72,6 +80,8 @@ export const CompiledMapSchema = z.object({
     )
     .optional()
     .catch(undefined),
+  // Only compile reads it (a fence whose key turned invalid keeps its last valid value).
+  fences: z.record(z.string(), FenceSchema).optional().catch(undefined),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

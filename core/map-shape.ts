@@ -7,6 +7,7 @@ import type {
   RouteWeight,
 } from "./compiled-map.js";
 import { isHeaderSafe } from "./header-safe.js";
+import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
 
 /*
@@ -113,7 +114,11 @@ function shedOf(x: unknown): RouteShed[] | undefined {
 
 function isDegraded(x: unknown): x is DegradedReason | null {
   return (
-    x === null || x === "all-pools-unhealthy" || x === "all-pools-slow" || x === "no-default-rule"
+    x === null ||
+    x === "all-pools-unhealthy" ||
+    x === "all-pools-slow" ||
+    x === "no-default-rule" ||
+    x === "fence-unsatisfiable"
   );
 }
 
@@ -128,9 +133,13 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
   const weighted = weights ? { ...route, weights } : route;
   const withShed = shed ? { ...weighted, shed } : weighted;
-  if (x.attrs === undefined) return withShed;
+  // The fence name becomes the X-Edge-Fence header: only a DNS label is taken.
+  if (x.fence !== undefined && !(typeof x.fence === "string" && isPoolName(x.fence))) return null;
+  if (x.degraded === "fence-unsatisfiable" && x.fence === undefined) return null;
+  const fenced = typeof x.fence === "string" ? { ...withShed, fence: x.fence } : withShed;
+  if (x.attrs === undefined) return fenced;
   const attrs = attrsOf(x.attrs);
-  return attrs ? { ...withShed, attrs } : null;
+  return attrs ? { ...fenced, attrs } : null;
 }
 
 /** Attributes become origin request headers: anything off the rules rejects the map. */

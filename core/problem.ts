@@ -10,7 +10,10 @@ export type ProblemCode =
   | "invalid-value"
   | "dangling-reference"
   | "missing-default"
-  | "invalid-epoch";
+  | "invalid-epoch"
+  | "fence-crossing"
+  | "fence-overlap"
+  | "fence-floor";
 
 /** One problem, always naming the key (relative to the prefix, or a file path like `countries.DE`). */
 export interface Problem {

@@ -1,6 +1,7 @@
 import type { ContinentCode } from "./continents.js";
 import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
+import type { Fence } from "./fence-schema.js";
 import { type ParsedKey, parseKey } from "./keys.js";
 import { judgePool, PLAIN_CHECKER, type PoolHealth } from "./pool-health.js";
 import { type Problem, problem } from "./problem.js";
@@ -42,6 +43,8 @@ export class RoutingIndex {
   private invalidContinents = new Set<ContinentCode>();
   /** Valid continent overrides by continent, then by key: the greatest key wins. */
   private continentOverrides = new Map<ContinentCode, Map<string, OverrideRule>>();
+  private fences = new Map<string, Fence>();
+  private invalidFences = new Set<string>();
   private problems = new Map<string, Problem>();
   private epochKey: string | null = null;
   private epoch = 0;
@@ -151,6 +154,8 @@ export class RoutingIndex {
     this.continents = new Map();
     this.invalidContinents = new Set();
     this.continentOverrides = new Map();
+    this.fences = new Map();
+    this.invalidFences = new Set();
     this.problems = new Map();
     this.epochKey = null;
     this.epoch = 0;
@@ -178,6 +183,8 @@ export class RoutingIndex {
       continents: sortedMap(this.continents),
       invalidContinents: sortedSet(this.invalidContinents),
       continentOverrides: this.resolvedContinentOverrides(),
+      fences: sortedMap(this.fences),
+      invalidFences: sortedSet(this.invalidFences),
     };
   }
 
@@ -245,6 +252,10 @@ export class RoutingIndex {
           this.checkers.set(p.pool, byName);
         }
         break;
+      case "fence":
+        if (d?.ok) this.fences.set(p.name, d.value as Fence);
+        else this.invalidFences.add(p.name);
+        break;
     }
   }
 
@@ -285,6 +296,10 @@ export class RoutingIndex {
         if (byName?.size === 0) this.checkers.delete(p.pool);
         break;
       }
+      case "fence":
+        this.fences.delete(p.name);
+        this.invalidFences.delete(p.name);
+        break;
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { ContinentCode } from "./continents.js";
+import type { Fence } from "./fence-schema.js";
 import type { PoolHealth } from "./pool-health.js";
 import type { Problem } from "./problem.js";
 import { RoutingIndex } from "./routing-index.js";
@@ -37,6 +38,10 @@ export interface RoutingState {
   readonly invalidContinents: ReadonlySet<ContinentCode>;
   /** Continent overrides, with the key that holds each (`override/EU`, `override/continent/NA`). */
   readonly continentOverrides: ReadonlyMap<ContinentCode, ContinentOverride>;
+  /** Valid `fence/{name}` values by name, sorted (docs/reference.md §10). */
+  readonly fences: ReadonlyMap<string, Fence>;
+  /** Fences whose `fence/` key exists but is invalid. */
+  readonly invalidFences: ReadonlySet<string>;
 }
 
 /** A valid continent override and the key it was read from (relative to the prefix). */

@@ -1,3 +1,4 @@
+import { type Fence, FenceSchema } from "./fence-schema.js";
 import type { ParsedKey } from "./keys.js";
 import { type ProblemCode, problem } from "./problem.js";
 import {
@@ -95,6 +96,8 @@ export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decode
       return decodeJson<PoolDef>(value, PoolDefSchema);
     case "health":
       return decodeJson<Health>(value, HealthSchema);
+    case "fence":
+      return decodeJson<Fence>(value, FenceSchema);
     default:
       return null;
   }

@@ -8,6 +8,7 @@ export const EDGE_HEADERS = {
   failover: "X-Edge-Failover",
   split: "X-Edge-Split",
   shed: "X-Edge-Shed",
+  fence: "X-Edge-Fence",
   origin: "X-Edge-Origin",
   hop: "X-Edge-Hop",
   debugToken: "X-Edge-Debug-Token",

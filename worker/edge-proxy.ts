@@ -3,6 +3,7 @@ import { debugAccess } from "./debug-access.js";
 import { decide } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import type { Env } from "./env.js";
+import { fenceRefusal } from "./fence-refusal.js";
 import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
@@ -32,6 +33,7 @@ export async function edgeProxy(
   const snap = current instanceof Promise ? await current : current;
   const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
   const decision = decide(snap, requestCountry(request, debug), settings, viewer);
+  if (decision.route.degraded === "fence-unsatisfiable") return fenceRefusal(decision);
   const outcome = await proxyToOrigins(request, decision.route, {
     country: decision.country,
     rev: decision.rev ?? 0,

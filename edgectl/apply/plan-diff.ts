@@ -1,10 +1,12 @@
 import {
   CountryRuleSchema,
+  canonicalFence,
   canonicalPool,
   canonicalRule,
   type DesiredState,
   desiredStateToKeys,
   escapeUnsafe,
+  FenceSchema,
   PoolDefSchema,
 } from "../../core/index.js";
 import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
@@ -22,7 +24,12 @@ export interface KeyChange {
 
 /** Only these families are intent: overrides, health, epoch and the lock are never touched. */
 export function isIntentKey(rel: string): boolean {
-  return rel.startsWith("pool/") || rel.startsWith("country/") || rel.startsWith("continent/");
+  return (
+    rel.startsWith("pool/") ||
+    rel.startsWith("country/") ||
+    rel.startsWith("continent/") ||
+    rel.startsWith("fence/")
+  );
 }
 
 /** The stored value in canonical form when it parses, so key order alone is not a change. */
@@ -33,6 +40,9 @@ function canonicalStored(e: StoredEntry): string {
     if (e.rel.startsWith("pool/")) {
       const p = PoolDefSchema.safeParse(raw);
       if (p.success) return canonicalPool(p.data);
+    } else if (e.rel.startsWith("fence/")) {
+      const f = FenceSchema.safeParse(raw);
+      if (f.success) return canonicalFence(f.data);
     } else {
       const r = CountryRuleSchema.safeParse(raw);
       if (r.success) return canonicalRule(r.data);

@@ -1,4 +1,10 @@
-import { type CompileOptions, compile, type Snapshot } from "../../core/index.js";
+import {
+  type CompileOptions,
+  compile,
+  formatProblem,
+  isFenceProblem,
+  type Snapshot,
+} from "../../core/index.js";
 import { CliError } from "../cli/cli-error.js";
 import { applyChangesToSnapshot } from "./edge-effect.js";
 import type { KeyChange } from "./plan-diff.js";
@@ -26,9 +32,16 @@ export function assertNoNewProblems(
 ): void {
   const problems = newProblems(snapshot, changes, opts);
   if (problems.length === 0) return;
+  const before = new Set(compile(snapshot, opts).problems.map(formatProblem));
+  const fence = compile(applyChangesToSnapshot(snapshot, changes), opts)
+    .problems.filter((p) => isFenceProblem(p) && !before.has(formatProblem(p)))
+    .map(formatProblem);
+  const n = problems.length;
   throw new CliError(
     "invalid-input",
-    `the whole proposed state is invalid (${problems.length} new problem${problems.length === 1 ? "" : "s"}); nothing written`,
-    problems,
+    fence.length > 0
+      ? `the proposed state would send a fenced country outside its fence (docs/reference.md §10); nothing written`
+      : `the whole proposed state is invalid (${n} new problem${n === 1 ? "" : "s"}); nothing written`,
+    [...fence, ...problems.filter((p) => !fence.includes(p))],
   );
 }

@@ -81,14 +81,17 @@ export function intentAfterEpoch(src: RollbackSource): Map<string, string> {
 
 /**
  * The intent keys as a desired-state document, for the validation every file goes through
- * (`pool/X` → `pools.X`, `country/CC` → `countries.CC`, `continent/K` → `countries.continent/K`).
+ * (`pool/X` → `pools.X`, `country/CC` → `countries.CC`, `continent/K` → `countries.continent/K`,
+ * `fence/N` → `fences.N`).
  */
 export function desiredDocOf(intent: ReadonlyMap<string, string>): {
   pools: Record<string, unknown>;
   countries: Record<string, unknown>;
+  fences?: Record<string, unknown>;
 } {
   const pools: Record<string, unknown> = {};
   const countries: Record<string, unknown> = {};
+  const fences: Record<string, unknown> = {};
   for (const [rel, text] of intent) {
     let value: unknown = text;
     try {
@@ -98,7 +101,8 @@ export function desiredDocOf(intent: ReadonlyMap<string, string>): {
     }
     if (rel.startsWith("pool/")) pools[rel.slice("pool/".length)] = value;
     else if (rel.startsWith("country/")) countries[rel.slice("country/".length)] = value;
+    else if (rel.startsWith("fence/")) fences[rel.slice("fence/".length)] = value;
     else countries[rel] = value;
   }
-  return { pools, countries };
+  return { pools, countries, ...(Object.keys(fences).length > 0 ? { fences } : {}) };
 }

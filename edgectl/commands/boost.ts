@@ -111,10 +111,8 @@ export function boostCommand(ctx: CommandContext): Command {
       const settings = ctx.settings(cmd);
       const key = routingKeys(settings.prefix).override(cc);
       await withEtcdMembers(settings, async (members) => {
-        const state = readSnapshot(
-          toSnapshot(await readPrefixFromAny(members, settings.prefix)),
-          settings.prefix,
-        );
+        const before = toSnapshot(await readPrefixFromAny(members, settings.prefix));
+        const state = readSnapshot(before, settings.prefix);
         const split =
           percent === undefined
             ? undefined
@@ -136,6 +134,24 @@ export function boostCommand(ctx: CommandContext): Command {
             `unknown pool${unknown.length > 1 ? "s" : ""} ${unknown.map((p) => `"${p}"`).join(", ")}: no pool/ definition in ${settings.prefix}`,
           );
         }
+        const { assertNoNewFenceViolations } = await import("../apply/fence-refusal.js");
+        const { compileOptions } = await import("../cli/compile-options.js");
+        const boostWeights = split?.weights ?? base.weights;
+        const proposed = JSON.stringify({
+          primary: split?.primary ?? base.primary,
+          fallbacks: [...(split?.fallbacks ?? base.fallbacks)],
+          ...(boostWeights ? { weights: { ...boostWeights } } : {}),
+          expires_at: new Date(Date.now() + ttl * 1000).toISOString(),
+        });
+        assertNoNewFenceViolations(
+          before,
+          {
+            revision: before.revision,
+            entries: [...before.entries.filter((e) => e.key !== key), { key, value: proposed }],
+          },
+          compileOptions(settings),
+          `boost ${cc}`,
+        );
         const lease = await ClusterLease.grant(members, ttl);
         // The lease's end as the boost's promise: etcd restarts lease TTLs on a leader change, so
         // the compiler ends the boost at expires_at even while the lease lives on.

@@ -21,7 +21,12 @@ export function exportCommand(ctx: CommandContext): Command {
         const state = readSnapshot(toSnapshot(read), settings.prefix);
         const desired = desiredStateFromRouting(state);
         const skipped = state.problems
-          .filter((p) => p.key.startsWith("pool/") || p.key.startsWith("country/"))
+          .filter(
+            (p) =>
+              p.key.startsWith("pool/") ||
+              p.key.startsWith("country/") ||
+              p.key.startsWith("fence/"),
+          )
           .map(formatProblem);
         ctx.emit(
           {

@@ -10,6 +10,7 @@ import {
   originFor,
   type PoolReport,
   parseRuleTarget,
+  poolInFence,
   poolReports,
   type Route,
   resolveRoute,
@@ -49,6 +50,17 @@ export interface Explanation {
   readonly source: string;
   /** Shares of viewers per pool: the weighted split, else 100 % on the route's pool. */
   readonly split: readonly PoolShare[];
+  /** The fence that covers the country (docs/reference.md §10), and the pools it kept out. */
+  readonly fence: ExplainedFence | null;
+}
+
+/** A fenced country's fence as `explain` shows it. */
+export interface ExplainedFence {
+  readonly name: string;
+  readonly regions: readonly string[];
+  readonly floor: string;
+  /** Pools that the rules walked for the country name outside the fence: never used for it. */
+  readonly removed: readonly string[];
 }
 
 /**
@@ -79,8 +91,11 @@ export function explainCountry(
   const continentKeys = k ? [`continent/${k}`, `override/${k}`, `override/continent/${k}`] : [];
   const mine = (key: string) =>
     key === `override/${cc}` || key === `country/${cc}` || continentKeys.includes(key);
-  const relevant = problems.filter((p) => mine(p.key)).map(formatProblem);
-  for (const p of problems.filter((p) => mine(p.key)))
+  // A fence crossing is about one country: only this one's are shown.
+  const concerns = (p: (typeof problems)[number]) =>
+    p.code === "fence-crossing" ? p.message.startsWith(`would send ${cc} to pool `) : mine(p.key);
+  const relevant = problems.filter(concerns).map(formatProblem);
+  for (const p of problems.filter(concerns))
     reasons.push(safeText(`${p.key} is not usable (${p.message}): ignored`));
 
   const defined = (r: KeptRule) => [r.primary, ...r.fallbacks].every((p) => state.pools.has(p));
@@ -169,8 +184,27 @@ export function explainCountry(
     reasons.push(
       `weighted split over the healthy weighted pools: ${formatShares(route)} of viewers (rendezvous hash of the viewer key; the rest of the chain is the failover order)`,
     );
-  if (route.degraded === "all-pools-unhealthy")
+  const fenceValue = route.fence === undefined ? undefined : map.fences?.[route.fence];
+  const removed = new Set<string>();
+  if (fenceValue) {
+    const crossed = problems.filter((p) => p.code === "fence-crossing" && concerns(p));
+    for (const key of [...crossed.map((p) => p.key), ...(ruleKey ? [ruleKey] : [])]) {
+      const r = ruleAt(key);
+      for (const p of r ? [r.primary, ...r.fallbacks] : [])
+        if (!poolInFence(p, fenceValue, state.pools)) removed.add(p);
+    }
+    reasons.push(
+      safeText(
+        `fence/${route.fence} holds ${cc} to regions ${fenceValue.regions.join(", ")}${removed.size > 0 ? `: removed ${[...removed].join(", ")}` : ""}`,
+      ),
+    );
+  }
+  if (route.degraded === "all-pools-unhealthy" && fenceValue)
+    reasons.push(`no pool inside fence ${route.fence} is left: the fence's floor ${route.pool}`);
+  else if (route.degraded === "all-pools-unhealthy")
     reasons.push(`every pool of the chain is unhealthy: floor pool ${route.pool}`);
+  if (route.degraded === "fence-unsatisfiable")
+    reasons.push(`no pool lies inside fence ${route.fence}: the edge answers 503`);
   if (route.degraded === "no-default-rule")
     reasons.push(`no usable country/_default rule: floor pool ${route.pool}`);
   reasons.push(...shedReasons(route, reports));
@@ -193,6 +227,15 @@ export function explainCountry(
     problems: relevant,
     source: route.source,
     split: routeShares(route),
+    fence:
+      fenceValue && route.fence !== undefined
+        ? {
+            name: route.fence,
+            regions: [...fenceValue.regions],
+            floor: fenceValue.floor,
+            removed: [...removed],
+          }
+        : null,
   };
 }
 
@@ -259,6 +302,13 @@ export function formatExplanation(x: Explanation): string[] {
       : []),
     `source: ${x.source}`,
     `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
+    ...(x.fence
+      ? [
+          safeText(
+            `fence:  ${x.fence.name} (regions ${x.fence.regions.join(", ")}; floor ${x.fence.floor}; removed ${x.fence.removed.length > 0 ? x.fence.removed.join(", ") : "none"})`,
+          ),
+        ]
+      : []),
     ...(x.route.attrs
       ? [
           `attrs:  ${Object.entries(x.route.attrs)

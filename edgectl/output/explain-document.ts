@@ -24,6 +24,9 @@ export function countryDocument(x: Explanation): ExplainResult {
     split: [...x.split],
     reasons: [...x.reasons],
     problems: [...x.problems],
+    fence: x.fence
+      ? { ...x.fence, regions: [...x.fence.regions], removed: [...x.fence.removed] }
+      : null,
   };
 }
 

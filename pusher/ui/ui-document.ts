@@ -20,6 +20,17 @@ export interface UiRoute {
   readonly weights?: readonly UiWeight[];
   /** The route's pools that shed viewers, and their shares (docs/reference.md §9). */
   readonly shed?: readonly { readonly pool: string; readonly share: number }[];
+  /** The fence that holds the country (docs/reference.md §10); absent when none. */
+  readonly fence?: string;
+}
+
+/** A fence as the legend lists it (docs/reference.md §10). */
+export interface UiFence {
+  readonly name: string;
+  readonly regions: readonly string[];
+  readonly floor: string;
+  /** How many countries of the map it holds. */
+  readonly countries: number;
 }
 
 /** A pool the legend lists: defined, named by a rule, publishing health, or the floor. */
@@ -48,6 +59,7 @@ export interface UiMap {
   readonly default: UiRoute;
   readonly countries: Readonly<Record<string, UiRoute>>;
   readonly pools: readonly UiPool[];
+  readonly fences: readonly UiFence[];
   readonly problems: readonly string[];
 }
 
@@ -80,6 +92,7 @@ function uiRoute(route: Route): UiRoute {
     degraded: route.degraded,
     ...(weights ? { weights } : {}),
     ...(route.shed ? { shed: route.shed.map((s) => ({ pool: s.pool, share: s.share })) } : {}),
+    ...(route.fence !== undefined ? { fence: route.fence } : {}),
   };
 }
 
@@ -119,6 +132,15 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
         : {}),
     };
   });
+  const held = new Map<string, number>();
+  for (const route of Object.values(map.countries))
+    if (route.fence !== undefined) held.set(route.fence, (held.get(route.fence) ?? 0) + 1);
+  const fences: UiFence[] = Object.entries(map.fences ?? {}).map(([name, f]) => ({
+    name,
+    regions: [...f.regions],
+    floor: f.floor,
+    countries: held.get(name) ?? 0,
+  }));
   return {
     rev: map.rev,
     epoch: map.epoch,
@@ -128,6 +150,7 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
     default: uiRoute(map.default),
     countries,
     pools,
+    fences,
     problems: map.problems,
   };
 }

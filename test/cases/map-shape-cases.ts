@@ -384,5 +384,29 @@ export function mapShapeCases(good: string): MapShapeCase[] {
       "attrs an array",
       edit((d) => (route(d).attrs = ["tier"])),
     ),
+    accepted("a fenced route", (d) => {
+      route(d).fence = "eu";
+    }),
+    // The fence name becomes the X-Edge-Fence header: anything but a DNS label rejects the map.
+    rejected(
+      "a fence name with CR/LF",
+      edit((d) => (route(d).fence = "eu\r\nX-Evil: 1")),
+    ),
+    rejected(
+      "a fence name in upper case",
+      edit((d) => (route(d).fence = "EU")),
+    ),
+    rejected(
+      "an empty fence name",
+      edit((d) => (route(d).fence = "")),
+    ),
+    rejected(
+      "a fence name that is not a string",
+      edit((d) => (route(d).fence = 1)),
+    ),
+    rejected(
+      "fence-unsatisfiable without a fence",
+      edit((d) => (route(d).degraded = "fence-unsatisfiable")),
+    ),
   ];
 }

@@ -29,6 +29,9 @@ const keys = [
   "epoch",
   "lock/apply",
   "junk/x",
+  "fence/eu",
+  "fence/alps",
+  "fence/Bad_Name",
 ];
 const pools = ["fra-1", "ams-1", "par-1"];
 const rule = fc.record({
@@ -42,7 +45,16 @@ const valueFor = (rel: string): fc.Arbitrary<string> => {
       ? fc.constantFrom("healthy", "unhealthy").map((status) => JSON.stringify({ status }))
       : rel === "epoch"
         ? fc.nat(99).map(String)
-        : rule.map((r) => JSON.stringify(r));
+        : rel.startsWith("fence/")
+          ? fc
+              .record({
+                countries: fc.uniqueArray(fc.constantFrom("DE", "CH", "FR"), { maxLength: 2 }),
+                continents: fc.uniqueArray(fc.constantFrom("EU", "NA"), { maxLength: 1 }),
+                regions: fc.constant(["eu-central"]),
+                floor: fc.constantFrom(...pools),
+              })
+              .map((f) => JSON.stringify(f))
+          : rule.map((r) => JSON.stringify(r));
   return fc.oneof(
     { weight: 4, arbitrary: good },
     { weight: 1, arbitrary: fc.constantFrom("{", "7", "[]", "x") },
@@ -71,6 +83,8 @@ function plain(s: RoutingState) {
     continents: [...s.continents],
     invalidContinents: [...s.invalidContinents],
     continentOverrides: [...s.continentOverrides],
+    fences: [...s.fences],
+    invalidFences: [...s.invalidFences],
     problems: [...s.problems].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }

@@ -30,6 +30,7 @@ describe("-o json output framework", () => {
         valid: true,
         pools: ["ams-1", "fra-1", "par-1"],
         rules: ["country/DE", "country/_default"],
+        fences: [],
       });
     }
   });
@@ -79,7 +80,7 @@ describe("-o json output framework", () => {
     output.begin("json");
     expect(lacksJsonResult(output)).toBe(true);
     const opts = { schema: ValidateShape, text: () => [] };
-    const doc = { file: "f", valid: true as const, pools: [], rules: [] };
+    const doc = { file: "f", valid: true as const, pools: [], rules: [], fences: [] };
     const withExtra = { ...doc, extra: "dropped" };
     output.emit(withExtra, opts);
     expect(lacksJsonResult(output)).toBe(false);

@@ -8,7 +8,7 @@ export const ShareShape = z.object({
 
 /** Why a compiled route is degraded; null when it is not. */
 export const DegradedShape = z
-  .enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule"])
+  .enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule", "fence-unsatisfiable"])
   .nullable();
 
 /** A pool of a route that sheds viewers, and its shed share. */
@@ -57,6 +57,10 @@ export const RouteShape = z.object({
     .describe(
       "market attributes sent to the origin as X-Edge-Attr-* (continent < country < override)",
     ),
+  fence: z
+    .string()
+    .optional()
+    .describe("the fence that covers the country: every pool of the route lies inside it"),
 });
 
 /** A route as the edge effect shows it: where it sends viewers, in shares. */

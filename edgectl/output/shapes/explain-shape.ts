@@ -36,6 +36,17 @@ export const ExplainCountryShape = z
     source: z
       .string()
       .describe("the route's source: country/CC, continent/K, override/CC, override/K or floor"),
+    fence: z
+      .object({
+        name: z.string(),
+        regions: z.array(z.string()),
+        floor: z.string(),
+        removed: z
+          .array(z.string())
+          .describe("pools the walked rules name outside the fence: never used for the country"),
+      })
+      .nullable()
+      .describe("the fence that covers the country (docs/reference.md §10); null when none"),
   })
   .describe("explain CC");
 

@@ -19,11 +19,25 @@ export const ExportShape = z
           }),
         ),
         countries: z.record(z.string(), RuleShape),
+        fences: z
+          .record(
+            z.string(),
+            z.object({
+              countries: z.array(z.string()),
+              continents: z.array(z.string()),
+              regions: z.array(z.string()),
+              floor: z.string(),
+            }),
+          )
+          .optional()
+          .describe("fence/{name} values (docs/reference.md §10); absent when there are none"),
       })
       .describe("a desired-state document: `apply` of it (as a .json file) changes nothing"),
     not_exported: z
       .array(z.string())
-      .describe("pool/ and country/ keys left out because they are invalid, with the problem"),
+      .describe(
+        "pool/, country/ and fence/ keys left out because they are invalid, with the problem",
+      ),
   })
   .describe("export: the current intent");
 

@@ -9,6 +9,7 @@ export const ValidateShape = z
     rules: z
       .array(z.string())
       .describe("rule keys as stored: country/CC, country/_default, continent/K; sorted"),
+    fences: z.array(z.string()).describe("fence names (docs/reference.md §10), sorted"),
   })
   .describe("validate: the file is valid");
 

@@ -77,6 +77,7 @@ export class DetailsView {
           r.route.shed ? r.route.shed.map((x) => `${x.pool} ${x.share} %`).join(" · ") : "none",
           "shed",
         ),
+        row("Fence", r.route.fence ?? "none", "fence"),
       ]),
     );
   }

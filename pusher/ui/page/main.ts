@@ -8,6 +8,7 @@ import { connect } from "./connection.js";
 import { CountryList } from "./country-list.js";
 import { DetailsView, Tooltip } from "./details-view.js";
 import { byId } from "./dom.js";
+import { FenceLegendView } from "./fence-legend-view.js";
 import { HeaderView } from "./header-view.js";
 import { LegendView } from "./legend-view.js";
 import { MapView } from "./map-view.js";
@@ -44,6 +45,10 @@ function start(): void {
   const details = new DetailsView(byId("details"));
   const tooltip = new Tooltip(byId("tooltip"));
   const legend = new LegendView(byId<HTMLUListElement>("legend"));
+  const fenceLegend = new FenceLegendView(
+    byId("fence-panel"),
+    byId<HTMLUListElement>("fence-legend"),
+  );
 
   const showDetails = () => {
     const cc = st.focused ?? st.hovered ?? st.pinned;
@@ -100,6 +105,7 @@ function start(): void {
     st.colours = assignColours(st.map.pools.map((p) => p.name));
     mapView.render(st.map, st.colours);
     legend.render(st.map, st.colours, poolCounts(st.map, codes));
+    fenceLegend.render(st.map);
     list.render(st.map, st.colours);
     summary.render(st.map, codes);
     showDetails();

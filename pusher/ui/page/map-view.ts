@@ -15,12 +15,14 @@ export interface MapEvents {
 /**
  * Paints the server-rendered SVG: fills every country with its pool's colour, lays a hatched,
  * outlined copy over degraded ones (a pattern, not colour alone), shows the dots of small
- * countries that have a rule of their own, and draws a ring around the highlighted country.
+ * countries that have a rule of their own, outlines fenced countries (docs/reference.md §10),
+ * and draws a ring around the highlighted country.
  */
 export class MapView {
   private readonly shapes = new Map<string, SVGGraphicsElement[]>();
   private readonly dots = new Map<string, SVGCircleElement>();
   private readonly marks: SVGGElement;
+  private readonly fences: SVGGElement;
   private readonly ring: SVGGElement;
 
   constructor(
@@ -38,6 +40,8 @@ export class MapView {
     }
     this.marks = root.querySelector<SVGGElement>("#marks") ?? root.appendChild(svg("g"));
     this.ring = root.querySelector<SVGGElement>("#ring") ?? root.appendChild(svg("g"));
+    this.fences = svg("g", { id: "fence-outlines" });
+    root.insertBefore(this.fences, this.ring);
     const ccOf = (t: EventTarget | null) =>
       t instanceof Element ? (t.closest<SVGElement>("[data-cc]")?.dataset.cc ?? null) : null;
     root.addEventListener("pointermove", (e) => {
@@ -68,8 +72,19 @@ export class MapView {
   /** Applies a compiled map: fills, degraded marks, dots. */
   render(map: UiMap, colours: ReadonlyMap<string, PoolColour>): void {
     const marks: SVGPathElement[] = [];
+    const outlines: SVGPathElement[] = [];
     for (const [cc, els] of this.shapes) {
       const r = routeFor(map, cc);
+      const fence = r.route.fence;
+      if (fence !== undefined) {
+        for (const el of els) {
+          const d = el.getAttribute("d");
+          if (d)
+            outlines.push(
+              svg("path", { class: "fence-outline", d, "data-cc": cc, "data-fence": fence }),
+            );
+        }
+      }
       const fill = fillFor(r, colours);
       const dot = this.dots.get(cc);
       for (const el of dot ? [...els, dot] : els) {
@@ -89,6 +104,7 @@ export class MapView {
       }
     }
     this.marks.replaceChildren(...marks);
+    this.fences.replaceChildren(...outlines);
   }
 
   /** Rings `cc` on the map (null clears it); a small country's dot is shown while ringed. */
