@@ -7,6 +7,7 @@ import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
 import { originHostsOf } from "./origin-hosts.js";
+import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { proxyToOrigins } from "./proxy.js";
 import { edgeResponse } from "./respond.js";
@@ -22,6 +23,7 @@ export async function edgeProxy(
   request: Request,
   env: Env,
   mapCache: MapCache,
+  ejection: OutlierEjection,
   ctx: WaitUntil | undefined,
 ): Promise<Response> {
   const headers = request.headers;
@@ -37,6 +39,8 @@ export async function edgeProxy(
     rev: decision.rev ?? 0,
     maxAttempts: settings.maxAttempts,
     originTimeoutMs: settings.originTimeoutMs,
+    ejection,
+    ejectionSettings: settings,
   });
   return edgeResponse(decision, outcome, {
     debug,

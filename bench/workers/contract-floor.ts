@@ -1,6 +1,9 @@
 import type { Route } from "../../core/compiled-map.js";
 import { normalizeCountry } from "../../core/resolve.js";
+import { OutlierEjection } from "../../worker/outlier-ejection.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
+
+const ejection = new OutlierEjection();
 
 /** Bindings of the contract-floor Worker. */
 interface FloorEnv {
@@ -30,6 +33,8 @@ export default {
       rev: 1,
       maxAttempts: 1,
       originTimeoutMs: 4000,
+      ejection,
+      ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
     });
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);

@@ -115,6 +115,8 @@ export type WorkerVars = Partial<
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
+    | "EDGE_EJECT_AFTER"
+    | "EDGE_EJECT_SECONDS"
     | "DEBUG_TOKEN",
     string
   >

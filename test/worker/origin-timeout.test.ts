@@ -65,7 +65,12 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS})`, () => {
       startSlowBody(TIMEOUT_MS * 2),
     ]);
     await origins.get("dead-1").kill();
-    worker = await startWorker({ ORIGIN_TIMEOUT_MS: String(TIMEOUT_MS), MAX_ATTEMPTS: "2" });
+    // Each request here must meet the black holes: outlier ejection is off (outlier-ejection.test.ts).
+    worker = await startWorker({
+      ORIGIN_TIMEOUT_MS: String(TIMEOUT_MS),
+      MAX_ATTEMPTS: "2",
+      EDGE_EJECT_AFTER: "0",
+    });
     const all = urls();
     await worker.putMap(serializeMap(buildMap(SPEC, { rev, originOf: (p) => all[p] ?? "" })));
   });

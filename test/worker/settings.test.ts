@@ -15,6 +15,8 @@ describe("worker settings", () => {
       maxAttempts: 2,
       originTimeoutMs: 4000,
       debugToken: null,
+      ejectAfter: 2,
+      ejectMs: 10_000,
     });
   });
 
@@ -26,6 +28,8 @@ describe("worker settings", () => {
       ISOLATE_CACHE_SECONDS: "0",
       MAX_ATTEMPTS: "3",
       ORIGIN_TIMEOUT_MS: "2500",
+      EDGE_EJECT_AFTER: "0",
+      EDGE_EJECT_SECONDS: "30",
       DEBUG_TOKEN: "s3cret",
     });
     expect(s).toEqual({
@@ -36,6 +40,8 @@ describe("worker settings", () => {
       maxAttempts: 3,
       originTimeoutMs: 2500,
       debugToken: "s3cret",
+      ejectAfter: 0,
+      ejectMs: 30_000,
     });
   });
 
@@ -61,6 +67,8 @@ describe("worker settings", () => {
         MAX_ATTEMPTS: raw,
         ORIGIN_TIMEOUT_MS: raw,
         ORIGIN_TEMPLATE: raw,
+        EDGE_EJECT_AFTER: raw,
+        EDGE_EJECT_SECONDS: raw,
       });
       expect(s).toEqual(parseSettings({}));
     },
@@ -68,6 +76,12 @@ describe("worker settings", () => {
 
   it.each(["", "Par_1", "-par", "a".repeat(64), "par 1"])("rejects FLOOR_POOL %j", (raw) => {
     expect(parseSettings({ FLOOR_POOL: raw }).floorPool).toBe("par-1");
+  });
+
+  it("clamps EDGE_EJECT_AFTER to 0–1000 and EDGE_EJECT_SECONDS to 1 s – 1 h", () => {
+    expect(parseSettings({ EDGE_EJECT_AFTER: "5000" }).ejectAfter).toBe(1000);
+    expect(parseSettings({ EDGE_EJECT_SECONDS: "0" }).ejectMs).toBe(1000);
+    expect(parseSettings({ EDGE_EJECT_SECONDS: "99999" }).ejectMs).toBe(3_600_000);
   });
 
   it("treats an empty DEBUG_TOKEN as unset", () => {
@@ -102,6 +116,8 @@ describe("wrangler configurations", () => {
     "ISOLATE_CACHE_SECONDS",
     "MAX_ATTEMPTS",
     "ORIGIN_TIMEOUT_MS",
+    "EDGE_EJECT_AFTER",
+    "EDGE_EJECT_SECONDS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -120,6 +136,10 @@ describe("wrangler configurations", () => {
       expect(s.kvCacheTtl).toBe(Number(vars.KV_CACHE_TTL));
       expect(s.floorPool).toBe(vars.FLOOR_POOL);
       expect(s.originTemplate).toBe(vars.ORIGIN_TEMPLATE);
+      expect(s.ejectAfter).toBe(Number(vars.EDGE_EJECT_AFTER));
+      expect(s.ejectAfter).toBe(2);
+      expect(s.ejectMs).toBe(Number(vars.EDGE_EJECT_SECONDS) * 1000);
+      expect(s.ejectMs).toBe(10_000);
     },
   );
 });
