@@ -130,7 +130,10 @@ async function until<T>(
   timeoutMs = 20_000,
 ): Promise<T> {
   let last = await read();
-  await waitFor(async () => ok((last = await read())), timeoutMs);
+  await waitFor(async () => {
+    last = await read();
+    return ok(last);
+  }, timeoutMs);
   return last;
 }
 
