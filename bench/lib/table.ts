@@ -39,13 +39,28 @@ export interface TableInput {
     max_writes_per_s_per_key: number;
   } | null;
   readonly failover_ms: {
-    ttl_s: number;
-    p50: number;
-    max: number;
-    runs: number;
-    over_ttl_p50: number;
-    blackhole?: { p50: number; max: number; runs: number; floor_p50: number } | null;
-    origin_timeout_ms?: number;
+    ttl_s?: number | undefined;
+    p50?: number | undefined;
+    max?: number | undefined;
+    runs?: number | undefined;
+    over_ttl_p50?: number | undefined;
+    blackhole?: { p50: number; max: number; runs: number; floor_p50: number } | null | undefined;
+    origin_timeout_ms?: number | undefined;
+    blackhole_stalled_share?: number | undefined;
+    blackhole_stall?:
+      | {
+          requests: number;
+          stalled: number;
+          seconds: number;
+          paced_stalled_share: number;
+          paced_requests: number;
+          paced_every_ms: number;
+        }
+      | undefined;
+  } | null;
+  readonly health?: {
+    etcd_writes_per_checker_hour?: number;
+    checker_writes?: { writes: number; seconds: number; probes: number; p90_ms: number | null };
   } | null;
   readonly worker: {
     rps?: number;
@@ -183,7 +198,13 @@ function rows(r: TableInput): Row[] {
     ]);
   }
   const f = r.failover_ms;
-  if (f)
+  if (
+    f?.runs !== undefined &&
+    f.p50 !== undefined &&
+    f.max !== undefined &&
+    f.ttl_s !== undefined &&
+    f.over_ttl_p50 !== undefined
+  )
     out.push([
       `failover after kill -9 p50 / max (n=${f.runs})`,
       `${ms(f.p50)} / ${ms(f.max)}`,
@@ -191,6 +212,26 @@ function rows(r: TableInput): Row[] {
       `TTL + ${(f.over_ttl_p50 / 1000).toFixed(2)} s`,
       `max ≤ TTL + 0.5 s`,
       check(f.max <= f.ttl_s * 1000 + 500),
+    ]);
+  const st = f?.blackhole_stall;
+  if (f?.blackhole_stalled_share !== undefined && st)
+    out.push([
+      `silent primary: requests over 1 s (n=${st.requests}, ${st.seconds} s back to back)`,
+      `${(f.blackhole_stalled_share * 100).toFixed(2)} %`,
+      `every ${st.paced_every_ms / 1000} s: ${(st.paced_stalled_share * 100).toFixed(1)} % of ${st.paced_requests}`,
+      `${st.stalled} stalled`,
+      "≤ 10 %",
+      check(f.blackhole_stalled_share <= 0.1),
+    ]);
+  const hc = r.health?.checker_writes;
+  if (r.health?.etcd_writes_per_checker_hour !== undefined && hc)
+    out.push([
+      `etcd writes per checker-hour at a steady p90 (${hc.seconds} s, ${hc.probes} probes)`,
+      `${r.health.etcd_writes_per_checker_hour}`,
+      `p90 ${hc.p90_ms ?? "-"} ms`,
+      `${hc.writes} write(s) with the registration`,
+      "0 beyond the first",
+      check(r.health.etcd_writes_per_checker_hour === 0),
     ]);
   const bh = f?.blackhole;
   if (bh && f?.origin_timeout_ms !== undefined)

@@ -95,7 +95,10 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   };
   let hysteresis = new StatusHysteresis("healthy");
   if (deps.probe) {
-    const r = await deps.probe();
+    let r = await deps.probe();
+    // The process's first request pays for a cold HTTP client and a new connection (hundreds of
+    // ms on a busy host): it only warms up, and the next one is the first sample.
+    if (r.ttfbMs !== undefined) r = await deps.probe();
     took(r);
     hysteresis = new StatusHysteresis(r.ok ? "healthy" : "unhealthy");
   }

@@ -175,9 +175,10 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     expect(await a.read()).toBeNull();
   });
 
-  it("a steady latency over 25 probes writes once; a status change writes (metrics count both)", async () => {
+  it("a steady latency over 22 probes writes once; a status change writes (metrics count both)", async () => {
     const ams = origins.get("ams-1");
-    dial(ams, 200);
+    // 400 ms: 10 % of it is well above what a busy test host adds to a loopback answer
+    dial(ams, 400);
     const port = await freePort();
     const hb = heartbeat("hb-steady", "ams-1", ams, ["--listen", `127.0.0.1:${port}`]);
     const metric = async (name: string) =>
@@ -191,17 +192,17 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     const first = await hb.read();
     expect(Object.keys(first?.value ?? {}).sort()).toEqual(["p90_ms", "status"]);
     const from = ams.hits;
-    expect(await waitFor(async () => ams.hits - from >= 25, 30_000)).toBe(true);
+    expect(await waitFor(async () => ams.hits - from >= 22, 30_000)).toBe(true);
     const steady = await hb.read();
     expect(steady?.version).toBe(1);
     expect(await metric("edge_heartbeat_etcd_writes_total")).toBe(1);
     expect(await metric("edge_heartbeat_p90_samples")).toBe(20);
     const p90 = (await metric("edge_heartbeat_p90_ms")) ?? 0;
-    expect(p90).toBeGreaterThanOrEqual(200);
-    expect(p90).toBeLessThan(400);
+    expect(p90).toBeGreaterThanOrEqual(400);
+    expect(p90).toBeLessThan(600);
 
     // the check fails (503, same latency): after 3 failures the status is rewritten, once
-    dial(ams, 200, undefined, 503);
+    dial(ams, 400, undefined, 503);
     const down = await until(hb.read, (v) => v?.value.status === "unhealthy");
     expect(down?.version).toBe(2);
     expect(await metric("edge_heartbeat_etcd_writes_total")).toBe(2);
