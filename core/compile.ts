@@ -1,4 +1,11 @@
-import type { ChainLink, CompiledMap, DegradedReason, KeptRule, Route } from "./compiled-map.js";
+import type {
+  ChainLink,
+  CompiledMap,
+  DegradedReason,
+  KeptRule,
+  PoolShed,
+  Route,
+} from "./compiled-map.js";
 import { continentRules } from "./continent-rules.js";
 import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
@@ -6,9 +13,11 @@ import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./la
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import { type Problem, problem } from "./problem.js";
+import { shedRoute } from "./route-shed.js";
 import type { RoutingIndex } from "./routing-index.js";
 import { positiveWeights } from "./rule-weights.js";
 import type { CountryRule } from "./schema.js";
+import { DEFAULT_SHED_RECOVER_SECONDS, poolSheds } from "./shed-share.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
@@ -28,6 +37,8 @@ export interface CompileOptions {
   readonly history?: number;
   /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */
   readonly routesBudgetBytes?: number;
+  /** How long a shed share holds before it falls one step (`SHED_RECOVER_SECONDS`); 60 by default. */
+  readonly shedRecoverSeconds?: number;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */
@@ -35,6 +46,11 @@ export interface CompileResult {
   readonly map: CompiledMap;
   readonly problems: readonly Problem[];
   readonly state: RoutingState;
+  /**
+   * When (ms since the epoch) a shed share may next step down with no etcd change: the pusher
+   * compiles again then. `null` when no share is falling.
+   */
+  readonly nextShedStepAt: number | null;
 }
 
 /** The origin of a pool: its `pool/` definition, else the template. */
@@ -69,6 +85,7 @@ function routeFromRule(
   source: string,
   state: RoutingState,
   opts: CompileOptions,
+  shares: ReadonlyMap<string, number>,
 ): Route {
   const healthy = (p: string) => state.pools.has(p) && state.health.get(p)?.status === "healthy";
   const chain: ChainLink[] = rulePools(rule)
@@ -78,7 +95,7 @@ function routeFromRule(
   if (!first) return floorRoute(state, opts, "all-pools-unhealthy");
   const weights = positiveWeights(rule).filter((w) => healthy(w.pool));
   const route: Route = { pool: first.pool, origin: first.origin, chain, source, degraded: null };
-  return weights.length > 0 ? { ...route, weights } : route;
+  return shedRoute(weights.length > 0 ? { ...route, weights } : route, shares);
 }
 
 /** A kept rule as the map stores it: weights only when the rule has them. */
@@ -128,6 +145,11 @@ export function compileState(
   const problems: Problem[] = [...state.problems];
   const prev = opts.previous ?? null;
   const kept: Record<string, KeptRule> = {};
+  const recoverMs = (opts.shedRecoverSeconds ?? DEFAULT_SHED_RECOVER_SECONDS) * 1000;
+  const { sheds, nextStepAt } = poolSheds(state, prev, opts.now.getTime(), recoverMs);
+  const shares = new Map([...sheds].map(([pool, s]) => [pool, s.share]));
+  const fromRule = (rule: KeptRule, source: string) =>
+    routeFromRule(rule, source, state, opts, shares);
 
   /** The own rule: valid now, else the last valid one while the (invalid) key exists. */
   const ownRule = (cc: string): { rule: CountryRule; valid: boolean } | undefined => {
@@ -153,14 +175,14 @@ export function compileState(
     const viaContinent = (): Route | undefined => {
       if (!k) return undefined;
       const o = continentOverride.get(k);
-      if (o) return routeFromRule(o.rule, o.key, state, opts);
+      if (o) return fromRule(o.rule, o.key);
       const c = continentRule.get(k);
-      return c ? routeFromRule(c.rule, `continent/${k}`, state, opts) : undefined;
+      return c ? fromRule(c.rule, `continent/${k}`) : undefined;
     };
     const route = override
-      ? routeFromRule(override, `override/${cc}`, state, opts)
+      ? fromRule(override, `override/${cc}`)
       : own
-        ? routeFromRule(own.rule, `country/${cc}`, state, opts)
+        ? fromRule(own.rule, `country/${cc}`)
         : viaContinent();
     // Kept whenever the route does not show the rule whole, so the next compile still has it.
     if (own && !(own.valid && route && routeShowsRule(route, own.rule, cc)))
@@ -204,9 +226,16 @@ export function compileState(
     problems: [],
     history: opts.history ?? 0,
     ...(Object.keys(kept).length > 0 ? { kept } : {}),
+    ...(sheds.size > 0 ? { sheds: shedsRecord(sheds) } : {}),
   };
   // Every Worker isolate parses this document: junk under the prefix must not bloat it.
   const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;
   const map: CompiledMap = { ...base, problems: fitProblems(base, sorted, budget) };
-  return { map, problems: sorted, state };
+  return { map, problems: sorted, state, nextShedStepAt: nextStepAt };
+}
+
+function shedsRecord(sheds: ReadonlyMap<string, PoolShed>): Record<string, PoolShed> {
+  const out: Record<string, PoolShed> = {};
+  for (const [pool, s] of sheds) out[pool] = s;
+  return out;
 }

@@ -1,6 +1,7 @@
-/** Why a route (or a response) is degraded. The first two come from compilation. */
+/** Why a route (or a response) is degraded. The first three come from compilation. */
 export type DegradedReason =
   | "all-pools-unhealthy"
+  | "all-pools-slow"
   | "no-default-rule"
   | "stale-map"
   | "no-map"
@@ -18,6 +19,21 @@ export interface RouteWeight {
   readonly weight: number;
 }
 
+/** A pool of a route that sheds viewers, and its shed share in percent (10–100, steps of 10). */
+export interface RouteShed {
+  readonly pool: string;
+  readonly share: number;
+}
+
+/**
+ * A slow pool's shed share and when it last changed (`at`, ISO 8601): the hysteresis state the
+ * next compile steps down from (docs/reference.md §9).
+ */
+export interface PoolShed {
+  readonly share: number;
+  readonly at: string;
+}
+
 /** The compiled decision for one country (or the default). */
 export interface Route {
   readonly pool: string;
@@ -31,6 +47,11 @@ export interface Route {
    * the rule has none or none of them is healthy. The Worker picks a pool per viewer from them.
    */
   readonly weights?: readonly RouteWeight[];
+  /**
+   * The route's pools that shed viewers (docs/reference.md §9), in chain order; omitted when none
+   * does. The shed is already in `weights`; this says why, for `X-Edge-Shed`.
+   */
+  readonly shed?: readonly RouteShed[];
 }
 
 /** A country's last valid own rule, as the map carries it for the next compile (`kept`). */
@@ -65,6 +86,12 @@ export interface CompiledMap {
    * §3.4). The Worker ignores it.
    */
   readonly kept?: Readonly<Record<string, KeptRule>>;
+  /**
+   * Each shedding pool's share and when it last changed, by pool; omitted when no pool sheds.
+   * The next compile lets a share fall by one step per recover period from it (hysteresis). The
+   * Worker ignores it.
+   */
+  readonly sheds?: Readonly<Record<string, PoolShed>>;
 }
 
 /** The document stored under the KV key `meta`. */
@@ -88,7 +115,20 @@ function routeJson(r: Route): Route {
     ...(r.weights && r.weights.length > 0
       ? { weights: r.weights.map((w) => ({ pool: w.pool, weight: w.weight })) }
       : {}),
+    ...(r.shed && r.shed.length > 0
+      ? { shed: r.shed.map((x) => ({ pool: x.pool, share: x.share })) }
+      : {}),
   };
+}
+
+function shedsJson(sheds: CompiledMap["sheds"]): Record<string, PoolShed> | undefined {
+  if (!sheds) return undefined;
+  const out: Record<string, PoolShed> = {};
+  for (const pool of Object.keys(sheds).sort()) {
+    const s = sheds[pool];
+    if (s) out[pool] = { share: s.share, at: s.at };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** A kept rule as stable JSON: weights (when any) in the rule's pool order. */
@@ -115,8 +155,8 @@ function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefin
 }
 
 /**
- * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` only
- * when it has entries, so a map with nothing kept is byte-for-byte what older pushers wrote.
+ * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` and
+ * `sheds` only when they have entries, so a map with nothing kept is byte-for-byte what older pushers wrote.
  */
 export function serializeMap(map: CompiledMap): string {
   const countries: Record<string, Route> = {};
@@ -125,6 +165,7 @@ export function serializeMap(map: CompiledMap): string {
     if (route) countries[cc] = routeJson(route);
   }
   const kept = keptJson(map.kept);
+  const sheds = shedsJson(map.sheds);
   return JSON.stringify({
     v: 1,
     rev: map.rev,
@@ -135,6 +176,7 @@ export function serializeMap(map: CompiledMap): string {
     problems: [...map.problems],
     history: map.history,
     ...(kept ? { kept } : {}),
+    ...(sheds ? { sheds } : {}),
   });
 }
 

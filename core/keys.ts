@@ -12,6 +12,11 @@ export function isPoolName(name: string): boolean {
   return POOL_NAME.test(name);
 }
 
+/** True for a checker name (`health/{pool}/{checker}`): a DNS label, like a pool name. */
+export function isCheckerName(name: string): boolean {
+  return POOL_NAME.test(name);
+}
+
 /** A key under the routing prefix, parsed. `invalid` keys match a known family but have a bad name. */
 export type ParsedKey =
   | { readonly kind: "country"; readonly cc: string }
@@ -20,7 +25,8 @@ export type ParsedKey =
   /** `override/{K}` (`AN`, `EU`, `OC`) or `override/continent/{K}` (any continent). */
   | { readonly kind: "continent-override"; readonly continent: ContinentCode }
   | { readonly kind: "pool"; readonly pool: string }
-  | { readonly kind: "health"; readonly pool: string }
+  /** `health/{pool}` (`checker` absent: the pool's plain key, one checker) or `health/{pool}/{checker}`. */
+  | { readonly kind: "health"; readonly pool: string; readonly checker?: string }
   | { readonly kind: "epoch" }
   | { readonly kind: "lock" }
   | { readonly kind: "invalid"; readonly reason: string }
@@ -52,8 +58,16 @@ export function parseKey(rel: string): ParsedKey {
       return isContinentCode(name)
         ? { kind: "continent", continent: name }
         : { kind: "invalid", reason: "not a continent code (AF AN AS EU NA OC SA)" };
+    case "health": {
+      const [pool = "", checker, ...rest] = name.split("/");
+      if (!isPoolName(pool))
+        return { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
+      if (checker === undefined) return { kind: family, pool };
+      return rest.length === 0 && isCheckerName(checker)
+        ? { kind: family, pool, checker }
+        : { kind: "invalid", reason: "not a valid checker name (a DNS label)" };
+    }
     case "pool":
-    case "health":
       return isPoolName(name)
         ? { kind: family, pool: name }
         : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
@@ -70,7 +84,9 @@ export function routingKeys(prefix: string) {
     override: (cc: string) => `${prefix}override/${cc}`,
     continent: (k: string) => `${prefix}continent/${k}`,
     pool: (pool: string) => `${prefix}pool/${pool}`,
-    health: (pool: string) => `${prefix}health/${pool}`,
+    /** The pool's plain health key, or one checker's (`health/{pool}/{checker}`). */
+    health: (pool: string, checker?: string) =>
+      checker === undefined ? `${prefix}health/${pool}` : `${prefix}health/${pool}/${checker}`,
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
   } as const;

@@ -79,7 +79,8 @@ export function routeShowsRule(route: Route, rule: KeptRule, cc: string): boolea
 
 /** `routeShowsRule` for any deciding key (`country/DE`, `continent/EU`), weights included. */
 export function routeShowsRuleOf(route: Route, rule: KeptRule, source: string): boolean {
-  if (route.source !== source || route.degraded !== null) return false;
+  // A shed rewrites the weights: the rule is no longer on the route.
+  if (route.source !== source || route.degraded !== null || route.shed) return false;
   const pools = rulePools(rule);
   if (route.chain.length !== pools.length || !route.chain.every((c, i) => c.pool === pools[i]))
     return false;

@@ -7,10 +7,17 @@ const route = z.object({
   origin: z.string().url(),
   chain: z.array(link).min(1).max(16),
   source: z.string(),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: z.enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule"]).nullable(),
   // Malformed weights make the route unweighted (its chain order), never reject the map.
   weights: z
     .array(z.object({ pool: z.string().min(1), weight: z.number().int().min(1).max(1000) }))
+    .min(1)
+    .max(16)
+    .optional()
+    .catch(undefined),
+  // Only headers read it; a malformed one is dropped, never a reason to reject the map.
+  shed: z
+    .array(z.object({ pool: z.string().min(1), share: z.number().int().min(1).max(100) }))
     .min(1)
     .max(16)
     .optional()
@@ -39,6 +46,11 @@ export const CompiledMapSchema = z.object({
         weights: z.record(z.string(), z.number()).optional(),
       }),
     )
+    .optional()
+    .catch(undefined),
+  // Only compile reads it (and checks each share again); a malformed one is dropped.
+  sheds: z
+    .record(z.string(), z.object({ share: z.number().int(), at: z.string() }))
     .optional()
     .catch(undefined),
 });

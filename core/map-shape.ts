@@ -1,4 +1,11 @@
-import type { ChainLink, CompiledMap, DegradedReason, Route, RouteWeight } from "./compiled-map.js";
+import type {
+  ChainLink,
+  CompiledMap,
+  DegradedReason,
+  Route,
+  RouteShed,
+  RouteWeight,
+} from "./compiled-map.js";
 
 /*
  * The Worker's check of a `routes` document: plain code, no zod, so the Worker bundle stays a
@@ -81,8 +88,23 @@ function weightsOf(x: unknown): RouteWeight[] | undefined {
   return out;
 }
 
+/** Malformed sheds are dropped (no `X-Edge-Shed`), never reject the map. */
+function shedOf(x: unknown): RouteShed[] | undefined {
+  if (!Array.isArray(x) || x.length < 1 || x.length > MAX_CHAIN) return undefined;
+  const out: RouteShed[] = [];
+  for (const item of x) {
+    if (!isObj(item) || !isName(item.pool)) return undefined;
+    const s = item.share;
+    if (typeof s !== "number" || !Number.isSafeInteger(s) || s < 1 || s > 100) return undefined;
+    out.push({ pool: item.pool, share: s });
+  }
+  return out;
+}
+
 function isDegraded(x: unknown): x is DegradedReason | null {
-  return x === null || x === "all-pools-unhealthy" || x === "no-default-rule";
+  return (
+    x === null || x === "all-pools-unhealthy" || x === "all-pools-slow" || x === "no-default-rule"
+  );
 }
 
 function routeOf(x: unknown, memo: UrlMemo): Route | null {
@@ -92,8 +114,10 @@ function routeOf(x: unknown, memo: UrlMemo): Route | null {
   const chain = chainOf(x.chain, memo);
   if (!chain || typeof x.source !== "string" || !isDegraded(x.degraded)) return null;
   const weights = weightsOf(x.weights);
-  const route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
-  return weights ? { ...route, weights } : route;
+  const shed = shedOf(x.shed);
+  const route: Route = { pool: x.pool, origin, chain, source: x.source, degraded: x.degraded };
+  const weighted = weights ? { ...route, weights } : route;
+  return shed ? { ...weighted, shed } : weighted;
 }
 
 /** `z.record(z.string(), route)`: every own enumerable key but `__proto__` (zod skips it). */
@@ -115,8 +139,8 @@ function isTextList(x: unknown): x is string[] {
 
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
- * `CompiledMapSchema` requires, unknown fields dropped, `history` 0 when absent. `kept` is left
- * out: only compile reads it, and a malformed one never rejected a map.
+ * `CompiledMapSchema` requires, unknown fields dropped, `history` 0 when absent. `kept` and
+ * `sheds` are left out: only compile reads them, and a malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;

@@ -2,6 +2,7 @@ import type { ContinentCode } from "./continents.js";
 import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
 import { type ParsedKey, parseKey } from "./keys.js";
+import { judgePool, PLAIN_CHECKER, type PoolHealth } from "./pool-health.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
@@ -33,7 +34,8 @@ export class RoutingIndex {
   private countries = new Map<string, CountryRule>();
   private overrides = new Map<string, OverrideRule>();
   private readonly pools = new CopyOnWrite<string, PoolDef>();
-  private readonly health = new CopyOnWrite<string, Health>();
+  /** Live checkers' reports by pool, then by checker name (`""`: the plain `health/{pool}`). */
+  private checkers = new Map<string, Map<string, Health>>();
   private invalidCountries = new Set<string>();
   private invalidOverrides = new Set<string>();
   private continents = new Map<ContinentCode, CountryRule>();
@@ -143,7 +145,7 @@ export class RoutingIndex {
     this.countries = new Map();
     this.overrides = new Map();
     this.pools.clear();
-    this.health.clear();
+    this.checkers = new Map();
     this.invalidCountries = new Set();
     this.invalidOverrides = new Set();
     this.continents = new Map();
@@ -168,7 +170,7 @@ export class RoutingIndex {
       countries: sortedMap(this.countries),
       overrides: sortedMap(this.overrides),
       pools: this.pools.share(),
-      health: this.health.share(),
+      health: this.judgedHealth(),
       epoch: this.epoch,
       invalidCountries: sortedSet(this.invalidCountries),
       invalidOverrides: sortedSet(this.invalidOverrides),
@@ -177,6 +179,17 @@ export class RoutingIndex {
       invalidContinents: sortedSet(this.invalidContinents),
       continentOverrides: this.resolvedContinentOverrides(),
     };
+  }
+
+  /** Each pool with a live checker, judged against its quorum (docs/reference.md §9). */
+  private judgedHealth(): Map<string, PoolHealth> {
+    const out = new Map<string, PoolHealth>();
+    for (const pool of [...this.checkers.keys()].sort()) {
+      const byName = this.checkers.get(pool);
+      const judged = byName && judgePool(byName, this.pools.read.get(pool)?.quorum);
+      if (judged) out.set(pool, judged);
+    }
+    return out;
   }
 
   /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */
@@ -226,7 +239,11 @@ export class RoutingIndex {
         if (d?.ok) this.pools.write.set(p.pool, d.value as PoolDef);
         break;
       case "health":
-        if (d?.ok) this.health.write.set(p.pool, d.value as Health);
+        if (d?.ok) {
+          const byName = this.checkers.get(p.pool) ?? new Map<string, Health>();
+          byName.set(p.checker ?? PLAIN_CHECKER, d.value as Health);
+          this.checkers.set(p.pool, byName);
+        }
         break;
     }
   }
@@ -262,9 +279,12 @@ export class RoutingIndex {
       case "pool":
         if (this.pools.read.has(p.pool)) this.pools.write.delete(p.pool);
         break;
-      case "health":
-        if (this.health.read.has(p.pool)) this.health.write.delete(p.pool);
+      case "health": {
+        const byName = this.checkers.get(p.pool);
+        byName?.delete(p.checker ?? PLAIN_CHECKER);
+        if (byName?.size === 0) this.checkers.delete(p.pool);
         break;
+      }
     }
   }
 }

@@ -122,9 +122,42 @@ export const OriginSchema = z
   })
   .transform((s) => new URL(s).origin);
 
-/** `pool/{pool}`: where the pool is reached. */
+/** Most checkers a quorum may ask for. */
+export const MAX_QUORUM = 64;
+/** Highest watermark `slow_ms` accepts (ten minutes). */
+export const MAX_SLOW_MS = 600_000;
+
+const slowMs = z.number().int("must be an integer").min(1, "must be at least 1").max(MAX_SLOW_MS);
+
+/**
+ * `slow_ms`: the p90 watermarks of shedding (docs/reference.md §9), integers with
+ * `0 < low < high`.
+ */
+export const SlowMsSchema = z
+  .object({ low: slowMs, high: slowMs })
+  .strict()
+  .superRefine((w, ctx) => {
+    if (w.low >= w.high)
+      ctx.addIssue({ code: "custom", path: ["low"], message: "must be below high" });
+  });
+export type SlowMs = z.output<typeof SlowMsSchema>;
+
+/**
+ * `pool/{pool}`: where the pool is reached; optionally how many live checkers must say healthy
+ * (`quorum`) and the p90 watermarks between which it sheds viewers (`slow_ms`).
+ */
 export const PoolDefSchema = z
-  .object({ origin: OriginSchema, region: z.string().min(1).max(64).optional() })
+  .object({
+    origin: OriginSchema,
+    region: z.string().min(1).max(64).optional(),
+    quorum: z
+      .number()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .max(MAX_QUORUM, `at most ${MAX_QUORUM}`)
+      .optional(),
+    slow_ms: SlowMsSchema.optional(),
+  })
   .strict();
 export type PoolDef = z.output<typeof PoolDefSchema>;
 
@@ -132,9 +165,16 @@ export type PoolDef = z.output<typeof PoolDefSchema>;
 export const HealthStatusSchema = z.enum(["healthy", "draining", "unhealthy"]);
 export type HealthStatus = z.output<typeof HealthStatusSchema>;
 
-/** `health/{pool}`: written by the pool's heartbeat under a lease. */
+/**
+ * `health/{pool}` and `health/{pool}/{checker}`: written by one of the pool's checkers under its
+ * lease; `samples` is how many probes stand behind `p90_ms`.
+ */
 export const HealthSchema = z
-  .object({ status: HealthStatusSchema, p90_ms: z.number().nonnegative().finite().optional() })
+  .object({
+    status: HealthStatusSchema,
+    p90_ms: z.number().nonnegative().finite().optional(),
+    samples: z.number().int().nonnegative().optional(),
+  })
   .strict();
 export type Health = z.output<typeof HealthSchema>;
 

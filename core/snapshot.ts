@@ -1,7 +1,8 @@
 import type { ContinentCode } from "./continents.js";
+import type { PoolHealth } from "./pool-health.js";
 import type { Problem } from "./problem.js";
 import { RoutingIndex } from "./routing-index.js";
-import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
+import type { CountryRule, OverrideRule, PoolDef } from "./schema.js";
 
 /** One key/value read from etcd; `key` is the full key including the prefix. */
 export interface SnapshotEntry {
@@ -22,7 +23,8 @@ export interface RoutingState {
   readonly countries: ReadonlyMap<string, CountryRule>;
   readonly overrides: ReadonlyMap<string, OverrideRule>;
   readonly pools: ReadonlyMap<string, PoolDef>;
-  readonly health: ReadonlyMap<string, Health>;
+  /** Pools with at least one live checker, as their checkers judge them (§9). */
+  readonly health: ReadonlyMap<string, PoolHealth>;
   readonly epoch: number;
   /** Countries (or `_default`) whose `country/` key exists but is invalid. */
   readonly invalidCountries: ReadonlySet<string>;

@@ -105,6 +105,11 @@ export function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unkno
   if (parsed.kind === "unknown") return problem(rel, "unknown-key", "unknown key, ignored");
   if (parsed.kind === "invalid") return problem(rel, "invalid-key", parsed.reason);
   if (!decoded || decoded.ok) return null;
-  const suffix = parsed.kind === "health" ? " (pool treated as unhealthy)" : "";
+  const suffix =
+    parsed.kind !== "health"
+      ? ""
+      : parsed.checker === undefined
+        ? " (pool treated as unhealthy)"
+        : " (checker not counted)";
   return problem(rel, decoded.code, `${decoded.message}${suffix}`);
 }

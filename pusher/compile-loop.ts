@@ -20,6 +20,8 @@ export interface CompileLoopOptions {
   readonly prefix: string;
   readonly floorPool: string;
   readonly originTemplate: string;
+  /** `SHED_RECOVER_SECONDS`; the core's default when absent. */
+  readonly shedRecoverSeconds?: number | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly status: PusherStatus;
@@ -225,6 +227,9 @@ export class CompileLoop {
       previous: this.previous,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
       history: history.history,
+      ...(this.o.shedRecoverSeconds !== undefined
+        ? { shedRecoverSeconds: this.o.shedRecoverSeconds }
+        : {}),
     });
     this.previous = result.map;
     this.o.onCompiled(result, performance.now() - compileStarted);

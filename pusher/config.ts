@@ -1,7 +1,12 @@
 import { ConfigError } from "../adapters/errors.js";
 import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
 import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
-import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE, DEFAULT_PREFIX } from "../core/index.js";
+import {
+  DEFAULT_FLOOR_POOL,
+  DEFAULT_ORIGIN_TEMPLATE,
+  DEFAULT_PREFIX,
+  DEFAULT_SHED_RECOVER_SECONDS,
+} from "../core/index.js";
 
 /** Everything the pusher reads from its environment, except the KV sink (see `kvSettingsFromEnv`). */
 export interface PusherConfig extends RoutingSettings {
@@ -14,6 +19,11 @@ export interface PusherConfig extends RoutingSettings {
   readonly electionTtl: number;
   /** Written to `meta.pusher` and campaigned with: `PUSHER_ID`, else `${hostname}-${pid}`. */
   readonly pusherId: string;
+  /**
+   * How long a slow pool's shed share holds before it falls one step (`SHED_RECOVER_SECONDS`,
+   * docs/reference.md §9); 60 when unset.
+   */
+  readonly shedRecoverSeconds?: number;
 }
 
 /** One documented variable: what `--help` prints. */
@@ -80,6 +90,11 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "leader lease TTL in seconds (min 2); a standby takes over within about this",
   },
   { name: "PUSHER_ID", default: "<hostname>-<pid>", meaning: "written to meta.pusher" },
+  {
+    name: "SHED_RECOVER_SECONDS",
+    default: String(DEFAULT_SHED_RECOVER_SECONDS),
+    meaning: "a slow pool's shed share falls at most one 10 % step per this many seconds",
+  },
 ];
 
 /** The `--help` text: usage plus every variable with its default. */
@@ -147,5 +162,6 @@ export function pusherConfigFromEnv(
     electionKey,
     electionTtl: Math.ceil(positiveNumber(env, "PUSHER_ELECTION_TTL", 10, 2)),
     pusherId: env.PUSHER_ID?.trim() || `${host.hostname}-${host.pid}`,
+    shedRecoverSeconds: positiveNumber(env, "SHED_RECOVER_SECONDS", DEFAULT_SHED_RECOVER_SECONDS),
   };
 }

@@ -19,6 +19,7 @@ export type PusherLoopConfig = Pick<
   | "electionKey"
   | "electionTtl"
   | "pusherId"
+  | "shedRecoverSeconds"
 >;
 
 /** Internal knobs, shortened by tests. */

@@ -84,6 +84,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     prefix: config.prefix,
     floorPool: config.floorPool,
     originTemplate: config.originTemplate,
+    shedRecoverSeconds: config.shedRecoverSeconds,
     clock,
     logger,
     status,
@@ -111,7 +112,9 @@ export function createPusher(deps: PusherDeps): Pusher {
       if (status.role === "standby") status.problems = problems;
       routing.update(result);
       metrics.compiled(result);
-      expiry.arm(nextOverrideExpiry(result.state, new Date(clock.now())));
+      expiry.arm(
+        earliest(nextOverrideExpiry(result.state, new Date(clock.now())), result.nextShedStepAt),
+      );
       scheduler.submit(result);
     },
   });
@@ -245,4 +248,9 @@ export function createPusher(deps: PusherDeps): Pusher {
       await sleep(0);
     },
   };
+}
+
+/** The earlier of two instants, either of which may be absent. */
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }

@@ -7,6 +7,7 @@ export const EDGE_HEADERS = {
   degraded: "X-Edge-Degraded",
   failover: "X-Edge-Failover",
   split: "X-Edge-Split",
+  shed: "X-Edge-Shed",
   origin: "X-Edge-Origin",
   hop: "X-Edge-Hop",
   debugToken: "X-Edge-Debug-Token",

@@ -3,6 +3,7 @@ import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";
 import type { ProxyOutcome } from "./proxy.js";
+import { shedHeader } from "./shed-header.js";
 import { splitHeader } from "./split.js";
 
 /** Headers that let a shared cache (or Cloudflare's) keep a response despite `no-store`. */
@@ -64,6 +65,7 @@ export function edgeResponse(
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (failedOver) h.set(EDGE_HEADERS.failover, outcome.tried.join(">"));
   if (decision.route.weights) h.set(EDGE_HEADERS.split, splitHeader(decision.route.weights));
+  if (decision.route.shed) h.set(EDGE_HEADERS.shed, shedHeader(decision.route.shed));
   if (view.debug) {
     h.set(EDGE_HEADERS.origin, outcome.link.origin);
     h.set("Cache-Control", "private, no-store");

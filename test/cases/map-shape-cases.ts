@@ -8,8 +8,18 @@
 export type MapShapeVerdict =
   /** Not a compiled map: no-map before a good one, stale-map after (the good one is kept). */
   | { readonly kind: "rejected" }
-  /** A compiled map: it routes; `weighted` says whether the default route keeps its weights. */
-  | { readonly kind: "accepted"; readonly rev: number; readonly weighted: boolean };
+  /**
+   * A compiled map: it routes; `weighted` says whether the default route keeps its weights,
+   * `shed` the default route's one shed share (null: no shed, no `X-Edge-Shed`), `degraded` the
+   * route's reason.
+   */
+  | {
+      readonly kind: "accepted";
+      readonly rev: number;
+      readonly weighted: boolean;
+      readonly shed: number | null;
+      readonly degraded: string | null;
+    };
 
 /** One row: a document as text and the verdict. */
 export interface MapShapeCase {
@@ -46,7 +56,16 @@ export function mapShapeCases(good: string): MapShapeCase[] {
     verdict: REJECTED,
   });
   let nextRev = 100;
-  const accepted = (name: string, f: (d: Doc) => void, weighted = false): MapShapeCase => {
+  const shedOn = (d: Doc, shed: unknown) => {
+    route(d).shed = shed;
+  };
+  const accepted = (
+    name: string,
+    f: (d: Doc) => void,
+    weighted = false,
+    shed: number | null = null,
+    degraded: string | null = null,
+  ): MapShapeCase => {
     const rev = nextRev++;
     return {
       name,
@@ -54,7 +73,7 @@ export function mapShapeCases(good: string): MapShapeCase[] {
         d.rev = rev;
         f(d);
       }),
-      verdict: { kind: "accepted", rev, weighted },
+      verdict: { kind: "accepted", rev, weighted, shed, degraded },
     };
   };
   return [
@@ -225,6 +244,30 @@ export function mapShapeCases(good: string): MapShapeCase[] {
     }),
     accepted("kept junk never rejects", (d) => (d.kept = { DE: { primary: 7 } })),
     accepted("kept not an object never rejects", (d) => (d.kept = "x")),
+    accepted("sheds junk never rejects", (d) => (d.sheds = { "fra-1": { share: "x" } })),
+    accepted("sheds not an object never rejects", (d) => (d.sheds = 7)),
+    accepted(
+      "a valid shed is kept",
+      (d) => {
+        weightsOn(d, [{ pool: link(d).pool, weight: 600 }]);
+        shedOn(d, [{ pool: link(d).pool, share: 40 }]);
+      },
+      true,
+      40,
+    ),
+    accepted("a shed of 0: no shed", (d) => shedOn(d, [{ pool: link(d).pool, share: 0 }])),
+    accepted("a shed over 100: no shed", (d) => shedOn(d, [{ pool: link(d).pool, share: 101 }])),
+    accepted("a shed as a string: no shed", (d) => shedOn(d, [{ pool: link(d).pool, share: "4" }])),
+    accepted("a shed without pool: no shed", (d) => shedOn(d, [{ share: 40 }])),
+    accepted("shed not an array: no shed", (d) => shedOn(d, { pool: "a", share: 40 })),
+    accepted("shed empty: no shed", (d) => shedOn(d, [])),
+    accepted(
+      "degraded all-pools-slow",
+      (d) => (route(d).degraded = "all-pools-slow"),
+      false,
+      null,
+      "all-pools-slow",
+    ),
     accepted("an origin in surrounding whitespace", (d) => {
       route(d).origin = `  ${origin}\n`;
       link(d).origin = `\t${origin} `;

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { type CompiledMap, parseMap, parseMapShape, serializeMap } from "../../core/index.js";
 import { mapShapeCases } from "../cases/map-shape-cases.js";
 
-/** What the Worker keeps of a zod-parsed map: everything but `kept`, which only compile reads. */
+/** What the Worker keeps of a zod-parsed map: all but `kept` and `sheds`, which only compile reads. */
 function routingPart(map: CompiledMap | null): CompiledMap | null {
   if (!map) return null;
-  const { kept: _kept, ...rest } = map;
+  const { kept: _kept, sheds: _sheds, ...rest } = map;
   return rest;
 }
 
@@ -38,10 +38,12 @@ describe("shared map-shape cases: the Worker's check agrees with the pusher's zo
     }
     expect(shape?.rev).toBe(c.verdict.rev);
     expect(shape?.default.weights !== undefined).toBe(c.verdict.weighted);
+    expect(shape?.default.shed?.[0]?.share ?? null).toBe(c.verdict.shed);
+    expect(shape?.default.degraded).toBe(c.verdict.degraded);
   });
 });
 
-/** A map with every feature: countries, weights, a degraded route, problems, kept rules. */
+/** A map with every feature: countries, weights, sheds, a degraded route, problems, kept rules. */
 const RICH: CompiledMap = {
   v: 1,
   rev: 9,
@@ -72,6 +74,28 @@ const RICH: CompiledMap = {
         { pool: "ams-1", weight: 20 },
       ],
     },
+    FR: {
+      pool: "fra-1",
+      origin: ORIGIN,
+      chain: [
+        { pool: "fra-1", origin: ORIGIN },
+        { pool: "ams-1", origin: "https://ams-1.origin.example.com" },
+      ],
+      source: "country/FR",
+      degraded: null,
+      weights: [
+        { pool: "fra-1", weight: 600 },
+        { pool: "ams-1", weight: 400 },
+      ],
+      shed: [{ pool: "fra-1", share: 40 }],
+    },
+    PL: {
+      pool: "war-1",
+      origin: "https://war-1.origin.example.com",
+      chain: [{ pool: "war-1", origin: "https://war-1.origin.example.com" }],
+      source: "country/PL",
+      degraded: "all-pools-slow",
+    },
     IT: {
       pool: "par-1",
       origin: "http://127.0.0.1:9103",
@@ -82,7 +106,8 @@ const RICH: CompiledMap = {
   },
   problems: ["country/XX: not JSON"],
   history: 2,
-  kept: { IT: { primary: "mil-1", fallbacks: [] } },
+  kept: { IT: { primary: "mil-1", fallbacks: [] }, FR: { primary: "fra-1", fallbacks: ["ams-1"] } },
+  sheds: { "fra-1": { share: 40, at: "2026-01-01T00:00:00.000Z" } },
 };
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -170,5 +195,7 @@ describe("mutated maps: the Worker's check agrees with the pusher's zod schema",
     const text = serializeMap(RICH);
     expect(parseMapShape(text)).toEqual(routingPart(parseMap(text)));
     expect(parseMapShape(text)?.countries.DE?.weights).toHaveLength(2);
+    expect(parseMapShape(text)?.countries.FR?.shed).toEqual([{ pool: "fra-1", share: 40 }]);
+    expect(parseMap(text)?.sheds).toEqual(RICH.sheds);
   });
 });

@@ -126,6 +126,8 @@ export interface StartPusherOptions {
   readonly electionTtl?: number;
   readonly heartbeatSeconds?: number;
   readonly resyncSeconds?: number;
+  /** `SHED_RECOVER_SECONDS`; the pusher's default when absent. */
+  readonly shedRecoverSeconds?: number;
   readonly tuning?: PusherTuning;
 }
 
@@ -150,6 +152,7 @@ export function startPusher(o: StartPusherOptions): PusherUnderTest {
       electionKey: o.electionKey,
       electionTtl: o.electionTtl ?? 2,
       pusherId: o.id ?? `test-${randomUUID().slice(0, 6)}`,
+      ...(o.shedRecoverSeconds !== undefined ? { shedRecoverSeconds: o.shedRecoverSeconds } : {}),
     },
     tuning: { kvBackoff: { baseMs: 50, maxMs: 500 }, ...o.tuning },
   });

@@ -131,13 +131,15 @@ describe("garbage routes documents never cause a 500", () => {
         degraded: res.headers.get("x-edge-degraded"),
         pool: res.headers.get("x-edge-pool"),
         split: res.headers.has("x-edge-split"),
+        shed: res.headers.get("x-edge-shed"),
       }).toEqual({
         name: c.name,
         status: 200,
         rev: String(c.verdict.rev),
-        degraded: null,
+        degraded: c.verdict.degraded,
         pool: "ams-1",
         split: c.verdict.weighted,
+        shed: c.verdict.shed === null ? null : `ams-1:${c.verdict.shed}`,
       });
       expect(JSON.parse(res.body)).toMatchObject({ origin: "ams-1", url: "/x" });
     }

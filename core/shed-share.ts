@@ -1,0 +1,101 @@
+import type { CompiledMap, PoolShed } from "./compiled-map.js";
+import type { SlowMs } from "./schema.js";
+import type { RoutingState } from "./snapshot.js";
+
+/** A shed share moves in steps of this many percent. */
+export const SHED_STEP = 10;
+/** How long a shed share holds before it may fall by one step (`SHED_RECOVER_SECONDS`). */
+export const DEFAULT_SHED_RECOVER_SECONDS = 60;
+
+/**
+ * The share a pool's p90 asks for (docs/reference.md §9): 0 at or below `low`, 100 at or above
+ * `high`, linear in between, rounded down to a step. 0 without watermarks or a p90.
+ */
+export function shedTarget(p90: number | undefined, slow: SlowMs | undefined): number {
+  if (!slow || p90 === undefined || p90 <= slow.low) return 0;
+  if (p90 >= slow.high) return 100;
+  const percent = ((p90 - slow.low) * 100) / (slow.high - slow.low);
+  return Math.floor(percent / SHED_STEP + 1e-9) * SHED_STEP;
+}
+
+/** The p90 at which `share` begins: below it, the share may step down. */
+export function shedLevel(share: number, slow: SlowMs): number {
+  return slow.low + ((slow.high - slow.low) * share) / 100;
+}
+
+/**
+ * The share a falling p90 lets a pool step down to: the p90 must lie half a step below a step's
+ * level before the share falls under that step, so a p90 that wanders around one level moves
+ * nothing back and forth (hysteresis).
+ */
+export function shedFallTarget(p90: number | undefined, slow: SlowMs | undefined): number {
+  if (!slow || p90 === undefined) return 0;
+  return shedTarget(p90 + ((slow.high - slow.low) * SHED_STEP) / 200, slow);
+}
+
+/**
+ * A pool's next share: it rises at once to `rise`, and falls toward `fall` by one step once
+ * `recoverMs` have passed since it last changed. `undefined` for a share of 0.
+ */
+export function nextShed(
+  previous: PoolShed | undefined,
+  rise: number,
+  fall: number,
+  nowMs: number,
+  recoverMs: number,
+): PoolShed | undefined {
+  const share = previous?.share ?? 0;
+  const at = new Date(nowMs).toISOString();
+  if (rise > share) return { share: rise, at };
+  if (fall >= share) return previous;
+  const since = previous ? Date.parse(previous.at) : Number.NaN;
+  if (Number.isFinite(since) && nowMs - since < recoverMs) return previous;
+  const next = Math.max(fall, share - SHED_STEP);
+  return next > 0 ? { share: next, at } : undefined;
+}
+
+/** A previous map's shed of `pool`, when it is one compile could have written. */
+function previousShed(previous: CompiledMap | null, pool: string): PoolShed | undefined {
+  const sheds = previous?.sheds;
+  if (!sheds || !Object.hasOwn(sheds, pool)) return undefined;
+  const s = sheds[pool];
+  if (!s || !Number.isInteger(s.share) || s.share < SHED_STEP || s.share > 100) return undefined;
+  if (s.share % SHED_STEP !== 0 || typeof s.at !== "string") return undefined;
+  return s;
+}
+
+/** Every shedding pool's share, and when the compile must run again for a step down. */
+export interface PoolSheds {
+  readonly sheds: ReadonlyMap<string, PoolShed>;
+  /** The earliest instant (ms) a share may step down with no etcd change; `null` when none. */
+  readonly nextStepAt: number | null;
+}
+
+/**
+ * The shed share of every healthy pool with `slow_ms`, stepped from the previous map's (the
+ * hysteresis state it carries in `sheds`). Pure: the time comes in as `nowMs`.
+ */
+export function poolSheds(
+  state: Pick<RoutingState, "pools" | "health">,
+  previous: CompiledMap | null,
+  nowMs: number,
+  recoverMs: number,
+): PoolSheds {
+  const sheds = new Map<string, PoolShed>();
+  let nextStepAt: number | null = null;
+  for (const [pool, def] of state.pools) {
+    const health = state.health.get(pool);
+    if (!def.slow_ms || health?.status !== "healthy") continue;
+    const rise = shedTarget(health.p90_ms, def.slow_ms);
+    const fall = shedFallTarget(health.p90_ms, def.slow_ms);
+    const shed = nextShed(previousShed(previous, pool), rise, fall, nowMs, recoverMs);
+    if (!shed) continue;
+    sheds.set(pool, shed);
+    if (fall < shed.share) {
+      const since = Date.parse(shed.at);
+      const due = Number.isFinite(since) ? since + recoverMs : nowMs;
+      if (nextStepAt === null || due < nextStepAt) nextStepAt = due;
+    }
+  }
+  return { sheds, nextStepAt };
+}
