@@ -45,7 +45,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
     .option("--listen <host:port>", "serve the heartbeat's Prometheus metrics on GET /metrics")
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { isPoolName, routingKeys } = await import("../../core/index.js");
+      const { isCheckerName, isPoolName, routingKeys } = await import("../../core/index.js");
       const { EtcdMembers } = await import("../etcd/etcd-members.js");
       const { runHeartbeat } = await import("../heartbeat/heartbeat-loop.js");
       const { httpProbe } = await import("../heartbeat/http-probe.js");
@@ -56,7 +56,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
       const checker = opts.checker;
-      if (checker !== undefined && !isPoolName(checker))
+      if (checker !== undefined && !isCheckerName(checker))
         throw new CliError(
           "invalid-input",
           `--checker: ${JSON.stringify(checker)} is not a checker name (a DNS label: a-z, 0-9 and "-", at most 63)`,
@@ -99,10 +99,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       try {
         await runHeartbeat({
           members,
-          key:
-            checker === undefined
-              ? routingKeys(settings.prefix).health(pool)
-              : `${routingKeys(settings.prefix).health(pool)}/${checker}`,
+          key: routingKeys(settings.prefix).health(pool, checker),
           pool,
           ...(checker !== undefined ? { checker } : {}),
           ttlSeconds: ttl,

@@ -16,6 +16,7 @@ import { snapshotRestore } from "./s14-snapshot-restore.js";
 import { boostExpiry } from "./s15-boost-expiry.js";
 import { kvSlowReads } from "./s16-kv-slow-reads.js";
 import { hugePrefix } from "./s17-huge-prefix.js";
+import { checkerPartition } from "./s18-checker-partition.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -35,5 +36,6 @@ export const scenarios: readonly Scenario[] = [
   boostExpiry,
   kvSlowReads,
   hugePrefix,
+  checkerPartition,
   secretsGrep,
 ];
