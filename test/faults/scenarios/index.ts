@@ -17,6 +17,7 @@ import { boostExpiry } from "./s15-boost-expiry.js";
 import { kvSlowReads } from "./s16-kv-slow-reads.js";
 import { hugePrefix } from "./s17-huge-prefix.js";
 import { checkerPartition } from "./s18-checker-partition.js";
+import { latencyStorm } from "./s19-latency-storm.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -37,5 +38,6 @@ export const scenarios: readonly Scenario[] = [
   kvSlowReads,
   hugePrefix,
   checkerPartition,
+  latencyStorm,
   secretsGrep,
 ];
