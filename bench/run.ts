@@ -13,6 +13,7 @@ import { blackholeStall } from "./sections/failover-blackhole.js";
 import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
+import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
 import { uiRender } from "./sections/ui-render.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
@@ -145,6 +146,9 @@ async function main(): Promise<void> {
     ),
     health: await run("health", async (c) => ({
       checker: await checkerWrites({ cleanup: c, log, seconds: opts.quick ? 30 : 120 }),
+      share: await shedShareError({ cleanup: c, log, viewers: 1000 }),
+      slow: await slowToShed({ cleanup: c, log, fastSamples: opts.quick ? 4 : 20 }),
+      noisy: await noisyWrites({ cleanup: c, log, seconds: opts.quick ? 120 : 600 }),
     })),
     ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),
     cli: await run("cli", (c) => cli({ cleanup: c, log, runs: scale.cliRuns })),
@@ -178,6 +182,12 @@ async function main(): Promise<void> {
       ? {
           etcd_writes_per_checker_hour: results.health.checker.etcd_writes_per_checker_hour,
           checker_writes: results.health.checker,
+          slow_to_shed_ms: results.health.slow.slow_to_shed_ms,
+          slow_to_shed: results.health.slow,
+          shed_share_error: results.health.share.shed_share_error,
+          shed_share: results.health.share,
+          kv_writes_per_hour_noisy: results.health.noisy.kv_writes_per_hour_noisy,
+          noisy_writes: results.health.noisy,
         }
       : null,
     worker:

@@ -61,6 +61,22 @@ export interface TableInput {
   readonly health?: {
     etcd_writes_per_checker_hour?: number;
     checker_writes?: { writes: number; seconds: number; probes: number; p90_ms: number | null };
+    slow_to_shed_ms?: number;
+    slow_to_shed?: {
+      interval_s: number;
+      goal_ms: number;
+      shed_share: number;
+      fast_samples_before: number;
+    };
+    shed_share_error?: number;
+    shed_share?: { compiled_share: number; measured_share: number; viewers: number };
+    kv_writes_per_hour_noisy?: number;
+    noisy_writes?: {
+      routes_writes: number;
+      seconds: number;
+      interval_s: number;
+      shed_changes: number;
+    };
   } | null;
   readonly worker: {
     rps?: number;
@@ -232,6 +248,34 @@ function rows(r: TableInput): Row[] {
       `${hc.writes} write(s) with the registration`,
       "0 beyond the first",
       check(r.health.etcd_writes_per_checker_hour === 0),
+    ]);
+  const h = r.health;
+  if (h?.slow_to_shed_ms !== undefined && h.slow_to_shed)
+    out.push([
+      `latency at 1.4 s → shed in KV (checker every ${h.slow_to_shed.interval_s} s)`,
+      ms(h.slow_to_shed_ms),
+      `${h.slow_to_shed.shed_share} % shed`,
+      `${h.slow_to_shed.fast_samples_before} fast samples before`,
+      `≤ ${ms(h.slow_to_shed.goal_ms)}`,
+      check(h.slow_to_shed_ms <= h.slow_to_shed.goal_ms),
+    ]);
+  if (h?.shed_share_error !== undefined && h.shed_share)
+    out.push([
+      `shed share error over ${h.shed_share.viewers} viewers (points)`,
+      `${h.shed_share_error}`,
+      `compiled ${h.shed_share.compiled_share} %`,
+      `measured ${h.shed_share.measured_share} %`,
+      "≤ 3",
+      check(h.shed_share_error <= 3),
+    ]);
+  if (h?.kv_writes_per_hour_noisy !== undefined && h.noisy_writes)
+    out.push([
+      `KV routes writes per hour, p90 ±20 % around a watermark (${h.noisy_writes.seconds} s)`,
+      `${h.kv_writes_per_hour_noisy}`,
+      `${h.noisy_writes.routes_writes} writes`,
+      `${h.noisy_writes.shed_changes} shed changes`,
+      "≤ 60",
+      check(h.kv_writes_per_hour_noisy <= 60),
     ]);
   const bh = f?.blackhole;
   if (bh && f?.origin_timeout_ms !== undefined)
