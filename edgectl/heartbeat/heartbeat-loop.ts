@@ -87,7 +87,8 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   let reported: number | undefined;
   const took = (r: ProbeResult) => {
     observer?.checked(r.ok);
-    if (r.ttfbMs === undefined) return;
+    // a failed check says the pool is failing, not how fast it serves
+    if (!r.ok || r.ttfbMs === undefined) return;
     latencies.add(r.ttfbMs);
     reported = r.reportedP90Ms;
     const p90 = reported ?? latencies.p90();
