@@ -2,9 +2,11 @@ import {
   DEFAULT_FLOOR_POOL,
   DEFAULT_ORIGIN_TEMPLATE,
   DEFAULT_PREFIX,
+  DEFAULT_SHED_RECOVER_SECONDS,
   isPoolName,
   originTemplateProblem,
   routingPrefixProblem,
+  safeText,
 } from "../core/index.js";
 import { ConfigError } from "./errors.js";
 
@@ -13,11 +15,16 @@ export interface RoutingSettings {
   readonly prefix: string;
   readonly floorPool: string;
   readonly originTemplate: string;
+  /**
+   * How long a slow pool's shed share holds before it falls one step (`SHED_RECOVER_SECONDS`,
+   * docs/reference.md §9); the core's default (60) when absent.
+   */
+  readonly shedRecoverSeconds?: number;
 }
 
 /**
- * Reads `ROUTING_PREFIX`, `FLOOR_POOL` and `ORIGIN_TEMPLATE` (a `prefix` given here wins, for
- * `--prefix`); a bad value is a `ConfigError` naming the variable.
+ * Reads `ROUTING_PREFIX`, `FLOOR_POOL`, `ORIGIN_TEMPLATE` and `SHED_RECOVER_SECONDS` (a `prefix`
+ * given here wins, for `--prefix`); a bad value is a `ConfigError` naming the variable.
  */
 export function routingSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -33,5 +40,14 @@ export function routingSettingsFromEnv(
   const originTemplate = env.ORIGIN_TEMPLATE?.trim() || DEFAULT_ORIGIN_TEMPLATE;
   const templateProblem = originTemplateProblem(originTemplate);
   if (templateProblem) throw new ConfigError("invalid-setting", "ORIGIN_TEMPLATE", templateProblem);
-  return { prefix, floorPool, originTemplate };
+  const recoverRaw = env.SHED_RECOVER_SECONDS?.trim();
+  const shedRecoverSeconds = recoverRaw ? Number(recoverRaw) : DEFAULT_SHED_RECOVER_SECONDS;
+  if (!Number.isFinite(shedRecoverSeconds) || shedRecoverSeconds < 1) {
+    throw new ConfigError(
+      "invalid-setting",
+      "SHED_RECOVER_SECONDS",
+      `"${safeText(recoverRaw ?? "", 32)}" is not a number >= 1`,
+    );
+  }
+  return { prefix, floorPool, originTemplate, shedRecoverSeconds };
 }

@@ -26,12 +26,14 @@ export interface RouteShed {
 }
 
 /**
- * A slow pool's shed share and when it last changed (`at`, ISO 8601): the hysteresis state the
- * next compile steps down from (docs/reference.md §9).
+ * A slow pool's shed share, when it last changed (`at`, ISO 8601) and since when its p90 has
+ * stayed low enough for it to fall (`below_since`, absent while it has not): the hysteresis
+ * state the next compile steps down from (docs/reference.md §9).
  */
 export interface PoolShed {
   readonly share: number;
   readonly at: string;
+  readonly below_since?: string | undefined;
 }
 
 /** The compiled decision for one country (or the default). */
@@ -126,7 +128,11 @@ function shedsJson(sheds: CompiledMap["sheds"]): Record<string, PoolShed> | unde
   const out: Record<string, PoolShed> = {};
   for (const pool of Object.keys(sheds).sort()) {
     const s = sheds[pool];
-    if (s) out[pool] = { share: s.share, at: s.at };
+    if (s)
+      out[pool] =
+        s.below_since === undefined
+          ? { share: s.share, at: s.at }
+          : { share: s.share, at: s.at, below_since: s.below_since };
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

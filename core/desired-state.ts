@@ -129,11 +129,14 @@ export function desiredStateToKeys(state: DesiredState, prefix: string): Map<str
   return out;
 }
 
-/** Canonical JSON of a pool definition (fixed key order). */
+/** Canonical JSON of a pool definition (fixed key order: origin, region, quorum, slow_ms). */
 export function canonicalPool(p: PoolDef): string {
-  return JSON.stringify(
-    p.region === undefined ? { origin: p.origin } : { origin: p.origin, region: p.region },
-  );
+  return JSON.stringify({
+    origin: p.origin,
+    ...(p.region === undefined ? {} : { region: p.region }),
+    ...(p.quorum === undefined ? {} : { quorum: p.quorum }),
+    ...(p.slow_ms === undefined ? {} : { slow_ms: { low: p.slow_ms.low, high: p.slow_ms.high } }),
+  });
 }
 
 /** Canonical JSON of a country rule (fixed key order; weights, when given, in pool order). */

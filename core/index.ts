@@ -12,6 +12,7 @@ export * from "./map-schema.js";
 export * from "./map-shape.js";
 export * from "./origin-check.js";
 export * from "./pool-health.js";
+export * from "./pool-report.js";
 export * from "./problem.js";
 export * from "./rendezvous.js";
 export * from "./resolve.js";

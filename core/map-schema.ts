@@ -50,7 +50,10 @@ export const CompiledMapSchema = z.object({
     .catch(undefined),
   // Only compile reads it (and checks each share again); a malformed one is dropped.
   sheds: z
-    .record(z.string(), z.object({ share: z.number().int(), at: z.string() }))
+    .record(
+      z.string(),
+      z.object({ share: z.number().int(), at: z.string(), below_since: z.string().optional() }),
+    )
     .optional()
     .catch(undefined),
 });

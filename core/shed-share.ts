@@ -34,8 +34,11 @@ export function shedFallTarget(p90: number | undefined, slow: SlowMs | undefined
 }
 
 /**
- * A pool's next share: it rises at once to `rise`, and falls toward `fall` by one step once
- * `recoverMs` have passed since it last changed. `undefined` for a share of 0.
+ * A pool's next share: it rises at once to `rise`; it falls toward `fall` by one step once the
+ * p90 has stayed low enough to fall (`fall` below the share, at every compile since
+ * `below_since`) for `recoverMs`, counted from the share's last change at the earliest.
+ * `undefined` for a share of 0. `below_since` only changes with the p90 (an etcd change, which
+ * rewrites the map anyway) or with the share, so it costs no KV write of its own.
  */
 export function nextShed(
   previous: PoolShed | undefined,
@@ -45,13 +48,24 @@ export function nextShed(
   recoverMs: number,
 ): PoolShed | undefined {
   const share = previous?.share ?? 0;
-  const at = new Date(nowMs).toISOString();
-  if (rise > share) return { share: rise, at };
-  if (fall >= share) return previous;
-  const since = previous ? Date.parse(previous.at) : Number.NaN;
-  if (Number.isFinite(since) && nowMs - since < recoverMs) return previous;
+  const now = new Date(nowMs).toISOString();
+  if (rise > share) return { share: rise, at: now };
+  if (!previous) return undefined;
+  if (fall >= share) {
+    if (previous.below_since === undefined) return previous;
+    return { share: previous.share, at: previous.at };
+  }
+  const below = previous.below_since ?? now;
+  const since = stepClock(previous.at, below);
+  if (Number.isFinite(since) && nowMs - since < recoverMs)
+    return below === previous.below_since ? previous : { ...previous, below_since: below };
   const next = Math.max(fall, share - SHED_STEP);
-  return next > 0 ? { share: next, at } : undefined;
+  return next > 0 ? { share: next, at: now, below_since: below } : undefined;
+}
+
+/** When a falling share's recover period started: its last change, or the p90's fall after it. */
+function stepClock(at: string, belowSince: string): number {
+  return Math.max(Date.parse(at), Date.parse(belowSince));
 }
 
 /** A previous map's shed of `pool`, when it is one compile could have written. */
@@ -61,6 +75,8 @@ function previousShed(previous: CompiledMap | null, pool: string): PoolShed | un
   const s = sheds[pool];
   if (!s || !Number.isInteger(s.share) || s.share < SHED_STEP || s.share > 100) return undefined;
   if (s.share % SHED_STEP !== 0 || typeof s.at !== "string") return undefined;
+  if (s.below_since !== undefined && typeof s.below_since !== "string")
+    return { share: s.share, at: s.at };
   return s;
 }
 
@@ -92,7 +108,7 @@ export function poolSheds(
     if (!shed) continue;
     sheds.set(pool, shed);
     if (fall < shed.share) {
-      const since = Date.parse(shed.at);
+      const since = stepClock(shed.at, shed.below_since ?? shed.at);
       const due = Number.isFinite(since) ? since + recoverMs : nowMs;
       if (nextStepAt === null || due < nextStepAt) nextStepAt = due;
     }

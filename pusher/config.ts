@@ -19,11 +19,6 @@ export interface PusherConfig extends RoutingSettings {
   readonly electionTtl: number;
   /** Written to `meta.pusher` and campaigned with: `PUSHER_ID`, else `${hostname}-${pid}`. */
   readonly pusherId: string;
-  /**
-   * How long a slow pool's shed share holds before it falls one step (`SHED_RECOVER_SECONDS`,
-   * docs/reference.md §9); 60 when unset.
-   */
-  readonly shedRecoverSeconds?: number;
 }
 
 /** One documented variable: what `--help` prints. */
@@ -162,6 +157,5 @@ export function pusherConfigFromEnv(
     electionKey,
     electionTtl: Math.ceil(positiveNumber(env, "PUSHER_ELECTION_TTL", 10, 2)),
     pusherId: env.PUSHER_ID?.trim() || `${host.hostname}-${host.pid}`,
-    shedRecoverSeconds: positiveNumber(env, "SHED_RECOVER_SECONDS", DEFAULT_SHED_RECOVER_SECONDS),
   };
 }

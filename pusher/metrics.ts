@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../adapters/version.js";
-import type { CompileResult } from "../core/index.js";
+import { type CompileResult, type PoolReport, poolReports } from "../core/index.js";
 import type { PusherStatus } from "./status.js";
 
 /** The pusher's Prometheus metrics, in their own registry (no global state). */
@@ -38,6 +38,8 @@ interface CompileFacts {
   floorRoutes: number;
   /** Every defined pool: whether its `health/` key exists. */
   poolHeartbeat: ReadonlyMap<string, boolean>;
+  /** Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9). */
+  pools: readonly PoolReport[];
 }
 
 function factsOf(result: CompileResult): CompileFacts {
@@ -52,6 +54,7 @@ function factsOf(result: CompileResult): CompileFacts {
     problemsByCode,
     floorRoutes: routes.filter((r) => r.source === "floor").length,
     poolHeartbeat,
+    pools: poolReports(result.state, result.map),
   };
 }
 
@@ -132,6 +135,36 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
       for (const [pool, ok] of facts?.poolHeartbeat ?? []) this.set({ pool }, ok ? 1 : 0);
     },
   });
+  // Set afresh from the last compile at each scrape: a deleted pool's series goes with it.
+  const perPool = (name: string, help: string, value: (r: PoolReport) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["pool"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const r of facts?.pools ?? []) {
+          const v = value(r);
+          if (v !== null) this.set({ pool: r.pool }, v);
+        }
+      },
+    });
+  perPool(
+    "edge_pusher_pool_p90_ms",
+    "per pool: the median of its healthy checkers' p90 time to first byte, in ms (absent when none publishes one)",
+    (r) => r.p90_ms,
+  );
+  perPool(
+    "edge_pusher_pool_shed_ratio",
+    "per pool: the share of its viewers it sheds to the next pools of each chain, 0–1 (slow_ms)",
+    (r) => r.shed / 100,
+  );
+  perPool(
+    "edge_pusher_pool_live_checkers",
+    "per pool: checkers whose health/ key is present and valid",
+    (r) => r.live_checkers,
+  );
   gauge(
     "edge_pusher_history",
     "etcd history compiled in (raised by a restore)",

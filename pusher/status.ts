@@ -1,4 +1,4 @@
-import { boundProblemLines, safeText } from "../core/index.js";
+import { boundProblemLines, type PoolReport, safeText } from "../core/index.js";
 import type { Clock } from "./clock.js";
 
 /** Whether this pusher writes (`leader`) or waits (`standby`). */
@@ -23,6 +23,8 @@ export interface StatusDocument {
   readonly kv_ok: boolean;
   readonly last_push_at: string | null;
   readonly last_error: { readonly at: string; readonly message: string } | null;
+  /** Each pool's checkers, p90 and shed share, as the last compile saw them (docs/reference.md §9). */
+  readonly pools: readonly PoolReport[];
 }
 
 /** Readiness verdict for `/readyz` (and `/healthz`). */
@@ -47,6 +49,8 @@ export class PusherStatus {
   epoch: number | null = null;
   countries: number | null = null;
   private problemLines: readonly string[] = [];
+  /** Each pool's checkers, p90 and shed share, from the last compile. */
+  pools: readonly PoolReport[] = [];
   lastPushAt: number | null = null;
   private etcdDownSince: number | null = null;
   private kvFailingSince: number | null = null;
@@ -174,6 +178,7 @@ export class PusherStatus {
       last_error: this.lastError
         ? { at: new Date(this.lastError.at).toISOString(), message: this.lastError.message }
         : null,
+      pools: this.pools,
     };
   }
 

@@ -2,6 +2,10 @@ import {
   type CompileOptions,
   compile,
   DEFAULT_CC,
+  describeSlowPool,
+  formatShed,
+  type PoolReport,
+  poolReports,
   type Route,
   resolveRoute,
   type Snapshot,
@@ -57,9 +61,34 @@ export function edgeEffect(
   return shifts;
 }
 
+/**
+ * The pools that would shed viewers after the changes, under current health and latency (a
+ * fresh compile: the pusher then lets a falling share down one step per recover period).
+ */
+export function sheddingAfter(
+  snapshot: Snapshot,
+  changes: readonly KeyChange[],
+  opts: Omit<CompileOptions, "previous">,
+): PoolReport[] {
+  const { map, state } = compile(applyChangesToSnapshot(snapshot, changes), opts);
+  return poolReports(state, map).filter((r) => r.shed > 0);
+}
+
+/** `Slow pools …` lines for `plan` and `apply`; none when no pool sheds. */
+export function formatShedding(reports: readonly PoolReport[]): string[] {
+  if (reports.length === 0) return [];
+  return [
+    "Slow pools under current latency:",
+    ...reports.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
+  ];
+}
+
 /** A shift in shares of viewers, for routes with a weighted split on either side. */
 function describeShares(s: RouteShift): string {
-  const src = (r: Route) => (r.degraded ? `${r.source}, ${r.degraded}` : r.source);
+  const src = (r: Route) =>
+    [r.source, r.degraded, r.shed ? `shed ${formatShed(r.shed)}` : null]
+      .filter((x) => x !== null)
+      .join(", ");
   const sources =
     s.before.source === s.after.source ? src(s.after) : `${src(s.before)} → ${src(s.after)}`;
   return `${formatShares(s.before)} → ${formatShares(s.after)} (${sources})`;
@@ -72,8 +101,13 @@ export function routeSummary(r: Route) {
     origin: r.origin,
     source: r.source,
     degraded:
-      r.degraded === "all-pools-unhealthy" || r.degraded === "no-default-rule" ? r.degraded : null,
+      r.degraded === "all-pools-unhealthy" ||
+      r.degraded === "all-pools-slow" ||
+      r.degraded === "no-default-rule"
+        ? r.degraded
+        : null,
     shares: routeShares(r),
+    ...(r.shed ? { shed: r.shed.map((x) => ({ pool: x.pool, share: x.share })) } : {}),
   };
 }
 

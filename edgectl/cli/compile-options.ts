@@ -8,5 +8,8 @@ export function compileOptions(settings: CliSettings, now: Date = new Date()): C
     floorPool: settings.floorPool,
     originTemplate: settings.originTemplate,
     now,
+    ...(settings.shedRecoverSeconds !== undefined
+      ? { shedRecoverSeconds: settings.shedRecoverSeconds }
+      : {}),
   };
 }

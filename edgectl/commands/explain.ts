@@ -39,12 +39,13 @@ export function explainCommand(ctx: CommandContext): Command {
       );
       const snapshot = toSnapshot(read);
       const options = compileOptions(settings);
+      // A slow pool's shed share steps down from the one in KV (hysteresis): only KV knows it.
+      const now = compile(snapshot, options);
       const needsKv =
-        target.kind === "country"
+        [...now.state.pools.values()].some((p) => p.slow_ms !== undefined) ||
+        (target.kind === "country"
           ? dependsOnLastGood(snapshot, target.cc, options)
-          : compile(snapshot, options).problems.some(
-              (p) => p.key === `continent/${target.continent}`,
-            );
+          : now.problems.some((p) => p.key === `continent/${target.continent}`));
       let previous: CompiledMap | null = null;
       let history: string | undefined;
       if (needsKv) {

@@ -11,9 +11,8 @@ export function planCommand(ctx: CommandContext): Command {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { readSnapshot } = await import("../../core/index.js");
       const { compileOptions } = await import("../cli/compile-options.js");
-      const { edgeEffect, formatEdgeEffect, shiftDocument } = await import(
-        "../apply/edge-effect.js"
-      );
+      const { edgeEffect, formatEdgeEffect, formatShedding, sheddingAfter, shiftDocument } =
+        await import("../apply/edge-effect.js");
       const { toSnapshot } = await import("../etcd/read-prefix.js");
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { planIntent } = await import("../apply/intent-plan.js");
@@ -30,6 +29,7 @@ export function planCommand(ctx: CommandContext): Command {
           plan.changes.length > 0
             ? edgeEffect(snapshot, plan.changes, compileOptions(settings))
             : [];
+        const shedding = sheddingAfter(snapshot, plan.changes, compileOptions(settings));
         // text mode shows the plan before the problems; JSON mode has one document, the error
         let problems: unknown = null;
         try {
@@ -46,6 +46,10 @@ export function planCommand(ctx: CommandContext): Command {
             epoch: readSnapshot(snapshot, settings.prefix).epoch,
             changes: plan.changes.map(changeDocument),
             effect: shifts.map(shiftDocument),
+            shedding: shedding.map((r) => ({
+              ...r,
+              slow_ms: r.slow_ms ? { ...r.slow_ms } : null,
+            })),
           },
           {
             schema: PlanShape,
@@ -61,6 +65,7 @@ export function planCommand(ctx: CommandContext): Command {
                       : l,
               ),
               ...(plan.changes.length > 0 ? formatEdgeEffect(shifts) : []),
+              ...formatShedding(shedding),
             ],
           },
         );

@@ -54,7 +54,7 @@ export function statusCommand(ctx: CommandContext): Command {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them;
       // together, so one module's file reads overlap another's compile.
       const [
-        { compile },
+        { compile, describeSlowPool, poolReports },
         { compileOptions },
         { readPrefixFromAny, toSnapshot },
         { withEtcdMembers },
@@ -79,7 +79,10 @@ export function statusCommand(ctx: CommandContext): Command {
       const kv = await readKvMaps(ctx.io);
       const { routes, meta } = kv;
       const snapshot = toSnapshot(read);
-      const compiled = compile(snapshot, { ...compileOptions(settings), previous: routes }).map;
+      const result = compile(snapshot, { ...compileOptions(settings), previous: routes });
+      const compiled = result.map;
+      // What the edge serves: the shares in KV's map (the compile's, when KV has none).
+      const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
       const newestChange = Math.max(
         0,
         ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
@@ -92,16 +95,23 @@ export function statusCommand(ctx: CommandContext): Command {
         ...(pusher ? { pusher: await pusher } : {}),
       };
       const verdict = evaluateSync(inputs);
-      ctx.emit(statusDocument(inputs, verdict), {
+      ctx.emit(statusDocument(inputs, verdict, shedding), {
         schema: StatusShape,
-        text: (_r, paint) =>
-          formatSync(inputs, verdict).map((l) =>
+        text: (_r, paint) => [
+          ...formatSync(inputs, verdict).map((l) =>
             l === "edge is on the current config"
               ? paint("green", l)
               : l === "edge is behind:"
                 ? paint("red", l)
                 : l,
           ),
+          ...(shedding.length > 0
+            ? [
+                paint("yellow", "shedding pools:"),
+                ...shedding.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
+              ]
+            : []),
+        ],
       });
       ctx.exit(verdict.inSync ? ExitCode.ok : ExitCode.failure);
     });

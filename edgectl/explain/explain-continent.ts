@@ -85,6 +85,14 @@ export function explainContinent(
   if (route?.weights) reasons.push(`weighted split: ${formatShares(route)} of viewers`);
   if (route?.degraded === "all-pools-unhealthy")
     reasons.push(`every pool of the chain is unhealthy: floor pool ${route.pool}`);
+  if (route?.shed)
+    reasons.push(
+      `slow pools shed viewers to the next pools of the chain: ${route.shed.map((x) => `${x.pool} ${x.share} %`).join(", ")} (edgectl explain CC says why)`,
+    );
+  if (route?.degraded === "all-pools-slow")
+    reasons.push(
+      "every pool of the chain is fully shed: nothing is shed, the route keeps its chain",
+    );
   return {
     continent: k,
     revision: snapshot.revision,

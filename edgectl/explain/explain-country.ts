@@ -8,7 +8,9 @@ import {
   isContinentCode,
   type KeptRule,
   originFor,
+  type PoolReport,
   parseRuleTarget,
+  poolReports,
   type Route,
   resolveRoute,
   type Snapshot,
@@ -24,6 +26,8 @@ export interface ExplainedLink {
   readonly health: HealthStatus | "missing";
   readonly origin: string;
   readonly takesTraffic: boolean;
+  /** Its checkers, latency and shed (docs/reference.md §9). */
+  readonly report: PoolReport;
 }
 
 /** Why a country routes where it does: the `edgectl explain` answer. */
@@ -140,6 +144,7 @@ export function explainCountry(
       `${ruleKey} is invalid: routing by its last valid rule (kept in the map), re-filtered by current health`,
     );
 
+  const reports = new Map(poolReports(state, map).map((r) => [r.pool, r]));
   const chain: ExplainedLink[] = rule
     ? [rule.primary, ...rule.fallbacks].map((pool) => {
         const health = state.health.get(pool)?.status ?? "missing";
@@ -150,6 +155,7 @@ export function explainCountry(
           health,
           origin: originFor(pool, state, opts.originTemplate),
           takesTraffic: defined && health === "healthy",
+          report: reports.get(pool) ?? emptyReport(pool),
         };
       })
     : [];
@@ -170,6 +176,7 @@ export function explainCountry(
     reasons.push(`every pool of the chain is unhealthy: floor pool ${route.pool}`);
   if (route.degraded === "no-default-rule")
     reasons.push(`no usable country/_default rule: floor pool ${route.pool}`);
+  reasons.push(...shedReasons(route, reports));
 
   return {
     country: cc,
@@ -192,6 +199,52 @@ export function explainCountry(
   };
 }
 
+function emptyReport(pool: string): PoolReport {
+  return {
+    pool,
+    status: "missing",
+    p90_ms: null,
+    live_checkers: 0,
+    healthy_checkers: 0,
+    quorum: null,
+    slow_ms: null,
+    shed: 0,
+  };
+}
+
+/** `p90 1400 ms (median of 3 healthy checkers), watermarks 800/2000 ms`. */
+function latencyText(r: PoolReport): string {
+  const p90 =
+    r.p90_ms === null
+      ? "no p90 published"
+      : `p90 ${r.p90_ms} ms (median of ${r.healthy_checkers} healthy checker${r.healthy_checkers === 1 ? "" : "s"})`;
+  return r.slow_ms ? `${p90}, watermarks ${r.slow_ms.low}/${r.slow_ms.high} ms` : p90;
+}
+
+/** Why a route sheds (or is all-pools-slow): each slow pool, its share, where its viewers went. */
+function shedReasons(route: Route, reports: ReadonlyMap<string, PoolReport>): string[] {
+  const out: string[] = [];
+  const pools = route.chain.map((c) => c.pool);
+  for (const s of route.shed ?? []) {
+    const r = reports.get(s.pool);
+    const after = pools.slice(pools.indexOf(s.pool) + 1);
+    const to = (route.weights ?? []).filter((w) => after.includes(w.pool)).map((w) => w.pool);
+    out.push(
+      `${s.pool} is slow: ${r ? latencyText(r) : "no report"}: sheds ${s.share} % of its viewers${to.length > 0 ? ` to ${to.join(", ")} (the next pools of the chain)` : ""}; split now ${formatShares(route)} (each viewer sticky)`,
+    );
+  }
+  if (route.degraded === "all-pools-slow") {
+    const slow = pools.map((p) => {
+      const r = reports.get(p);
+      return `${p} ${r ? latencyText(r) : "no report"}`;
+    });
+    out.push(
+      `every pool of the chain is fully shed (${slow.join("; ")}): nothing is shed, the route keeps its chain`,
+    );
+  }
+  return out;
+}
+
 /** Human-readable rendering of an explanation. */
 export function formatExplanation(x: Explanation): string[] {
   const lines = [
@@ -200,10 +253,13 @@ export function formatExplanation(x: Explanation): string[] {
     "chain:",
     ...x.chain.map(
       (l, i) =>
-        `  ${i + 1}. ${l.pool.padEnd(12)} ${(l.defined ? l.health : "undefined pool").padEnd(10)} ${l.takesTraffic ? "takes traffic" : "skipped"}`,
+        `  ${i + 1}. ${l.pool.padEnd(12)} ${(l.defined ? l.health : "undefined pool").padEnd(10)} ${l.takesTraffic ? "takes traffic" : "skipped"}${linkDetail(l.report)}`,
     ),
     `chosen: ${x.route.pool} ${x.route.origin} (source ${x.route.source}${x.route.degraded ? `, degraded: ${x.route.degraded}` : ""})`,
     `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
+    ...(x.route.shed
+      ? [`shed:   ${x.route.shed.map((s) => `${s.pool} ${s.share}%`).join(" · ")}`]
+      : []),
     `source: ${x.source}`,
     `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
     "why:",
@@ -211,4 +267,14 @@ export function formatExplanation(x: Explanation): string[] {
   ];
   if (x.chain.length === 0) lines.splice(3, 0, "  (no rule walked)");
   return lines;
+}
+
+/** `  (3/3 checkers, p90 1400 ms, slow 800/2000 ms, sheds 50 %)` after a chain line. */
+function linkDetail(r: PoolReport): string {
+  const parts: string[] = [];
+  if (r.live_checkers > 1) parts.push(`${r.healthy_checkers}/${r.live_checkers} checkers healthy`);
+  if (r.p90_ms !== null) parts.push(`p90 ${r.p90_ms} ms`);
+  if (r.slow_ms) parts.push(`slow ${r.slow_ms.low}/${r.slow_ms.high} ms`);
+  if (r.shed > 0) parts.push(`sheds ${r.shed} %`);
+  return parts.length > 0 ? `  (${parts.join(", ")})` : "";
 }

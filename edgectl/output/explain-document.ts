@@ -17,6 +17,7 @@ export function countryDocument(x: Explanation): ExplainResult {
       health: l.health,
       origin: l.origin,
       takes_traffic: l.takesTraffic,
+      report: { ...l.report, slow_ms: l.report.slow_ms ? { ...l.report.slow_ms } : null },
     })),
     route: x.route as Extract<ExplainResult, { kind: "country" }>["route"],
     source: x.source,

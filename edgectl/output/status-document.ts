@@ -1,10 +1,15 @@
+import type { PoolReport } from "../../core/index.js";
 import type { SyncInputs, SyncVerdict } from "../status/sync-status.js";
 import type { StatusResult } from "./shapes/status-shape.js";
 
 const text = (v: unknown) => (typeof v === "string" ? v : null);
 
 /** What `status` gathered and its verdict, as `-o json` shows it (`StatusShape`). */
-export function statusDocument(x: SyncInputs, v: SyncVerdict): StatusResult {
+export function statusDocument(
+  x: SyncInputs,
+  v: SyncVerdict,
+  shedding: readonly PoolReport[] = [],
+): StatusResult {
   const { meta, routes } = x.kv;
   return {
     in_sync: v.inSync,
@@ -37,5 +42,6 @@ export function statusDocument(x: SyncInputs, v: SyncVerdict): StatusResult {
             epoch: x.pusher.epoch,
           }
         : { ok: false, error: x.pusher.error },
+    shedding: shedding.map((r) => ({ ...r, slow_ms: r.slow_ms ? { ...r.slow_ms } : null })),
   };
 }

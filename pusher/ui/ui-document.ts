@@ -1,4 +1,4 @@
-import type { CompileResult, Route } from "../../core/index.js";
+import { type CompileResult, poolReports, type Route } from "../../core/index.js";
 import type { StatusDocument } from "../status.js";
 
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
@@ -18,6 +18,8 @@ export interface UiRoute {
   readonly source: string;
   readonly degraded: string | null;
   readonly weights?: readonly UiWeight[];
+  /** The route's pools that shed viewers, and their shares (docs/reference.md §9). */
+  readonly shed?: readonly { readonly pool: string; readonly share: number }[];
 }
 
 /** A pool the legend lists: defined, named by a rule, publishing health, or the floor. */
@@ -28,6 +30,12 @@ export interface UiPool {
   readonly defined: boolean;
   readonly region?: string;
   readonly p90_ms?: number;
+  /** Percent of its viewers a slow pool sheds; absent when it sheds none. */
+  readonly shed?: number;
+  /** Its p90 watermarks (`slow_ms`), when it has them. */
+  readonly slow_ms?: { readonly low: number; readonly high: number };
+  /** Live checkers and how many say healthy, when more than one checker reports. */
+  readonly checkers?: { readonly live: number; readonly healthy: number };
 }
 
 /** The last compiled map in the form `/ui/data` and the `map` event carry. */
@@ -71,6 +79,7 @@ function uiRoute(route: Route): UiRoute {
     source: route.source,
     degraded: route.degraded,
     ...(weights ? { weights } : {}),
+    ...(route.shed ? { shed: route.shed.map((s) => ({ pool: s.pool, share: s.share })) } : {}),
   };
 }
 
@@ -92,15 +101,22 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
   for (const [cc, route] of Object.entries(map.countries)) countries[cc] = uiRoute(route);
   const names = new Set<string>([...state.pools.keys(), ...state.health.keys(), floorPool]);
   for (const n of namedPools(result)) names.add(n);
+  const reports = new Map(poolReports(state, map).map((r) => [r.pool, r]));
   const pools: UiPool[] = [...names].sort().map((name) => {
     const def = state.pools.get(name);
     const health = state.health.get(name);
+    const r = reports.get(name);
     return {
       name,
       health: health?.status ?? "missing",
       defined: def !== undefined,
       ...(def?.region !== undefined ? { region: def.region } : {}),
       ...(health?.p90_ms !== undefined ? { p90_ms: health.p90_ms } : {}),
+      ...(r && r.shed > 0 ? { shed: r.shed } : {}),
+      ...(def?.slow_ms ? { slow_ms: { low: def.slow_ms.low, high: def.slow_ms.high } } : {}),
+      ...(health && health.live > 1
+        ? { checkers: { live: health.live, healthy: health.healthyCheckers } }
+        : {}),
     };
   });
   return {

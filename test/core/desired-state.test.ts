@@ -153,3 +153,34 @@ describe("validateDesiredState reports every problem at once", () => {
     expect(found).toHaveLength(5);
   });
 });
+
+describe("desired-state pools with quorum and slow_ms (docs/reference.md §9)", () => {
+  const state = (pool: Record<string, unknown>) => ({
+    pools: { "fra-1": { origin: "https://fra-1.example.net", ...pool } },
+    countries: { _default: { primary: "fra-1" } },
+  });
+
+  it("takes them, writes them in a fixed order, and reads them back", () => {
+    const r = validateDesiredState(state({ slow_ms: { high: 2000, low: 800 }, quorum: 2 }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const keys = desiredStateToKeys(r.state, P);
+    expect(keys.get(`${P}pool/fra-1`)).toBe(
+      '{"origin":"https://fra-1.example.net","quorum":2,"slow_ms":{"low":800,"high":2000}}',
+    );
+    const back = desiredStateFromRouting(
+      readSnapshot({ revision: 1, entries: [...keys].map(([key, value]) => ({ key, value })) }, P),
+    );
+    expect(back.pools["fra-1"]).toEqual(r.state.pools["fra-1"]);
+  });
+
+  it("names the field of a bad quorum or watermark", () => {
+    const r = validateDesiredState(state({ quorum: 0, slow_ms: { low: 900, high: 800 } }));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems.map((p) => `${p.key}: ${p.message}`)).toEqual([
+      "pools.fra-1.quorum: must be at least 1",
+      "pools.fra-1.slow_ms.low: must be below high",
+    ]);
+  });
+});

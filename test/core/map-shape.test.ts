@@ -107,7 +107,13 @@ const RICH: CompiledMap = {
   problems: ["country/XX: not JSON"],
   history: 2,
   kept: { IT: { primary: "mil-1", fallbacks: [] }, FR: { primary: "fra-1", fallbacks: ["ams-1"] } },
-  sheds: { "fra-1": { share: 40, at: "2026-01-01T00:00:00.000Z" } },
+  sheds: {
+    "fra-1": {
+      share: 40,
+      at: "2026-01-01T00:00:00.000Z",
+      below_since: "2026-01-01T00:00:30.000Z",
+    },
+  },
 };
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

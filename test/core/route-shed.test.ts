@@ -106,7 +106,8 @@ describe("shed viewers are sticky (weighted rendezvous hashing over 1,000 viewer
   it("50 → 40 moves back only shed viewers; nobody else moves", () => {
     const fifty = mapAt(1400);
     const at50 = picks(fifty);
-    const forty = mapAt(300, fifty, Date.parse("2026-11-29T15:01:00Z"));
+    const low = mapAt(300, fifty, Date.parse("2026-11-29T15:00:01Z"));
+    const forty = mapAt(300, low, Date.parse("2026-11-29T15:01:01Z"));
     expect(forty.countries.DE?.shed).toEqual([{ pool: "fra-1", share: 40 }]);
     const at40 = picks(forty);
     const changed = keys.filter((_, i) => at50[i] !== at40[i]);

@@ -56,22 +56,41 @@ describe("nextShed: rises at once, falls one step per recover period", () => {
     expect(nextShed(prev, 40, 50, T0 + 5 * MIN, MIN)).toBe(prev);
   });
 
-  it("falls by one step only once the period has passed since the last change", () => {
+  it("falls by one step only once the p90 has stayed low for a period since the last change", () => {
     const prev = { share: 50, at: at(T0) };
-    expect(nextShed(prev, 0, 0, T0 + MIN - 1, MIN)).toBe(prev);
-    expect(nextShed(prev, 0, 0, T0 + MIN, MIN)).toEqual({ share: 40, at: at(T0 + MIN) });
-    expect(nextShed(prev, 40, 40, T0 + 10 * MIN, MIN)).toEqual({
-      share: 40,
-      at: at(T0 + 10 * MIN),
-    });
+    // Low from T0 + 5 min on: the period counts from then, not from the old change.
+    const low = nextShed(prev, 0, 0, T0 + 5 * MIN, MIN);
+    expect(low).toEqual({ share: 50, at: at(T0), below_since: at(T0 + 5 * MIN) });
+    expect(nextShed(low, 0, 0, T0 + 6 * MIN - 1, MIN)).toBe(low);
+    const step = nextShed(low, 0, 0, T0 + 6 * MIN, MIN);
+    expect(step).toEqual({ share: 40, at: at(T0 + 6 * MIN), below_since: at(T0 + 5 * MIN) });
+    // The next step counts from that change.
+    expect(nextShed(step, 0, 0, T0 + 7 * MIN - 1, MIN)).toBe(step);
+    expect(nextShed(step, 0, 0, T0 + 7 * MIN, MIN)?.share).toBe(30);
+    // Never below what the p90 allows.
+    expect(nextShed(step, 40, 40, T0 + 10 * MIN, MIN)).toEqual({ share: 40, at: step?.at });
   });
 
-  it("never below the target, and a last step to 0 ends the shed", () => {
-    expect(nextShed({ share: 10, at: at(T0) }, 0, 0, T0 + MIN, MIN)).toBeUndefined();
+  it("a p90 back at the step's level starts the period again", () => {
+    const low = { share: 50, at: at(T0), below_since: at(T0 + MIN) };
+    const back = nextShed(low, 50, 50, T0 + 90_000, MIN);
+    expect(back).toEqual({ share: 50, at: at(T0) });
+    const lowAgain = nextShed(back, 0, 0, T0 + 100_000, MIN);
+    expect(lowAgain?.below_since).toBe(at(T0 + 100_000));
+    expect(nextShed(lowAgain, 0, 0, T0 + 100_000 + MIN - 1, MIN)).toBe(lowAgain);
+  });
+
+  it("a last step to 0 ends the shed", () => {
+    const low = { share: 10, at: at(T0), below_since: at(T0) };
+    expect(nextShed(low, 0, 0, T0 + MIN, MIN)).toBeUndefined();
   });
 
   it("an unreadable time steps down now", () => {
-    expect(nextShed({ share: 30, at: "x" }, 0, 0, T0, MIN)).toEqual({ share: 20, at: at(T0) });
+    expect(nextShed({ share: 30, at: "x" }, 0, 0, T0, MIN)).toEqual({
+      share: 20,
+      at: at(T0),
+      below_since: at(T0),
+    });
   });
 });
 
@@ -102,9 +121,17 @@ describe("compile: the shed share carried from map to map", () => {
 
   it("p90 back at 300: one step per recover period, and the compile says when", () => {
     let r = step(1400, T0, null, 30);
+    // The p90 falls at T1: the first step is one period later.
+    const T1 = T0 + 1000;
+    r = step(300, T1, r.map, 30);
+    expect(r.map.sheds?.["fra-1"]).toMatchObject({
+      share: 50,
+      below_since: new Date(T1).toISOString(),
+    });
+    expect(r.nextShedStepAt).toBe(T1 + 30_000);
     const shares: number[] = [];
     for (let i = 1; i <= 6; i++) {
-      const now = T0 + i * 30_000;
+      const now = T1 + i * 30_000;
       const early = step(300, now - 1, r.map, 30);
       expect(early.map.sheds?.["fra-1"]?.share ?? 0).toBe(shares.at(-1) ?? 50);
       expect(early.nextShedStepAt).toBe(shares.length === 5 ? null : now);
@@ -127,18 +154,18 @@ describe("compile: the shed share carried from map to map", () => {
     expect([...seen]).toEqual([50]);
   });
 
-  it("a p90 that swings wide changes the share at most twice per recover period", () => {
+  it("a p90 that swings wide but never stays low for a recover period moves nothing back", () => {
     let r = step(1700, T0, null);
     const shares = [r.map.sheds?.["fra-1"]?.share ?? 0];
     for (let i = 1; i <= 120; i++) {
       r = step(i % 6 < 3 ? 1000 : 1700, T0 + i * 5000, r.map);
       shares.push(r.map.sheds?.["fra-1"]?.share ?? 0);
     }
-    const changes = shares.filter((s, i) => i > 0 && s !== shares[i - 1]).length;
-    // Ten minutes: at most one fall per minute, each undone by one rise.
-    expect(changes).toBeGreaterThan(0);
-    expect(changes).toBeLessThanOrEqual(2 * 10);
-    expect(Math.min(...shares)).toBe(60);
+    expect(new Set(shares)).toEqual(new Set([70]));
+    // Low for good: it steps down, one step a minute.
+    const t = T0 + 121 * 5000;
+    for (let i = 0; i <= 3; i++) r = step(1000, t + i * MIN, r.map);
+    expect(r.map.sheds?.["fra-1"]?.share).toBe(40);
   });
 
   it("removing slow_ms or losing the pool ends its shed at once", () => {

@@ -70,4 +70,40 @@ describe("pusher metrics for the alerts", () => {
     expect(sampleValue(repaired, "edge_pusher_pool_heartbeat", { pool: "fra-1" })).toBe(1);
     expect(sampleValue(repaired, "edge_pusher_pool_heartbeat", { pool: "ams-1" })).toBe(0);
   });
+
+  it("per pool: p90, shed ratio and live checkers; a deleted pool's series go with it", async () => {
+    const { client } = suite;
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const put = (k: string, v: unknown) => client.put(`${prefix}${k}`).value(JSON.stringify(v));
+    await put("pool/fra-1", {
+      origin: "https://fra-1.example.net",
+      slow_ms: { low: 800, high: 2000 },
+    });
+    await client.delete().key(`${prefix}health/fra-1`);
+    for (const c of ["a", "b", "c"])
+      await put(`health/fra-1/${c}`, { status: "healthy", p90_ms: 1400, samples: 20 });
+    await put("pool/war-1", { origin: "https://war-1.example.net" });
+    await put("health/war-1", { status: "healthy", p90_ms: 90 });
+    const p = suite.start({ prefix, electionKey });
+    const scrape = async () => parsePromText(await p.pusher.metrics.registry.metrics());
+    const slow = await waitFor("fra-1 shedding in the metrics", async () => {
+      const s = await scrape();
+      return sampleValue(s, "edge_pusher_pool_shed_ratio", { pool: "fra-1" }) === 0.5 ? s : null;
+    });
+    expect(sampleValue(slow, "edge_pusher_pool_p90_ms", { pool: "fra-1" })).toBe(1400);
+    expect(sampleValue(slow, "edge_pusher_pool_live_checkers", { pool: "fra-1" })).toBe(3);
+    expect(sampleValue(slow, "edge_pusher_pool_shed_ratio", { pool: "ams-1" })).toBe(0);
+    expect(sampleValue(slow, "edge_pusher_pool_p90_ms", { pool: "ams-1" })).toBeUndefined();
+    expect(sampleValue(slow, "edge_pusher_pool_live_checkers", { pool: "ams-1" })).toBe(1);
+    expect(sampleValue(slow, "edge_pusher_pool_p90_ms", { pool: "war-1" })).toBe(90);
+
+    await client.delete().key(`${prefix}pool/war-1`);
+    await client.delete().key(`${prefix}health/war-1`);
+    const gone = await waitFor("war-1's series gone", async () => {
+      const s = await scrape();
+      return s.some((x) => x.labels.pool === "war-1") ? null : s;
+    });
+    expect(sampleValue(gone, "edge_pusher_pool_shed_ratio", { pool: "fra-1" })).toBe(0.5);
+  });
 });

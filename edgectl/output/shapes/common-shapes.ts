@@ -6,6 +6,32 @@ export const ShareShape = z.object({
   percent: z.number().int().min(0).max(100).describe("whole percent of the route's viewers"),
 });
 
+/** Why a compiled route is degraded; null when it is not. */
+export const DegradedShape = z
+  .enum(["all-pools-unhealthy", "all-pools-slow", "no-default-rule"])
+  .nullable();
+
+/** A pool of a route that sheds viewers, and its shed share. */
+export const RouteShedShape = z.object({
+  pool: z.string(),
+  share: z.number().int().min(0).max(100).describe("percent of the pool's viewers moved on"),
+});
+
+/** A slow pool's watermarks (`pool/` `slow_ms`). */
+export const SlowMsShape = z.object({ low: z.number().int(), high: z.number().int() });
+
+/** One pool's checkers, latency and shed (docs/reference.md §9). */
+export const PoolHealthShape = z.object({
+  pool: z.string(),
+  status: z.enum(["healthy", "draining", "unhealthy", "missing"]),
+  p90_ms: z.number().nullable().describe("median of its healthy checkers' p90; null when none"),
+  live_checkers: z.number().int(),
+  healthy_checkers: z.number().int(),
+  quorum: z.number().int().nullable().describe("healthy checkers needed; null with none live"),
+  slow_ms: SlowMsShape.nullable().describe("its watermarks; null when it never sheds"),
+  shed: z.number().int().min(0).max(100).describe("percent of its viewers it sheds"),
+});
+
 /** A compiled route exactly as the map (KV `routes`) holds it. */
 export const RouteShape = z.object({
   pool: z.string().describe("the pool viewers without a weighted split are sent to"),
@@ -14,11 +40,17 @@ export const RouteShape = z.object({
   source: z
     .string()
     .describe("the key that decided: country/CC, continent/K, override/CC, override/K or floor"),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: DegradedShape,
   weights: z
     .array(z.object({ pool: z.string(), weight: z.number().int() }))
     .optional()
-    .describe("the healthy weighted pools and their relative weights, when the rule has weights"),
+    .describe(
+      "the healthy weighted pools and their relative weights, when the rule has weights or a pool sheds",
+    ),
+  shed: z
+    .array(RouteShedShape)
+    .optional()
+    .describe("the route's pools that shed viewers (already in weights); omitted when none does"),
 });
 
 /** A route as the edge effect shows it: where it sends viewers, in shares. */
@@ -26,8 +58,9 @@ export const RouteSummaryShape = z.object({
   pool: z.string(),
   origin: z.string(),
   source: z.string(),
-  degraded: z.enum(["all-pools-unhealthy", "no-default-rule"]).nullable(),
+  degraded: DegradedShape,
   shares: z.array(ShareShape).describe("viewers per pool: the split, else 100 on pool"),
+  shed: z.array(RouteShedShape).optional().describe("pools that shed viewers; omitted when none"),
 });
 
 /** One route whose pool, origin or split changes: `DE: fra-1 100% → fra-1 80% · ams-1 20%`. */

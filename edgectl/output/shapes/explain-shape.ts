@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RouteShape, RuleShape, ShareShape } from "./common-shapes.js";
+import { PoolHealthShape, RouteShape, RuleShape, ShareShape } from "./common-shapes.js";
 
 const common = {
   revision: z.number().int().describe("the etcd revision explained"),
@@ -28,6 +28,7 @@ export const ExplainCountryShape = z
           health: z.enum(["healthy", "draining", "unhealthy", "missing"]),
           origin: z.string(),
           takes_traffic: z.boolean(),
+          report: PoolHealthShape.describe("its checkers, p90, watermarks and shed share"),
         }),
       )
       .describe("the rule's pools with what the compiler saw for each"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RuleShape } from "./common-shapes.js";
+import { RuleShape, SlowMsShape } from "./common-shapes.js";
 
 /** `edgectl export -o json`: the current intent as a desired state (the text mode's YAML as JSON). */
 export const ExportShape = z
@@ -11,7 +11,12 @@ export const ExportShape = z
       .object({
         pools: z.record(
           z.string(),
-          z.object({ origin: z.string(), region: z.string().optional() }),
+          z.object({
+            origin: z.string(),
+            region: z.string().optional(),
+            quorum: z.number().int().optional().describe("healthy checkers the pool needs"),
+            slow_ms: SlowMsShape.optional().describe("p90 watermarks between which it sheds"),
+          }),
         ),
         countries: z.record(z.string(), RuleShape),
       })

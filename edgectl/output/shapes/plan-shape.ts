@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KeyChangeShape, RouteShiftShape } from "./common-shapes.js";
+import { KeyChangeShape, PoolHealthShape, RouteShiftShape } from "./common-shapes.js";
 
 /**
  * `edgectl plan FILE -o json`: the diff against etcd and its edge effect under current health.
@@ -15,6 +15,9 @@ export const PlanShape = z
     effect: z
       .array(RouteShiftShape)
       .describe("every route whose pool, origin or split of viewers would change, in shares"),
+    shedding: z
+      .array(PoolHealthShape)
+      .describe("pools that would shed viewers after the changes, under current latency"),
   })
   .describe("plan: what apply would change, and where traffic would move");
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PoolHealthShape } from "./common-shapes.js";
 
 /**
  * `edgectl status -o json`: the status document, with exit 0 in sync and 1 behind (behind is a
@@ -41,6 +42,9 @@ export const StatusShape = z
       ])
       .nullable()
       .describe("the pusher's /status; null with --no-pusher"),
+    shedding: z
+      .array(PoolHealthShape)
+      .describe("pools that shed viewers in the map KV holds (docs/reference.md §9)"),
   })
   .describe("status: is the edge on the current config?");
 

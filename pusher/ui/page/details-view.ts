@@ -72,6 +72,11 @@ export class DetailsView {
         row("Source", h("span", { className: "mono", text: describeSource(r) }), "source"),
         row("Degraded", degradedText(r.route.degraded), "degraded"),
         row("Weights", weights, "weights"),
+        row(
+          "Shed",
+          r.route.shed ? r.route.shed.map((x) => `${x.pool} ${x.share} %`).join(" · ") : "none",
+          "shed",
+        ),
       ]),
     );
   }

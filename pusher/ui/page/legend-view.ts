@@ -35,13 +35,22 @@ export class LegendView {
       if (map.default.pool === p.name) tags.push("default");
       if (map.floor_pool === p.name) tags.push("floor");
       if (!p.defined) tags.push("undefined");
+      if (p.shed !== undefined) tags.push("slow");
       const name = h("span", { className: "pool-name" }, [
         h("span", { className: "mono", text: p.name }),
-        ...tags.map((t) => h("span", { className: `tag tag-${t}`, text: t })),
+        ...tags.map((t) =>
+          h("span", {
+            className: `tag tag-${t}`,
+            text: t === "slow" ? `slow: sheds ${p.shed ?? 0} %` : t,
+          }),
+        ),
       ]);
-      const meta = [p.region ?? "", p.p90_ms !== undefined ? `p90 ${p.p90_ms} ms` : ""].filter(
-        Boolean,
-      );
+      const meta = [
+        p.region ?? "",
+        p.p90_ms !== undefined ? `p90 ${p.p90_ms} ms` : "",
+        p.slow_ms ? `slow ${p.slow_ms.low}/${p.slow_ms.high} ms` : "",
+        p.checkers ? `${p.checkers.healthy}/${p.checkers.live} checkers` : "",
+      ].filter(Boolean);
       const li = h(
         "li",
         {
@@ -49,6 +58,7 @@ export class LegendView {
           attrs: {
             "data-pool": p.name,
             "data-health": p.health,
+            "data-shed": p.shed !== undefined ? String(p.shed) : "",
             "data-colour": c?.colour ?? "",
             "data-muted": c?.muted ?? "",
             title: HEALTH_HINT[p.health],

@@ -54,5 +54,7 @@ export function degradedText(reason: string | null): string {
   if (reason === "all-pools-unhealthy")
     return "all-pools-unhealthy (no healthy pool in its rule: floor)";
   if (reason === "no-default-rule") return "no-default-rule (no usable _default: floor)";
+  if (reason === "all-pools-slow")
+    return "all-pools-slow (every pool of its chain fully shed: nothing shed)";
   return reason;
 }

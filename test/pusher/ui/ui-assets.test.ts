@@ -129,3 +129,41 @@ describe("the page's colours and routes", () => {
     expect(map.default.weights).toBeUndefined();
   });
 });
+
+describe("slow pools in the page's data (docs/reference.md §9)", () => {
+  it("marks a shedding pool with its share, watermarks and checkers, and the route with its shed", () => {
+    const slow = { low: 800, high: 2000 };
+    const result = compile(
+      snap({
+        "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: slow },
+        "pool/ams-1": { origin: "https://ams-1.example.net", slow_ms: slow },
+        "health/fra-1/a": { status: "healthy", p90_ms: 1400 },
+        "health/fra-1/b": { status: "healthy", p90_ms: 1500 },
+        "health/fra-1/c": { status: "unhealthy" },
+        "health/ams-1": { status: "healthy", p90_ms: 300 },
+        "country/_default": { primary: "ams-1", fallbacks: [] },
+        "country/DE": { primary: "fra-1", fallbacks: ["ams-1"] },
+      }),
+      opts(),
+    );
+    const map = toUiMap(result, "par-1");
+    expect(map.pools.find((p) => p.name === "fra-1")).toEqual({
+      name: "fra-1",
+      health: "healthy",
+      defined: true,
+      p90_ms: 1450,
+      shed: 50,
+      slow_ms: slow,
+      checkers: { live: 3, healthy: 2 },
+    });
+    expect(map.pools.find((p) => p.name === "ams-1")).toEqual({
+      name: "ams-1",
+      health: "healthy",
+      defined: true,
+      p90_ms: 300,
+      slow_ms: slow,
+    });
+    expect(routeFor(map, "DE").route.shed).toEqual([{ pool: "fra-1", share: 50 }]);
+    expect(JSON.stringify(map)).not.toContain("example.net");
+  });
+});
