@@ -6,11 +6,14 @@ import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
 import { renderTable, type TableInput } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
+import { checkerWrites } from "./sections/checker-writes.js";
 import { cli } from "./sections/cli.js";
 import { failover } from "./sections/failover.js";
+import { blackholeStall } from "./sections/failover-blackhole.js";
 import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
+import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
 import { uiRender } from "./sections/ui-render.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
@@ -138,6 +141,15 @@ async function main(): Promise<void> {
     failover: await run("failover", (c) =>
       failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
     ),
+    stall: await run("stall", (c) =>
+      blackholeStall({ cleanup: c, log, seconds: opts.quick ? 15 : 30 }),
+    ),
+    health: await run("health", async (c) => ({
+      checker: await checkerWrites({ cleanup: c, log, seconds: opts.quick ? 30 : 120 }),
+      share: await shedShareError({ cleanup: c, log, viewers: 1000 }),
+      slow: await slowToShed({ cleanup: c, log, fastSamples: opts.quick ? 4 : 20 }),
+      noisy: await noisyWrites({ cleanup: c, log, seconds: opts.quick ? 120 : 600 }),
+    })),
     ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),
     cli: await run("cli", (c) => cli({ cleanup: c, log, runs: scale.cliRuns })),
     duration_s: 0,
@@ -154,7 +166,30 @@ async function main(): Promise<void> {
     propagation_ms: results.propagation?.propagation_ms ?? null,
     edge_propagation_ms: results.propagation?.edge_propagation_ms ?? null,
     burst: results.burst,
-    failover_ms: results.failover,
+    failover_ms:
+      results.failover || results.stall
+        ? {
+            ...results.failover,
+            ...(results.stall
+              ? {
+                  blackhole_stalled_share: results.stall.stalled_share,
+                  blackhole_stall: results.stall,
+                }
+              : {}),
+          }
+        : null,
+    health: results.health
+      ? {
+          etcd_writes_per_checker_hour: results.health.checker.etcd_writes_per_checker_hour,
+          checker_writes: results.health.checker,
+          slow_to_shed_ms: results.health.slow.slow_to_shed_ms,
+          slow_to_shed: results.health.slow,
+          shed_share_error: results.health.share.shed_share_error,
+          shed_share: results.health.share,
+          kv_writes_per_hour_noisy: results.health.noisy.kv_writes_per_hour_noisy,
+          noisy_writes: results.health.noisy,
+        }
+      : null,
     worker:
       results.worker || results.weighted || results.bundle
         ? { ...results.worker, ...results.weighted, ...results.bundle }

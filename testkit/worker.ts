@@ -116,6 +116,8 @@ export type WorkerVars = Partial<
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
     | "ORIGIN_ONCE_TIMEOUT_MS"
+    | "EDGE_EJECT_AFTER"
+    | "EDGE_EJECT_SECONDS"
     | "DEBUG_TOKEN"
     | "ORIGIN_SIGNING_KEY"
     | "ORIGIN_SIGNING_KEY_PREVIOUS",

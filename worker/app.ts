@@ -7,6 +7,7 @@ import { decide, type RoutingDecision } from "./decision.js";
 import { edgeProxy } from "./edge-proxy.js";
 import type { Env } from "./env.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
+import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { degradedHeader } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
@@ -15,6 +16,8 @@ import { affinityCookieName, viewerKey } from "./viewer-key.js";
 /** Dependencies of the edge app. */
 export interface AppDeps {
   readonly mapCache: MapCache;
+  /** The isolate's outlier ejection (docs/reference.md §4). */
+  readonly ejection: OutlierEjection;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -75,7 +78,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   });
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
-  app.all("*", (c) => edgeProxy(c.req.raw, c.env, deps.mapCache, executionCtxOf(c)));
+  app.all("*", (c) => edgeProxy(c.req.raw, c.env, deps.mapCache, deps.ejection, executionCtxOf(c)));
   app.onError(badGateway);
   return app;
 }

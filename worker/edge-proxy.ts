@@ -8,6 +8,7 @@ import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
 import { originHostsOf } from "./origin-hosts.js";
+import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { proxyToOrigins } from "./proxy.js";
 import { edgeResponse } from "./respond.js";
@@ -23,6 +24,7 @@ export async function edgeProxy(
   request: Request,
   env: Env,
   mapCache: MapCache,
+  ejection: OutlierEjection,
   ctx: WaitUntil | undefined,
 ): Promise<Response> {
   const headers = request.headers;
@@ -41,6 +43,8 @@ export async function edgeProxy(
     originTimeoutMs: settings.originTimeoutMs,
     signingSecrets: settings.signingSecrets,
     onceTimeoutMs: settings.onceTimeoutMs,
+    ejection,
+    ejectionSettings: settings,
   });
   return edgeResponse(decision, outcome, {
     debug,

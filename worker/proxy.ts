@@ -3,6 +3,7 @@ import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
 import { signOriginRequest } from "./origin-signing.js";
+import type { EjectionSettings, OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 
 /** What the edge tells the origin about its decision. */
@@ -20,6 +21,9 @@ export interface ProxyContext {
    * the origin's response headers. The upload itself is never timed.
    */
   readonly onceTimeoutMs: number;
+  /** The isolate's outlier ejection and its settings (docs/reference.md §4). */
+  readonly ejection: OutlierEjection;
+  readonly ejectionSettings: EjectionSettings;
 }
 
 /** The result of proxying: the response to return and who produced it. */
@@ -31,18 +35,20 @@ export interface ProxyOutcome {
   readonly response: Response;
   /** The pool whose response it is (the last one tried when none answered). */
   readonly link: ChainLink;
-  /** Pools tried, in order; more than one means request-time failover happened. */
+  /**
+   * Pools tried, in order, with the ejected pools passed over without a request among them; more
+   * than one means request-time failover happened.
+   */
   readonly tried: readonly string[];
 }
 
 /** Gateway errors, and Cloudflare's own origin errors (520–526), move a GET/HEAD on. */
 const RETRYABLE_STATUS = new Set([502, 503, 504, 520, 521, 522, 523, 524, 525, 526]);
 
-/** The pools to try in order: the route's pool, then the rest of its chain. */
-function attemptOrder(route: Route, maxAttempts: number): ChainLink[] {
+/** The pools in failover order: the route's pool, then the rest of its chain. */
+function failoverOrder(route: Route): ChainLink[] {
   const links: ChainLink[] = [{ pool: route.pool, origin: route.origin }];
   for (const link of route.chain) {
-    if (links.length >= maxAttempts) break;
     if (!links.some((l) => l.pool === link.pool)) links.push(link);
   }
   return links;
@@ -112,6 +118,9 @@ function edgeError(allTimedOut: boolean): Response {
  * within `originTimeoutMs`, or a 502/503/504/520–526, up to `maxAttempts` origins. Anything
  * else is sent once (its body cannot be replayed) and timed by `onceTimeoutMs` from the end of
  * its body: cutting an upload, or an answer the origin may be committing, buys no failover.
+ * Pools the isolate has ejected are passed over without a request and cost no attempt; when
+ * every pool of the chain is ejected, the first is tried anyway. Each attempt is signed for its
+ * pool when signing is on.
  */
 export async function proxyToOrigins(
   request: Request,
@@ -121,38 +130,66 @@ export async function proxyToOrigins(
   const method = request.method;
   const url = request.url;
   const retryable = method === "GET" || method === "HEAD";
-  const links = attemptOrder(route, retryable ? ctx.maxAttempts : 1);
+  const maxAttempts = retryable ? ctx.maxAttempts : 1;
+  const links = failoverOrder(route);
   const headers = originHeaders(request, url, ctx, route.attrs);
   const path = pathAndQuery(url);
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
   let timeouts = 0;
+  let attempts = 0;
+  let passedOver = 0;
 
-  for (const next of links) {
-    link = next;
-    tried.push(link.pool);
-    headers.set(EDGE_HEADERS.pool, link.pool);
-    const base = originBase(link.origin);
-    if (base === null) continue;
+  const attempt = async (next: ChainLink, base: string): Promise<boolean> => {
+    attempts += 1;
+    headers.set(EDGE_HEADERS.pool, next.pool);
     if (ctx.signingSecrets.length > 0) {
       await signOriginRequest(headers, method, path, ctx.signingSecrets);
     }
-    const init: RequestInit = {
-      method,
-      headers,
-      body: request.body,
-      redirect: "manual",
-    };
+    const init: RequestInit = { method, headers, body: request.body, redirect: "manual" };
     const result = retryable
       ? await attemptOrigin(base + path, init, ctx.originTimeoutMs)
       : await attemptOrigin(base + path, init, ctx.onceTimeoutMs, "after-body");
+    ctx.ejection.record(base, result.kind !== "response", ctx.ejectionSettings);
     if (result.kind === "timeout") timeouts += 1;
-    if (result.kind !== "response") continue;
+    if (result.kind !== "response") return false;
     if (last) last.response.body?.cancel().catch(() => undefined);
-    last = { response: result.response, link };
-    if (!RETRYABLE_STATUS.has(result.response.status)) break;
+    last = { response: result.response, link: next };
+    return !RETRYABLE_STATUS.has(result.response.status);
+  };
+
+  for (const next of links) {
+    if (attempts >= maxAttempts) break;
+    const base = originBase(next.origin);
+    if (base !== null && ctx.ejection.admit(base, ctx.ejectionSettings) === "skip") {
+      tried.push(next.pool);
+      passedOver += 1;
+      continue;
+    }
+    link = next;
+    tried.push(next.pool);
+    if (base === null) {
+      attempts += 1;
+      continue;
+    }
+    if (await attempt(next, base)) break;
   }
-  if (last) return { response: last.response, link: last.link, tried };
-  return { response: edgeError(timeouts === tried.length), link, tried };
+  if (attempts === 0 && links[0]) {
+    // Every pool of the chain is ejected: a route is never left with nothing.
+    const first = links[0];
+    const base = originBase(first.origin);
+    link = first;
+    tried.length = 0;
+    tried.push(first.pool);
+    passedOver = 0;
+    if (base !== null) await attempt(first, base);
+  }
+  const answered = last as { response: Response; link: ChainLink } | null;
+  if (answered) return { response: answered.response, link: answered.link, tried };
+  return {
+    response: edgeError(timeouts > 0 && timeouts === tried.length - passedOver),
+    link,
+    tried,
+  };
 }

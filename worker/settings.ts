@@ -1,9 +1,10 @@
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/defaults.js";
 import { isPoolName } from "../core/keys.js";
 import { originTemplateProblem } from "../core/settings-check.js";
+import type { EjectionSettings } from "./outlier-ejection.js";
 
 /** The Worker's parsed configuration. */
-export interface WorkerSettings {
+export interface WorkerSettings extends EjectionSettings {
   readonly originTemplate: string;
   readonly floorPool: string;
   /** `cacheTtl` for `ROUTING.get`, in seconds (at least KV's minimum of 30). */
@@ -34,6 +35,8 @@ export interface SettingsVars {
   readonly MAX_ATTEMPTS?: string | undefined;
   readonly ORIGIN_TIMEOUT_MS?: string | undefined;
   readonly ORIGIN_ONCE_TIMEOUT_MS?: string | undefined;
+  readonly EDGE_EJECT_AFTER?: string | undefined;
+  readonly EDGE_EJECT_SECONDS?: string | undefined;
   readonly DEBUG_TOKEN?: string | undefined;
   readonly ORIGIN_SIGNING_KEY?: string | undefined;
   readonly ORIGIN_SIGNING_KEY_PREVIOUS?: string | undefined;
@@ -94,6 +97,8 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       ORIGIN_ONCE_TIMEOUT_RANGE_MS.min,
       ORIGIN_ONCE_TIMEOUT_RANGE_MS.max,
     ),
+    ejectAfter: intVar(vars.EDGE_EJECT_AFTER, 2, 0, 1000),
+    ejectMs: intVar(vars.EDGE_EJECT_SECONDS, 10, 1, 3600) * 1000,
     debugToken: token.length > 0 ? token : null,
     signingSecrets: signingSecrets(vars),
   };

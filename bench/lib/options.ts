@@ -2,7 +2,7 @@
 export interface BenchOptions {
   /** `--quick`: fewer samples and shorter loads; under 5 minutes. */
   readonly quick: boolean;
-  /** `--only a,b`: run only these sections (scale, growth, economy, worker, bundle, weighted, propagation, burst, failover, ui, cli). */
+  /** `--only a,b`: run only these sections (scale, growth, economy, worker, bundle, weighted, propagation, burst, failover, stall, health, ui, cli). */
   readonly only: readonly string[] | null;
 }
 
@@ -17,7 +17,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (a?.startsWith("--only=")) only = a.slice(7).split(",").filter(Boolean);
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: npm run bench -- [--quick] [--only scale,growth,economy,worker,bundle,weighted,propagation,burst,failover,ui,cli]\n",
+        "usage: npm run bench -- [--quick] [--only scale,growth,economy,worker,bundle,weighted,propagation,burst,failover,stall,health,ui,cli]\n",
       );
       process.exit(0);
     } else {

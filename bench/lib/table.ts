@@ -1,9 +1,16 @@
 import type { BurstResult } from "../sections/burst.js";
+import type { CheckerWritesResult } from "../sections/checker-writes.js";
 import type { CliResult } from "../sections/cli.js";
 import type { FailoverResult } from "../sections/failover.js";
+import type { BlackholeStallResult } from "../sections/failover-blackhole.js";
 import type { GrowthResult } from "../sections/growth.js";
 import type { PropagationResult } from "../sections/propagation.js";
 import type { PusherScaleResult } from "../sections/pusher-scale.js";
+import type {
+  NoisyWritesResult,
+  ShedShareResult,
+  SlowToShedResult,
+} from "../sections/slow-pools.js";
 import type { UiRenderResult } from "../sections/ui-render.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
@@ -23,7 +30,24 @@ export interface TableInput {
   readonly propagation_ms: PropagationResult["propagation_ms"] | null;
   readonly edge_propagation_ms: PropagationResult["edge_propagation_ms"] | null;
   readonly burst: BurstResult | null;
-  readonly failover_ms: FailoverResult | null;
+  /** The failover and stall sections merged. */
+  readonly failover_ms:
+    | (Partial<FailoverResult> & {
+        readonly blackhole_stalled_share?: number;
+        readonly blackhole_stall?: BlackholeStallResult;
+      })
+    | null;
+  /** The health section: checker writes, shed share, slow to shed, noisy writes. */
+  readonly health: {
+    readonly etcd_writes_per_checker_hour: number;
+    readonly checker_writes: CheckerWritesResult;
+    readonly slow_to_shed_ms: number;
+    readonly slow_to_shed: SlowToShedResult;
+    readonly shed_share_error: number;
+    readonly shed_share: ShedShareResult;
+    readonly kv_writes_per_hour_noisy: number;
+    readonly noisy_writes: NoisyWritesResult;
+  } | null;
   /** The worker, weighted and bundle sections merged. */
   readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
   readonly pusher_scale: PusherScaleResult | null;
@@ -101,7 +125,13 @@ function rows(r: TableInput): Row[] {
     ]);
   }
   const f = r.failover_ms;
-  if (f)
+  if (
+    f?.runs !== undefined &&
+    f.p50 !== undefined &&
+    f.max !== undefined &&
+    f.ttl_s !== undefined &&
+    f.over_ttl_p50 !== undefined
+  )
     out.push([
       `failover after kill -9 p50 / max (n=${f.runs})`,
       `${ms(f.p50)} / ${ms(f.max)}`,
@@ -109,6 +139,54 @@ function rows(r: TableInput): Row[] {
       `TTL + ${(f.over_ttl_p50 / 1000).toFixed(2)} s`,
       `max ≤ TTL + 0.5 s`,
       check(f.max <= f.ttl_s * 1000 + 500),
+    ]);
+  const st = f?.blackhole_stall;
+  if (f?.blackhole_stalled_share !== undefined && st)
+    out.push([
+      `silent primary: requests over 1 s (n=${st.requests}, ${st.seconds} s back to back)`,
+      `${(f.blackhole_stalled_share * 100).toFixed(2)} %`,
+      `every ${st.paced_every_ms / 1000} s: ${(st.paced_stalled_share * 100).toFixed(1)} % of ${st.paced_requests}`,
+      `${st.stalled} stalled`,
+      "≤ 10 %",
+      check(f.blackhole_stalled_share <= 0.1),
+    ]);
+  const hc = r.health?.checker_writes;
+  if (r.health?.etcd_writes_per_checker_hour !== undefined && hc)
+    out.push([
+      `etcd writes per checker-hour at a steady p90 (${hc.seconds} s, ${hc.probes} probes)`,
+      `${r.health.etcd_writes_per_checker_hour}`,
+      `p90 ${hc.p90_ms ?? "-"} ms`,
+      `${hc.writes} write(s) with the registration`,
+      "0 beyond the first",
+      check(r.health.etcd_writes_per_checker_hour === 0),
+    ]);
+  const h = r.health;
+  if (h?.slow_to_shed_ms !== undefined && h.slow_to_shed)
+    out.push([
+      `latency at 1.4 s → shed in KV (checker every ${h.slow_to_shed.interval_s} s)`,
+      ms(h.slow_to_shed_ms),
+      `${h.slow_to_shed.shed_share} % shed`,
+      `${h.slow_to_shed.fast_samples_before} fast samples before`,
+      `≤ ${ms(h.slow_to_shed.goal_ms)}`,
+      check(h.slow_to_shed_ms <= h.slow_to_shed.goal_ms),
+    ]);
+  if (h?.shed_share_error !== undefined && h.shed_share)
+    out.push([
+      `shed share error over ${h.shed_share.viewers} viewers (points)`,
+      `${h.shed_share_error}`,
+      `compiled ${h.shed_share.compiled_share} %`,
+      `measured ${h.shed_share.measured_share} %`,
+      "≤ 3",
+      check(h.shed_share_error <= 3),
+    ]);
+  if (h?.kv_writes_per_hour_noisy !== undefined && h.noisy_writes)
+    out.push([
+      `KV routes writes per hour, p90 ±20 % around a watermark (${h.noisy_writes.seconds} s)`,
+      `${h.kv_writes_per_hour_noisy}`,
+      `${h.noisy_writes.routes_writes} writes`,
+      `${h.noisy_writes.shed_changes} shed changes`,
+      "≤ 60",
+      check(h.kv_writes_per_hour_noisy <= 60),
     ]);
   const bh = f?.blackhole;
   if (bh && f?.origin_timeout_ms !== undefined)

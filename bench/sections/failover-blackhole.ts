@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { serializeMap } from "../../core/index.js";
 import { buildMap } from "../../testkit/map-builder.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
@@ -59,6 +60,8 @@ export async function blackholeFailover(
           ORIGIN_TIMEOUT_MS: String(o.originTimeoutMs),
           MAX_ATTEMPTS: "2",
           ISOLATE_CACHE_SECONDS: "3600",
+          // every run must meet the silent origin: ejection would pass it over (blackholeStall)
+          EDGE_EJECT_AFTER: "0",
           DEBUG_TOKEN: TOKEN,
         },
       },
@@ -97,5 +100,125 @@ export async function blackholeFailover(
     runs: s.n,
     floor_p50: round(summarize(floor).p50, 2),
     over_timeout_max: round(s.max - o.originTimeoutMs),
+  };
+}
+
+/** `failover_ms.blackhole_stall` in results.json (its `stalled_share` is `blackhole_stalled_share`). */
+export interface BlackholeStallResult {
+  /** Requests that took longer than `stall_ms`, over all requests of the back-to-back client. */
+  readonly stalled_share: number;
+  readonly requests: number;
+  readonly stalled: number;
+  readonly seconds: number;
+  readonly stall_ms: number;
+  /** The same with a client that starts one request every `paced_every_ms` (2 s segments). */
+  readonly paced_stalled_share: number;
+  readonly paced_requests: number;
+  readonly paced_every_ms: number;
+  /** The Worker's settings: the defaults of wrangler.toml. */
+  readonly origin_timeout_ms: number;
+  readonly eject_after: number;
+  readonly eject_seconds: number;
+}
+
+/** Options of {@link blackholeStall}. */
+export interface BlackholeStallOptions {
+  readonly seconds: number;
+  readonly cleanup: Cleanup;
+  readonly log: (line: string) => void;
+}
+
+const STALL_MS = 1_000;
+const PACED_EVERY_MS = 2_000;
+/** wrangler.toml's defaults, which the figure is about. */
+const DEFAULTS = { originTimeoutMs: 4_000, ejectAfter: 2, ejectSeconds: 10 } as const;
+
+/**
+ * A sequential client (one request at a time, as a player fetches segments) for `seconds` while
+ * the route's first pool accepts connections and never answers, with the Worker's default
+ * `ORIGIN_TIMEOUT_MS`, `EDGE_EJECT_AFTER` and `EDGE_EJECT_SECONDS`: the share of requests that
+ * took longer than 1 s. Once back to back, once paced at one request every 2 s (each in a
+ * fresh workerd, so each starts with nothing ejected).
+ */
+export async function blackholeStall(o: BlackholeStallOptions): Promise<BlackholeStallResult> {
+  const [hole, origin, script, date] = await Promise.all([
+    startBlackhole(),
+    startOriginProcess(o.cleanup),
+    bundleWorker(),
+    compatibilityDate(),
+  ]);
+  o.cleanup.add("blackhole (stall)", () => hole.close());
+  const urls: Record<string, string> = { hole: hole.url, good: origin.url };
+  const map = serializeMap(
+    buildMap(
+      { default: { chain: ["hole", "good"], source: "country/_default" }, countries: {} },
+      { rev: 1, originOf: (p) => urls[p] ?? "" },
+    ),
+  );
+
+  const client = async (everyMs: number): Promise<{ requests: number; stalled: number }> => {
+    const mf = newMiniflare({
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      workers: [
+        {
+          ...edgeWorker(script, date, HOST),
+          kvNamespaces: ["ROUTING"],
+          bindings: {
+            ORIGIN_TIMEOUT_MS: String(DEFAULTS.originTimeoutMs),
+            MAX_ATTEMPTS: "2",
+            EDGE_EJECT_AFTER: String(DEFAULTS.ejectAfter),
+            EDGE_EJECT_SECONDS: String(DEFAULTS.ejectSeconds),
+            ISOLATE_CACHE_SECONDS: "3600",
+          },
+        },
+      ],
+    });
+    const dispose = o.cleanup.add("workerd (stall)", () => mf.dispose());
+    try {
+      const url = `${(await mf.ready).origin}/video/segment.ts`;
+      await (await mf.getKVNamespace("ROUTING")).put("routes", map);
+      // the isolate reads its map once before the clock starts
+      await timedGet(`${(await mf.ready).origin}/__edge/health`, HOST);
+      let requests = 0;
+      let stalled = 0;
+      const end = performance.now() + o.seconds * 1000;
+      while (performance.now() < end) {
+        const started = performance.now();
+        const res = await timedGet(url, HOST);
+        if (res.status !== 200)
+          throw new Error(`stall: request ${requests} answered ${res.status}`);
+        requests += 1;
+        if (res.ms > STALL_MS) {
+          stalled += 1;
+          o.log(`  stall: request ${requests} took ${res.ms.toFixed(0)} ms`);
+        }
+        const wait = everyMs - (performance.now() - started);
+        if (wait > 0) await sleep(wait);
+      }
+      return { requests, stalled };
+    } finally {
+      await dispose();
+    }
+  };
+
+  const tight = await client(0);
+  const paced = await client(PACED_EVERY_MS);
+  o.log(
+    `  stall: back to back ${tight.stalled}/${tight.requests} over ${STALL_MS} ms; every ${PACED_EVERY_MS} ms ${paced.stalled}/${paced.requests}`,
+  );
+  return {
+    stalled_share: round(tight.stalled / Math.max(1, tight.requests), 4),
+    requests: tight.requests,
+    stalled: tight.stalled,
+    seconds: o.seconds,
+    stall_ms: STALL_MS,
+    paced_stalled_share: round(paced.stalled / Math.max(1, paced.requests), 4),
+    paced_requests: paced.requests,
+    paced_every_ms: PACED_EVERY_MS,
+    origin_timeout_ms: DEFAULTS.originTimeoutMs,
+    eject_after: DEFAULTS.ejectAfter,
+    eject_seconds: DEFAULTS.ejectSeconds,
   };
 }

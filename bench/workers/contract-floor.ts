@@ -1,6 +1,9 @@
 import type { Route } from "../../core/compiled-map.js";
 import { normalizeCountry } from "../../core/resolve.js";
+import { OutlierEjection } from "../../worker/outlier-ejection.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
+
+const ejection = new OutlierEjection();
 
 /** Bindings of the contract-floor Worker. */
 interface FloorEnv {
@@ -32,6 +35,8 @@ export default {
       originTimeoutMs: 4000,
       signingSecrets: [],
       onceTimeoutMs: 30_000,
+      ejection,
+      ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
     });
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);

@@ -1,5 +1,8 @@
 import type { Route } from "../../core/compiled-map.js";
+import { OutlierEjection } from "../../worker/outlier-ejection.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
+
+const ejection = new OutlierEjection();
 
 /** Bindings of the pass-through Worker. */
 interface PassEnv {
@@ -21,6 +24,8 @@ export default {
       originTimeoutMs: 4000,
       signingSecrets: [],
       onceTimeoutMs: 30_000,
+      ejection,
+      ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
     });
     return outcome.response;
   },

@@ -100,6 +100,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       "edgectl heartbeat fra-1 --ttl 15",
       "edgectl heartbeat fra-1 --check-url http://127.0.0.1:8081/healthz -o json",
+      "edgectl heartbeat fra-1 --checker probe-ams --check-url https://fra-1.origin.example.com/healthz",
     ],
     env: [...ETCD, ...COLOUR],
   },

@@ -9,6 +9,7 @@ import { terminalJsonText } from "../output/terminal-text.js";
 interface HeartbeatOptions {
   readonly ttl: string;
   readonly interval: string;
+  readonly checker?: string;
   readonly checkUrl?: string;
   readonly checkTimeout?: string;
   readonly listen?: string;
@@ -23,19 +24,25 @@ function seconds(flag: string, raw: string, min: number): number {
 }
 
 /**
- * `edgectl heartbeat POOL [--ttl 15] [--check-url URL] [--interval 5] [--listen HOST:PORT]
- * [--allowed-hosts NAMES]`:
- * long-running; logs JSON lines (the shared schema) to stdout.
+ * `edgectl heartbeat POOL [--checker NAME] [--ttl 15] [--check-url URL] [--interval 5]
+ * [--listen HOST:PORT] [--allowed-hosts NAMES]`: long-running; logs JSON lines (the shared
+ * schema) to stdout.
  */
 export function heartbeatCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("heartbeat"))
-    .description("publish health/POOL under a lease until SIGTERM (then revoke: the pool drains)")
+    .description(
+      "publish health/POOL (or health/POOL/CHECKER) under a lease until SIGTERM (then revoke)",
+    )
     .argument("<pool>", "pool name")
+    .option(
+      "--checker <name>",
+      "one of several checkers of the pool: writes health/POOL/NAME under its own lease",
+    )
     .option("--ttl <seconds>", "lease TTL in seconds (etcd's minimum is about 2)", "15")
     .option("--interval <seconds>", "check interval; renewals run at least every ttl/3", "5")
     .option(
       "--check-url <url>",
-      "HTTP check: unhealthy after 3 failures, healthy after 2 successes",
+      "HTTP check: unhealthy after 3 failures, healthy after 2 successes; publishes p90_ms (TTFB of the last 20 probes, or the URL's own JSON p90_ms)",
     )
     .option("--check-timeout <seconds>", "timeout of one check (default: min(interval, 2))")
     .option("--listen <host:port>", "serve the heartbeat's Prometheus metrics on GET /metrics")
@@ -45,7 +52,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
     )
     .action(async (pool: string, opts: HeartbeatOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { isPoolName, routingKeys } = await import("../../core/index.js");
+      const { isCheckerName, isPoolName, routingKeys } = await import("../../core/index.js");
       const { EtcdMembers } = await import("../etcd/etcd-members.js");
       const { runHeartbeat } = await import("../heartbeat/heartbeat-loop.js");
       const { httpProbe } = await import("../heartbeat/http-probe.js");
@@ -55,6 +62,12 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const { HeartbeatEventShape } = await import("../output/shapes/heartbeat-shape.js");
       if (!isPoolName(pool))
         throw new CliError("invalid-input", `"${pool}" is not a pool name (a DNS label)`);
+      const checker = opts.checker;
+      if (checker !== undefined && !isCheckerName(checker))
+        throw new CliError(
+          "invalid-input",
+          `--checker: ${JSON.stringify(checker)} is not a checker name (a DNS label: a-z, 0-9 and "-", at most 63)`,
+        );
       const ttl = seconds("--ttl", opts.ttl, 1);
       if (!Number.isInteger(ttl))
         throw new CliError("usage", `--ttl: "${opts.ttl}" must be whole seconds`);
@@ -104,8 +117,9 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       try {
         await runHeartbeat({
           members,
-          key: routingKeys(settings.prefix).health(pool),
+          key: routingKeys(settings.prefix).health(pool, checker),
           pool,
+          ...(checker !== undefined ? { checker } : {}),
           ttlSeconds: ttl,
           intervalMs: interval * 1000,
           ...(opts.checkUrl ? { probe: httpProbe(opts.checkUrl, timeout * 1000) } : {}),

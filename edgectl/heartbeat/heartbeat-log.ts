@@ -6,6 +6,7 @@ type Level = "info" | "warn" | "error";
 const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly msg: string }> = {
   registered: { level: "info", msg: "health key written under a new lease" },
   "status-changed": { level: "warn", msg: "status changed" },
+  "p90-changed": { level: "info", msg: "p90 moved by more than 10 %; rewritten" },
   "renew-failing": { level: "warn", msg: "lease renewal failing; retrying" },
   "renew-recovered": { level: "info", msg: "lease renewal recovered" },
   "lease-lost": { level: "warn", msg: "lease lost; registering again" },
@@ -14,7 +15,7 @@ const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly m
 };
 
 /**
- * Writes each heartbeat event as one line of the shared log schema: `event`, `pool`, `status`,
+ * Writes each heartbeat event as one line of the shared log schema: `event`, `pool`, `checker` (with `--checker`), `status`, `p90_ms`,
  * `lease` (hex), `detail`, and the error under `err`. A recovery is logged at info.
  */
 export function heartbeatLog(logger: Logger): (e: HeartbeatEvent) => void {

@@ -3,6 +3,9 @@ import { EtcdLeaseInvalidError } from "etcd3";
 import type { HealthStatus } from "../../core/index.js";
 import { ClusterLease } from "../etcd/cluster-lease.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
+import type { ProbeResult } from "./http-probe.js";
+import { LatencyWindow } from "./latency-window.js";
+import { healthValue, needsRewrite, type PublishedHealth } from "./published-health.js";
 import { StatusHysteresis } from "./status-hysteresis.js";
 
 /** One state change of the heartbeat, logged as one line. */
@@ -10,13 +13,18 @@ export interface HeartbeatEvent {
   readonly event:
     | "registered"
     | "status-changed"
+    | "p90-changed"
     | "renew-failing"
     | "renew-recovered"
     | "lease-lost"
     | "register-failed"
     | "stopped";
   readonly pool: string;
+  /** The checker's name, with `--checker`. */
+  readonly checker?: string;
   readonly status: HealthStatus;
+  /** The p90 the key holds (or is about to), once there is one. */
+  readonly p90_ms?: number;
   readonly lease?: string;
   readonly detail?: string;
   /** The error behind a failing renewal or registration. */
@@ -33,6 +41,10 @@ export interface HeartbeatObserver {
   renewed(): void;
   /** One HTTP check finished. */
   checked(ok: boolean): void;
+  /** The p90 the checker publishes now, and the probes behind it (0 for a reported figure). */
+  latency(p90Ms: number, samples: number): void;
+  /** The health key was written to etcd (a registration or a rewrite). */
+  wrote(): void;
   /** The lease is gone (a new registration follows). */
   leaseLost(): void;
 }
@@ -42,11 +54,13 @@ export interface HeartbeatDeps {
   readonly members: EtcdMembers;
   readonly key: string;
   readonly pool: string;
+  /** `--checker NAME`: the key is the checker's own and carries `samples`. */
+  readonly checker?: string;
   readonly ttlSeconds: number;
   /** Check interval; renewals run at min(interval, ttl/3). */
   readonly intervalMs: number;
-  /** The HTTP check, if any: true when the pool answered well. */
-  readonly probe?: () => Promise<boolean>;
+  /** The HTTP check, if any: whether the pool answered well, and how fast. */
+  readonly probe?: () => Promise<ProbeResult>;
   readonly log: (e: HeartbeatEvent) => void;
   readonly observer?: HeartbeatObserver;
   readonly signal: AbortSignal;
@@ -54,8 +68,10 @@ export interface HeartbeatDeps {
 }
 
 /**
- * Keeps `health/POOL` alive on a lease until the signal aborts, then revokes the lease so the
- * pool drains at once. Renewal is one keepalive per tick on a lease that is never re-granted
+ * Keeps `health/POOL` (or `health/POOL/CHECKER`) alive on a lease until the signal aborts, then
+ * revokes the lease so the pool drains at once. With a check, the key also carries the p90 of
+ * the last probes' times to first byte (or the check URL's own `p90_ms`), and is rewritten only
+ * when the status changes or that p90 moves by more than 10 %. Renewal is one keepalive per tick on a lease that is never re-granted
  * while alive; each keepalive goes to the member that answered last and moves to the next one
  * when that fails, so a lost member or a leader change costs a retry, not the lease. When no
  * renewal succeeded for longer than the TTL (etcd has expired it by then) or etcd says the
@@ -65,19 +81,40 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   const now = deps.now ?? Date.now;
   const ttlMs = deps.ttlSeconds * 1000;
   const tickMs = Math.max(100, Math.min(deps.intervalMs, ttlMs / 3));
-  const value = (s: HealthStatus) => JSON.stringify({ status: s });
+  const withSamples = deps.checker !== undefined;
   const observer = deps.observer;
+  const latencies = new LatencyWindow();
+  let reported: number | undefined;
+  const took = (r: ProbeResult) => {
+    observer?.checked(r.ok);
+    // a failed check says the pool is failing, not how fast it serves
+    if (!r.ok || r.ttfbMs === undefined) return;
+    latencies.add(r.ttfbMs);
+    reported = r.reportedP90Ms;
+    const p90 = reported ?? latencies.p90();
+    if (p90 !== null) observer?.latency(p90, reported === undefined ? latencies.count : 0);
+  };
   let hysteresis = new StatusHysteresis("healthy");
   if (deps.probe) {
-    const ok = await deps.probe();
-    observer?.checked(ok);
-    hysteresis = new StatusHysteresis(ok ? "healthy" : "unhealthy");
+    let r = await deps.probe();
+    // The process's first request pays for a cold HTTP client and a new connection (hundreds of
+    // ms on a busy host): it only warms up, and the next one is the first sample.
+    if (r.ttfbMs !== undefined) r = await deps.probe();
+    took(r);
+    hysteresis = new StatusHysteresis(r.ok ? "healthy" : "unhealthy");
   }
   observer?.status(hysteresis.status);
+  const current = (): PublishedHealth => {
+    const p90 = reported ?? latencies.p90();
+    if (p90 === null) return { status: hysteresis.status };
+    return reported === undefined
+      ? { status: hysteresis.status, p90Ms: p90, samples: latencies.count }
+      : { status: hysteresis.status, p90Ms: p90 };
+  };
 
   const cur: { lease: ClusterLease | null } = { lease: null };
   let leaseId = "";
-  let written: HealthStatus | null = null;
+  let written: PublishedHealth | null = null;
   let lastRenewal = 0;
   let renewFailing = false;
   let registerFailing = false;
@@ -87,7 +124,9 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     deps.log({
       event,
       pool: deps.pool,
+      ...(deps.checker !== undefined ? { checker: deps.checker } : {}),
       status: hysteresis.status,
+      ...(written?.p90Ms !== undefined ? { p90_ms: written.p90Ms } : {}),
       ...(leaseId ? { lease: BigInt(leaseId).toString(16) } : {}),
       ...(detail ? { detail } : {}),
       ...(err !== undefined ? { err } : {}),
@@ -95,20 +134,22 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
 
   // one renewal round may use half the TTL, leaving the other half for the next round
   const renewBudgetMs = Math.max(500, ttlMs / 2);
-  const put = (l: ClusterLease, status: HealthStatus) =>
-    deps.members.any(`write ${deps.key}`, (c, call) =>
-      c.put(deps.key).value(value(status)).lease(l.id).options(call).exec(),
+  const put = async (l: ClusterLease, h: PublishedHealth) => {
+    await deps.members.any(`write ${deps.key}`, (c, call) =>
+      c.put(deps.key).value(healthValue(h, withSamples)).lease(l.id).options(call).exec(),
     );
+    observer?.wrote();
+  };
 
   const register = async () => {
     let l: ClusterLease | null = null;
     try {
       l = await ClusterLease.grant(deps.members, deps.ttlSeconds);
-      const status = hysteresis.status;
-      await put(l, status);
+      const h = current();
+      await put(l, h);
       cur.lease = l;
       leaseId = l.id;
-      written = status;
+      written = h;
       lastRenewal = now();
       renewFailing = false;
       registerFailing = false;
@@ -160,8 +201,9 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     const probe = deps.probe;
     if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
       lastProbe = now();
-      probing = probe().then((ok) => {
-        observer?.checked(ok);
+      probing = probe().then((r) => {
+        took(r);
+        const ok = r.ok;
         const before = hysteresis.status;
         if (hysteresis.record(ok) !== before) {
           observer?.status(hysteresis.status);
@@ -173,13 +215,17 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     if (cur.lease) await renew(cur.lease);
     const held = cur.lease;
     if (!held) await register();
-    else if (written !== hysteresis.status) {
-      const status: HealthStatus = hysteresis.status;
-      try {
-        await put(held, status);
-        written = status;
-      } catch {
-        // retried on the next tick; a lost lease shows up in renew()
+    else {
+      const h = current();
+      const before: PublishedHealth | null = written;
+      if (needsRewrite(before, h)) {
+        try {
+          await put(held, h);
+          written = h;
+          if (before?.status === h.status) emit("p90-changed", `was ${before.p90Ms ?? "none"}`);
+        } catch {
+          // retried on the next tick; a lost lease shows up in renew()
+        }
       }
     }
   }

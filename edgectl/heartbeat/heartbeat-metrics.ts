@@ -6,7 +6,8 @@ import type { HeartbeatObserver } from "./heartbeat-loop.js";
 /**
  * `edgectl heartbeat --listen`'s Prometheus metrics, in their own registry: the status the
  * check decided, whether the key is registered, the last renewal, check failures, lost leases and
- * registrations, each labelled with the pool, plus the process metrics.
+ * registrations, the published p90 and the etcd writes, each labelled with the pool, plus the
+ * process metrics.
  */
 export class HeartbeatMetrics implements HeartbeatObserver {
   readonly registry = new Registry();
@@ -16,6 +17,9 @@ export class HeartbeatMetrics implements HeartbeatObserver {
   private readonly checkFailures: Counter<"pool">;
   private readonly leasesLost: Counter<"pool">;
   private readonly registrations: Counter<"pool">;
+  private readonly p90: Gauge<"pool">;
+  private readonly samples: Gauge<"pool">;
+  private readonly writes: Counter<"pool">;
 
   constructor(
     private readonly pool: string,
@@ -65,7 +69,26 @@ export class HeartbeatMetrics implements HeartbeatObserver {
       labelNames: ["pool"],
       registers,
     });
+    this.p90 = new Gauge({
+      name: "edge_heartbeat_p90_ms",
+      help: "the p90 the checker publishes, in ms: of its last probes' times to first byte, or the check URL's own p90_ms (no series before the first check answers)",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.samples = new Gauge({
+      name: "edge_heartbeat_p90_samples",
+      help: "probes behind edge_heartbeat_p90_ms (at most 20; 0 while the check URL reports its own p90_ms)",
+      labelNames: ["pool"],
+      registers,
+    });
+    this.writes = new Counter({
+      name: "edge_heartbeat_etcd_writes_total",
+      help: "writes of the health key to etcd: registrations, status changes and p90 moves of more than 10 %",
+      labelNames: ["pool"],
+      registers,
+    });
     const labels = { pool };
+    this.writes.inc(labels, 0);
     this.registeredGauge.set(labels, 0);
     this.lastRenewal.set(labels, 0);
     this.checkFailures.inc(labels, 0);
@@ -91,6 +114,15 @@ export class HeartbeatMetrics implements HeartbeatObserver {
 
   checked(ok: boolean): void {
     if (!ok) this.checkFailures.inc({ pool: this.pool });
+  }
+
+  latency(p90Ms: number, samples: number): void {
+    this.p90.set({ pool: this.pool }, p90Ms);
+    this.samples.set({ pool: this.pool }, samples);
+  }
+
+  wrote(): void {
+    this.writes.inc({ pool: this.pool });
   }
 
   leaseLost(): void {

@@ -1,12 +1,60 @@
-/** Probes a URL: true when it answers 2xx or 3xx within the timeout. Never throws. */
-export function httpProbe(url: string, timeoutMs: number): () => Promise<boolean> {
+/** How one HTTP check went. */
+export interface ProbeResult {
+  /** The URL answered 2xx or 3xx within the timeout. */
+  readonly ok: boolean;
+  /** Time to first byte (the response headers), when it answered at all. */
+  readonly ttfbMs?: number;
+  /** The URL's own `p90_ms`, when it answered JSON carrying a non-negative number there. */
+  readonly reportedP90Ms?: number;
+}
+
+/** A JSON answer larger than this is not read for `p90_ms`. */
+const MAX_JSON_BYTES = 64 * 1024;
+
+async function reportedP90(res: Response): Promise<number | undefined> {
+  const type = res.headers.get("content-type") ?? "";
+  if (!/\bjson\b/i.test(type) || !res.ok) return undefined;
+  const length = Number(res.headers.get("content-length") ?? "0");
+  if (length > MAX_JSON_BYTES) return undefined;
+  const text = await res.text();
+  if (text.length > MAX_JSON_BYTES) return undefined;
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (typeof doc !== "object" || doc === null || !("p90_ms" in doc)) return undefined;
+    const p90 = (doc as { p90_ms: unknown }).p90_ms;
+    return typeof p90 === "number" && Number.isFinite(p90) && p90 >= 0 ? p90 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Probes a URL: `ok` when it answers 2xx or 3xx within the timeout, with its time to first
+ * byte, and the `p90_ms` of a JSON answer (docs/reference.md §6). Never throws.
+ */
+export function httpProbe(
+  url: string,
+  timeoutMs: number,
+  now: () => number = performance.now.bind(performance),
+): () => Promise<ProbeResult> {
   return async () => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const start = now();
+    let res: Response;
     try {
-      const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-      await res.body?.cancel().catch(() => undefined);
-      return res.status >= 200 && res.status < 400;
+      res = await fetch(url, { redirect: "manual", signal });
     } catch {
-      return false;
+      return { ok: false };
     }
+    const ttfbMs = now() - start;
+    const ok = res.status >= 200 && res.status < 400;
+    let reportedP90Ms: number | undefined;
+    try {
+      reportedP90Ms = await reportedP90(res);
+    } catch {
+      // a body cut off by the timeout still leaves the status and the TTFB
+    }
+    await res.body?.cancel().catch(() => undefined);
+    return { ok, ttfbMs, ...(reportedP90Ms !== undefined ? { reportedP90Ms } : {}) };
   };
 }

@@ -139,10 +139,12 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
       startUploadSink(),
     ]);
     await origins.get("dead-1").kill();
+    // Each request here must meet the black holes: outlier ejection is off (outlier-ejection.test.ts).
     worker = await startWorker({
       ORIGIN_TIMEOUT_MS: String(TIMEOUT_MS),
       ORIGIN_ONCE_TIMEOUT_MS: String(ONCE_TIMEOUT_MS),
       MAX_ATTEMPTS: "2",
+      EDGE_EJECT_AFTER: "0",
     });
     const all = urls();
     await worker.putMap(serializeMap(buildMap(BASE_MAP, { rev, originOf: (p) => all[p] ?? "" })));

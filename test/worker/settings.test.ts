@@ -17,6 +17,8 @@ describe("worker settings", () => {
       onceTimeoutMs: 30_000,
       debugToken: null,
       signingSecrets: [],
+      ejectAfter: 2,
+      ejectMs: 10_000,
     });
   });
 
@@ -29,6 +31,8 @@ describe("worker settings", () => {
       MAX_ATTEMPTS: "3",
       ORIGIN_TIMEOUT_MS: "2500",
       ORIGIN_ONCE_TIMEOUT_MS: "60000",
+      EDGE_EJECT_AFTER: "0",
+      EDGE_EJECT_SECONDS: "30",
       DEBUG_TOKEN: "s3cret",
     });
     expect(s).toEqual({
@@ -41,6 +45,8 @@ describe("worker settings", () => {
       onceTimeoutMs: 60_000,
       debugToken: "s3cret",
       signingSecrets: [],
+      ejectAfter: 0,
+      ejectMs: 30_000,
     });
   });
 
@@ -87,6 +93,8 @@ describe("worker settings", () => {
         ORIGIN_TIMEOUT_MS: raw,
         ORIGIN_ONCE_TIMEOUT_MS: raw,
         ORIGIN_TEMPLATE: raw,
+        EDGE_EJECT_AFTER: raw,
+        EDGE_EJECT_SECONDS: raw,
       });
       expect(s).toEqual(parseSettings({}));
     },
@@ -94,6 +102,12 @@ describe("worker settings", () => {
 
   it.each(["", "Par_1", "-par", "a".repeat(64), "par 1"])("rejects FLOOR_POOL %j", (raw) => {
     expect(parseSettings({ FLOOR_POOL: raw }).floorPool).toBe("par-1");
+  });
+
+  it("clamps EDGE_EJECT_AFTER to 0–1000 and EDGE_EJECT_SECONDS to 1 s – 1 h", () => {
+    expect(parseSettings({ EDGE_EJECT_AFTER: "5000" }).ejectAfter).toBe(1000);
+    expect(parseSettings({ EDGE_EJECT_SECONDS: "0" }).ejectMs).toBe(1000);
+    expect(parseSettings({ EDGE_EJECT_SECONDS: "99999" }).ejectMs).toBe(3_600_000);
   });
 
   it("treats an empty DEBUG_TOKEN as unset", () => {
@@ -135,6 +149,8 @@ describe("wrangler configurations", () => {
     "MAX_ATTEMPTS",
     "ORIGIN_TIMEOUT_MS",
     "ORIGIN_ONCE_TIMEOUT_MS",
+    "EDGE_EJECT_AFTER",
+    "EDGE_EJECT_SECONDS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -155,6 +171,10 @@ describe("wrangler configurations", () => {
       expect(s.kvCacheTtl).toBe(Number(vars.KV_CACHE_TTL));
       expect(s.floorPool).toBe(vars.FLOOR_POOL);
       expect(s.originTemplate).toBe(vars.ORIGIN_TEMPLATE);
+      expect(s.ejectAfter).toBe(Number(vars.EDGE_EJECT_AFTER));
+      expect(s.ejectAfter).toBe(2);
+      expect(s.ejectMs).toBe(Number(vars.EDGE_EJECT_SECONDS) * 1000);
+      expect(s.ejectMs).toBe(10_000);
     },
   );
 });

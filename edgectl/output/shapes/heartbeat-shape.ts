@@ -4,6 +4,7 @@ import type { HeartbeatEvent } from "../../heartbeat/heartbeat-loop.js";
 const EVENTS = [
   "registered",
   "status-changed",
+  "p90-changed",
   "renew-failing",
   "renew-recovered",
   "lease-lost",
@@ -26,7 +27,12 @@ export const HeartbeatEventShape = z
     time: z.string().describe("ISO 8601"),
     event: z.enum(EVENTS),
     pool: z.string(),
+    checker: z.string().optional().describe("with --checker: the key is health/POOL/CHECKER"),
     status: z.enum(["healthy", "draining", "unhealthy"]).describe("the status health/POOL holds"),
+    p90_ms: z
+      .number()
+      .optional()
+      .describe("the p90 the key holds, in ms, once a check has measured one"),
     lease: z.string().optional().describe("the lease in hex, once one is granted"),
     detail: z.string().optional(),
   })

@@ -16,7 +16,9 @@ import { snapshotRestore } from "./s14-snapshot-restore.js";
 import { boostExpiry } from "./s15-boost-expiry.js";
 import { kvSlowReads } from "./s16-kv-slow-reads.js";
 import { hugePrefix } from "./s17-huge-prefix.js";
-import { residencyUnderFire } from "./s18-residency-under-fire.js";
+import { checkerPartition } from "./s18-checker-partition.js";
+import { latencyStorm } from "./s19-latency-storm.js";
+import { residencyUnderFire } from "./s20-residency-under-fire.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -36,6 +38,8 @@ export const scenarios: readonly Scenario[] = [
   boostExpiry,
   kvSlowReads,
   hugePrefix,
+  checkerPartition,
+  latencyStorm,
   residencyUnderFire,
   secretsGrep,
 ];

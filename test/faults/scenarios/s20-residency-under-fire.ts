@@ -27,7 +27,7 @@ const FLOOR = "par-1";
 const DYING = ["fra-1", "ams-1", "waw-1"] as const;
 
 export const residencyUnderFire: Scenario = {
-  id: 18,
+  id: 20,
   title: "residency under fire",
   invariant:
     "EU pools die one by one (health says so, or only their origin dies) while boosts and a percentage boost target a non-EU pool and _default names one: every fenced request is served, 0 outside the fence (docs/reference.md §10)",
