@@ -256,20 +256,31 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
   });
 
   it("passes on an origin's early refusal of an upload while the body still streams", async () => {
-    const started = performance.now();
-    const res = await worker.mf.dispatchFetch("http://edge.test/too-big", {
-      method: "POST",
-      headers: { "content-length": String(1024 * 1024) },
-      body: slowStream(Buffer.alloc(1024 * 1024, 1), 16, 6_000),
-      duplex: "half",
-      cf: { country: "PL" },
-    });
-    const text = await res.text();
-    expect(res.status).toBe(413);
-    expect(text).toBe("too big");
-    expect(res.headers.get("x-edge-pool")).toBe("sink-1");
-    // Answered on the origin's word, not after the 6 s upload nor a timeout.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // workerd closes the client's connection with upload bytes still unread once the answer is
+    // sent, and TCP may then reset it before the test client has read that answer: a race of the
+    // test client's socket, not of the Worker. Such a reset is retried; any other failure is not.
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      try {
+        const res = await worker.mf.dispatchFetch("http://edge.test/too-big", {
+          method: "POST",
+          headers: { "content-length": String(1024 * 1024) },
+          body: slowStream(Buffer.alloc(1024 * 1024, 1), 16, 6_000),
+          duplex: "half",
+          cf: { country: "PL" },
+        });
+        const text = await res.text();
+        expect(res.status).toBe(413);
+        expect(text).toBe("too big");
+        expect(res.headers.get("x-edge-pool")).toBe("sink-1");
+        // Answered on the origin's word, not after the 6 s upload nor a timeout.
+        expect(performance.now() - started).toBeLessThan(5_000);
+        return;
+      } catch (e) {
+        const cause = (e as { cause?: { code?: string } }).cause;
+        if (attempt >= 3 || cause?.code !== "UND_ERR_SOCKET") throw e;
+      }
+    }
   });
 
   it("streams a 6 MB upload sent over 8 s to the origin whole", async () => {
