@@ -1,6 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { HostAllowList } from "../adapters/host-allow-list.js";
+import type { Server } from "node:http";
+import { listenGuarded } from "../adapters/guarded-listener.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 import type { UiHandler } from "./ui/ui-handler.js";
@@ -30,62 +29,46 @@ export async function startStatusServer(opts: {
   readonly allowedHosts?: readonly string[];
 }): Promise<StatusServer> {
   const { status, metrics } = opts;
-  let hosts: HostAllowList | null = null;
-  const server = createServer((req, res) => {
-    // `hosts` is set as soon as the listener is bound, before any request is read.
-    if (!hosts) {
-      res.writeHead(503).end();
-      return;
-    }
-    if (!hosts.allows(req.headers.host)) {
-      hosts.refuse(res);
-      return;
-    }
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    const json = (code: number, body: unknown) => {
-      res.writeHead(code, { "content-type": "application/json", "cache-control": "no-store" });
-      res.end(`${JSON.stringify(body)}\n`);
-    };
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { allow: "GET, HEAD" }).end();
-      return;
-    }
-    if (path === "/livez") {
-      json(200, { ok: true, uptime_s: Math.round(process.uptime()) });
-    } else if (path === "/readyz" || path === "/healthz") {
-      const h = status.health();
-      json(h.ok ? 200 : 503, { ok: h.ok, role: status.role, reasons: h.reasons });
-    } else if (path === "/status") {
-      json(200, status.document());
-    } else if (path === "/metrics") {
-      metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { "content-type": metrics.registry.contentType });
-          res.end(text);
-        },
-        () => json(500, { error: "metrics unavailable" }),
-      );
-    } else if (!opts.ui?.serve(req, res, path)) {
-      json(404, { error: "not found" });
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  hosts = new HostAllowList({
-    listenHost: opts.host,
-    boundAddress: bound.address,
-    extra: opts.allowedHosts ?? [],
-    setting: "PUSHER_ALLOWED_HOSTS",
-  });
+  const { server, port } = await listenGuarded(
+    (req, res) => {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      const json = (code: number, body: unknown) => {
+        res.writeHead(code, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(`${JSON.stringify(body)}\n`);
+      };
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        res.writeHead(405, { allow: "GET, HEAD" }).end();
+        return;
+      }
+      if (path === "/livez") {
+        json(200, { ok: true, uptime_s: Math.round(process.uptime()) });
+      } else if (path === "/readyz" || path === "/healthz") {
+        const h = status.health();
+        json(h.ok ? 200 : 503, { ok: h.ok, role: status.role, reasons: h.reasons });
+      } else if (path === "/status") {
+        json(200, status.document());
+      } else if (path === "/metrics") {
+        metrics.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { "content-type": metrics.registry.contentType });
+            res.end(text);
+          },
+          () => json(500, { error: "metrics unavailable" }),
+        );
+      } else if (!opts.ui?.serve(req, res, path)) {
+        json(404, { error: "not found" });
+      }
+    },
+    {
+      host: opts.host,
+      port: opts.port,
+      ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+      setting: "PUSHER_ALLOWED_HOSTS",
+    },
+  );
   return {
     server,
-    port: bound.port,
+    port,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

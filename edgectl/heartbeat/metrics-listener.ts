@@ -1,7 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
-import { HostAllowList } from "../../adapters/host-allow-list.js";
+import { listenGuarded } from "../../adapters/guarded-listener.js";
 
 /** A listening `/metrics` endpoint. */
 export interface MetricsListener {
@@ -21,48 +19,32 @@ export async function startMetricsListener(opts: {
   /** Host names answered besides the listener's own (`--allowed-hosts`). */
   readonly allowedHosts?: readonly string[];
 }): Promise<MetricsListener> {
-  let hosts: HostAllowList | null = null;
-  const server = createServer((req, res) => {
-    // `hosts` is set as soon as the listener is bound, before any request is read.
-    if (!hosts) {
-      res.writeHead(503).end();
-      return;
-    }
-    if (!hosts.allows(req.headers.host)) {
-      hosts.refuse(res);
-      return;
-    }
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { allow: "GET, HEAD" }).end();
-    } else if (path !== "/metrics") {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /metrics\n");
-    } else {
-      opts.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { "content-type": opts.registry.contentType });
-          res.end(req.method === "HEAD" ? undefined : text);
-        },
-        () => res.writeHead(500).end(),
-      );
-    }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  hosts = new HostAllowList({
-    listenHost: opts.host,
-    boundAddress: bound.address,
-    extra: opts.allowedHosts ?? [],
-    setting: "--allowed-hosts",
-  });
+  const { server, port } = await listenGuarded(
+    (req, res) => {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        res.writeHead(405, { allow: "GET, HEAD" }).end();
+      } else if (path !== "/metrics") {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /metrics\n");
+      } else {
+        opts.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { "content-type": opts.registry.contentType });
+            res.end(req.method === "HEAD" ? undefined : text);
+          },
+          () => res.writeHead(500).end(),
+        );
+      }
+    },
+    {
+      host: opts.host,
+      port: opts.port,
+      ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+      setting: "--allowed-hosts",
+    },
+  );
   return {
-    port: bound.port,
+    port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
