@@ -118,14 +118,18 @@ export type PrefixHead = Pick<PrefixVersion, "revision" | "clusterId" | "count">
  * a revision not above one already known means nothing was committed since, anywhere.
  */
 export async function readPrefixHead(client: Etcd3, prefix: string): Promise<PrefixHead> {
-  const key = Buffer.from(prefix);
-  const res = await client.kv.range({
-    key,
-    range_end: prefixEnd(key),
-    keys_only: true,
-    limit: 1,
-  });
+  const res = await rangeOneKey(client, prefix, {});
   return { ...headerOf(res.header), count: Number(res.count) };
+}
+
+/** One key of the prefix, keys only, with the total count; `order` sorts before the limit. */
+function rangeOneKey(
+  client: Etcd3,
+  prefix: string,
+  order: { readonly sort_order?: SortOrder; readonly sort_target?: SortTarget },
+) {
+  const key = Buffer.from(prefix);
+  return client.kv.range({ key, range_end: prefixEnd(key), keys_only: true, limit: 1, ...order });
 }
 
 /**
@@ -136,12 +140,7 @@ export async function readPrefixHead(client: Etcd3, prefix: string): Promise<Pre
  * large prefix, so the watch guard asks only when the cheap {@link readPrefixHead} cannot decide.
  */
 export async function readPrefixVersion(client: Etcd3, prefix: string): Promise<PrefixVersion> {
-  const key = Buffer.from(prefix);
-  const res = await client.kv.range({
-    key,
-    range_end: prefixEnd(key),
-    keys_only: true,
-    limit: 1,
+  const res = await rangeOneKey(client, prefix, {
     sort_order: SortOrder.Descend,
     sort_target: SortTarget.Mod,
   });
