@@ -3,7 +3,7 @@
 #   scripts/ensure-deps.sh          (npm start) npm packages (among them the project's own Node 24),
 #                                   the built bins (dist/), etcd
 #   scripts/ensure-deps.sh --test   (npm test, .ci/run) the same, plus the tools only tests use:
-#                                   Chromium, Prometheus (promtool), zsh, fish
+#                                   etcdctl, Chromium, Prometheus (promtool), zsh, fish, php-cli
 # Runs before node_modules exists, on whatever Node and npm the machine has: `npm ci` runs on the
 # system Node; everything after it runs on Node 24.
 set -euo pipefail
@@ -58,8 +58,8 @@ need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands 
   done
 }
 need etcd-server etcd
-need etcd-client etcdctl
 if [ "$tests" = 1 ]; then
+  need etcd-client etcdctl            # tests drive etcd's own CLI (snapshots, auth, the cluster helper)
   need chromium chromium              # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
   need prometheus promtool prometheus # promtool checks the alert rules; one test scrapes a real Prometheus
   need zsh zsh                        # `edgectl completion zsh|fish` is checked in the real shells
