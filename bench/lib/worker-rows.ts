@@ -23,6 +23,25 @@ export function workerRows(w: TableInput["worker"]): Row[] {
         "",
         "",
       ]);
+    if (w.signed_ratio_vs_floor !== undefined && w.sign_us !== undefined)
+      out.push(
+        [
+          "Worker signing + attrs vs contract floor",
+          `${w.signed_ratio_vs_floor}×`,
+          `${w.floor_rps} req/s floor`,
+          `${w.signed_ratio_vs_floor}×`,
+          "ratio ≥ 0.95",
+          check(w.signed_ratio_vs_floor >= 0.95),
+        ],
+        [
+          "Worker signature cost (workerd CPU)",
+          `${w.sign_us} µs`,
+          `${w.workerd_cpu_us_per_req} µs unsigned`,
+          "",
+          "≤ 30 µs",
+          check(w.sign_us <= 30),
+        ],
+      );
     out.push([
       "Worker p99 latency",
       ms(w.p99_ms),

@@ -15,6 +15,8 @@ export const EDGE_HOST = "edge.bench";
 export const PASS_HOST = "pass.bench";
 /** The contract-floor Worker (`bench/workers/contract-floor.ts`). */
 export const FLOOR_HOST = "floor.bench";
+/** The routing Worker again, signing every origin request (docs/reference.md §11). */
+export const SIGNED_HOST = "signed.bench";
 
 /** The routing Worker and the pass-through Worker (and maybe the contract floor) in one workerd. */
 export interface BenchWorkerd {
@@ -75,6 +77,8 @@ export interface BenchWorkerdOptions {
   readonly vars: Readonly<Record<string, string>>;
   /** Also start the contract floor on {@link FLOOR_HOST} (the Worker-overhead section). */
   readonly floor?: boolean;
+  /** Also start the routing Worker on {@link SIGNED_HOST} with these vars added (its secrets). */
+  readonly signedVars?: Readonly<Record<string, string>>;
   readonly cleanup: Cleanup;
 }
 
@@ -103,6 +107,16 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
       },
       passWorker(passScript, date, PASS_HOST, o.passOrigin),
       ...(floorScript ? [passWorker(floorScript, date, FLOOR_HOST, o.passOrigin, "floor")] : []),
+      ...(o.signedVars
+        ? [
+            {
+              ...edgeWorker(edgeScript, date, SIGNED_HOST),
+              name: "edge-signed",
+              kvNamespaces: { ROUTING: o.namespaceId },
+              bindings: { ...o.vars, ...o.signedVars },
+            },
+          ]
+        : []),
     ],
   });
   o.cleanup.add("workerd", () => mf.dispose());

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cleanup } from "../lib/cleanup.js";
+import type { FixtureEntry } from "../lib/fixture.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import {
@@ -16,7 +17,13 @@ import {
 } from "../lib/sliced-load.js";
 import { round } from "../lib/stats.js";
 import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
-import { EDGE_HOST, FLOOR_HOST, PASS_HOST, startBenchWorkerd } from "../lib/workerd.js";
+import {
+  EDGE_HOST,
+  FLOOR_HOST,
+  PASS_HOST,
+  SIGNED_HOST,
+  startBenchWorkerd,
+} from "../lib/workerd.js";
 import { type WorkerLatencyResult, workerLatency } from "./worker-latency.js";
 import { type MapRefreshResult, mapRefresh } from "./worker-map-refresh.js";
 
@@ -51,6 +58,14 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   /** Routing ÷ contract floor, paired like `ratio`: what the routing Worker's own code costs. */
   readonly ratio_vs_floor: number;
   readonly ratio_vs_floor_ci95: readonly [number, number];
+  /**
+   * The routing Worker signing every origin request (`ORIGIN_SIGNING_KEY`), with market
+   * attributes on every route (as all sides here), ÷ the contract floor (goal ≥ 0.95).
+   */
+  readonly signed_ratio_vs_floor: number;
+  readonly signed_ratio_vs_floor_ci95: readonly [number, number];
+  /** workerd CPU per request, signing minus not signing: the signature's cost (goal ≤ 30 µs). */
+  readonly sign_us: number;
   /** workerd CPU per request in each side's windows (its own cost; a neighbour moves it less). */
   readonly workerd_cpu_us_per_req: number;
   readonly baseline_workerd_cpu_us_per_req: number;
@@ -74,6 +89,8 @@ export interface WorkerOverheadOptions {
 }
 
 const NAMESPACE = "bench-worker";
+/** Market attributes every bench route carries (docs/reference.md §11). */
+const BENCH_ATTRS = { "cdn-host": "cdn-eu.example.com", tier: "gold", tokenizer: "de" };
 
 /**
  * Routing Worker (KV map, isolate cache, country lookup, edge headers) vs a pass-through Worker
@@ -85,7 +102,16 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   o.cleanup.add("worker persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
   const origin = await startOriginProcess(o.cleanup);
 
-  await seedLocalRoutes(persistDir, NAMESPACE, workerBenchMap("/bench/worker/", origin.url));
+  // Every route carries three market attributes: each side sends them as X-Edge-Attr-*.
+  const withAttrs = (e: FixtureEntry): FixtureEntry =>
+    e.rel.startsWith("country/")
+      ? { ...e, value: JSON.stringify({ ...JSON.parse(e.value), attrs: BENCH_ATTRS }) }
+      : e;
+  await seedLocalRoutes(
+    persistDir,
+    NAMESPACE,
+    workerBenchMap("/bench/worker/", origin.url, withAttrs),
+  );
 
   const workerd = await startBenchWorkerd({
     persistDir,
@@ -93,11 +119,12 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     passOrigin: origin.url,
     vars: {},
     floor: true,
+    signedVars: { ORIGIN_SIGNING_KEY: "bench-signing-key-0123456789abcdef" },
     cleanup: o.cleanup,
   });
 
   // Sanity: each answers 200 through its own Worker.
-  for (const host of [EDGE_HOST, PASS_HOST, FLOOR_HOST]) {
+  for (const host of [EDGE_HOST, PASS_HOST, FLOOR_HOST, SIGNED_HOST]) {
     const res = await httpGet(`${workerd.url}/check`, host);
     if (res.status !== 200) throw new Error(`${host} answered ${res.status}: ${res.body}`);
     if (host === EDGE_HOST && !res.headers["x-edge-pool"]) {
@@ -123,6 +150,7 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
       { name: "floor", headers: { host: FLOOR_HOST } },
       { name: "pass", headers: { host: PASS_HOST } },
       { name: "control", headers: { host: PASS_HOST } },
+      { name: "signed", headers: { host: SIGNED_HOST } },
     ],
     cycles: sliceCycles(o),
     sliceMs: SLICE.sliceMs,
@@ -134,12 +162,20 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   const pass = tallyOf(load, "pass");
   const control = tallyOf(load, "control");
   const floor = tallyOf(load, "floor");
+  const signed = tallyOf(load, "signed");
+  const signedVsFloor = pairedRatio(signed, floor);
   const ratio = pairedRatio(edge, pass);
   const aa = pairedRatio(control, pass);
   const floorRatio = pairedRatio(floor, pass);
   const vsFloor = pairedRatio(edge, floor);
   const errors =
-    load.errors + load.timeouts + edge.non2xx + pass.non2xx + control.non2xx + floor.non2xx;
+    load.errors +
+    load.timeouts +
+    edge.non2xx +
+    pass.non2xx +
+    control.non2xx +
+    floor.non2xx +
+    signed.non2xx;
   const ci = (r: { ci95: readonly [number, number] }) => r.ci95.map((x) => x.toFixed(3)).join("–");
   const edgeCpuUs = sideCpuUs(edge);
   const passCpuUs = sideCpuUs(pass);
@@ -151,6 +187,10 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
   );
   o.log(
     `  ${sideRate(edge).toFixed(0)} vs ${sideRate(pass).toFixed(0)} req/s (floor ${sideRate(floor).toFixed(0)}); workerd CPU ${edgeCpuUs.toFixed(0)} vs ${passCpuUs.toFixed(0)} µs per request (floor ${sideCpuUs(floor).toFixed(0)}, control ${sideCpuUs(control).toFixed(0)})`,
+  );
+  const signUs = sideCpuUs(signed) - edgeCpuUs;
+  o.log(
+    `  signing: ${sideCpuUs(signed).toFixed(0)} vs ${edgeCpuUs.toFixed(0)} µs per request (${signUs.toFixed(0)} µs); signed/contract floor ${signedVsFloor.p50.toFixed(3)} (CI ${ci(signedVsFloor)})`,
   );
   // Throughput is measured; now latency, in its own workerd (this one idles meanwhile).
   const rss = workerd.rssMb();
@@ -190,6 +230,9 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     floor_ratio_ci95: [round(floorRatio.ci95[0], 3), round(floorRatio.ci95[1], 3)],
     ratio_vs_floor: round(vsFloor.p50, 3),
     ratio_vs_floor_ci95: [round(vsFloor.ci95[0], 3), round(vsFloor.ci95[1], 3)],
+    signed_ratio_vs_floor: round(signedVsFloor.p50, 3),
+    signed_ratio_vs_floor_ci95: [round(signedVsFloor.ci95[0], 3), round(signedVsFloor.ci95[1], 3)],
+    sign_us: round(signUs, 0),
     workerd_cpu_us_per_req: round(edgeCpuUs, 0),
     baseline_workerd_cpu_us_per_req: round(passCpuUs, 0),
     floor_workerd_cpu_us_per_req: round(sideCpuUs(floor), 0),
