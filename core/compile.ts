@@ -1,11 +1,5 @@
-import type {
-  ChainLink,
-  CompiledMap,
-  DegradedReason,
-  KeptRule,
-  PoolShed,
-  Route,
-} from "./compiled-map.js";
+import type { CompileOptions, CompileResult } from "./compile-options.js";
+import type { CompiledMap, KeptRule, Route } from "./compiled-map.js";
 import { continentRules } from "./continent-rules.js";
 import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
@@ -17,125 +11,23 @@ import {
   fenceRoute,
   fencesInForce,
 } from "./fences.js";
-import { lastValidRule, routeShowsRule, routeShowsRuleOf, rulePools } from "./last-valid-rule.js";
+import { lastValidRule, routeShowsRule, routeShowsRuleOf } from "./last-valid-rule.js";
 import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
 import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
-import { type Problem, problem } from "./problem.js";
-import { shedRoute } from "./route-shed.js";
+import { distinctProblems, type Problem } from "./problem.js";
 import type { RoutingIndex } from "./routing-index.js";
-import { positiveWeights } from "./rule-weights.js";
+import {
+  floorRoute,
+  keptOf,
+  originFor,
+  routeFromRule,
+  usableRule,
+  withAttrs,
+} from "./rule-route.js";
 import type { CountryRule } from "./schema.js";
 import { DEFAULT_SHED_RECOVER_SECONDS, poolSheds } from "./shed-share.js";
 import { type RoutingState, readSnapshot, type Snapshot } from "./snapshot.js";
-
-/** Settings shared by the pusher, the CLI and the Worker. */
-export interface CompileOptions {
-  readonly prefix: string;
-  /** Pool used when nothing healthy is left (`FLOOR_POOL`). */
-  readonly floorPool: string;
-  /** Origin for pools without a `pool/` definition, with `{pool}` (`ORIGIN_TEMPLATE`). */
-  readonly originTemplate: string;
-  readonly now: Date;
-  /**
-   * The last compiled map (after a restart: the one read back from KV). A country whose rule
-   * turned invalid routes by the last valid rule it carries.
-   */
-  readonly previous?: CompiledMap | null;
-  /** The etcd history the snapshot belongs to (`CompiledMap.history`); 0 by default. */
-  readonly history?: number;
-  /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */
-  readonly routesBudgetBytes?: number;
-  /** How long a shed share holds before it falls one step (`SHED_RECOVER_SECONDS`); 60 by default. */
-  readonly shedRecoverSeconds?: number;
-}
-
-/** The compiled map plus the structured problems behind its `problems` strings. */
-export interface CompileResult {
-  readonly map: CompiledMap;
-  readonly problems: readonly Problem[];
-  readonly state: RoutingState;
-  /**
-   * When (ms since the epoch) a shed share may next step down with no etcd change: the pusher
-   * compiles again then. `null` when no share is falling.
-   */
-  readonly nextShedStepAt: number | null;
-}
-
-/** The origin of a pool: its `pool/` definition, else the template. */
-export function originFor(
-  pool: string,
-  state: Pick<RoutingState, "pools">,
-  originTemplate: string,
-): string {
-  return (
-    state.pools.get(pool)?.origin.replace(/\/$/, "") ?? originTemplate.replaceAll("{pool}", pool)
-  );
-}
-
-function danglingPools(rule: CountryRule, state: RoutingState): string[] {
-  return [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
-}
-
-function floorRoute(state: RoutingState, opts: CompileOptions, degraded: DegradedReason): Route {
-  const origin = originFor(opts.floorPool, state, opts.originTemplate);
-  return {
-    pool: opts.floorPool,
-    origin,
-    chain: [{ pool: opts.floorPool, origin }],
-    source: "floor",
-    degraded,
-  };
-}
-
-/** The route of a rule: its healthy chain, and its weights over the healthy weighted pools. */
-function routeFromRule(
-  rule: KeptRule,
-  source: string,
-  state: RoutingState,
-  opts: CompileOptions,
-  shares: ReadonlyMap<string, number>,
-): Route {
-  const healthy = (p: string) => state.pools.has(p) && state.health.get(p)?.status === "healthy";
-  const chain: ChainLink[] = rulePools(rule)
-    .filter(healthy)
-    .map((pool) => ({ pool, origin: originFor(pool, state, opts.originTemplate) }));
-  const first = chain[0];
-  if (!first) return floorRoute(state, opts, "all-pools-unhealthy");
-  const weights = positiveWeights(rule).filter((w) => healthy(w.pool));
-  const route: Route = { pool: first.pool, origin: first.origin, chain, source, degraded: null };
-  return shedRoute(weights.length > 0 ? { ...route, weights } : route, shares);
-}
-
-/** A kept rule as the map stores it: weights and attrs only when the rule has them. */
-function keptOf(rule: CountryRule): KeptRule {
-  const base: KeptRule = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
-  const weighted = rule.weights ? { ...base, weights: { ...rule.weights } } : base;
-  return rule.attrs ? { ...weighted, attrs: { ...rule.attrs } } : weighted;
-}
-
-/** `route` with `attrs` when there are any. */
-function withAttrs(route: Route, attrs: Route["attrs"]): Route {
-  return attrs ? { ...route, attrs } : route;
-}
-
-/** A rule is usable when every pool it names is defined. */
-function usableRule(
-  key: string,
-  rule: CountryRule | undefined,
-  state: RoutingState,
-  problems: Problem[],
-): CountryRule | undefined {
-  if (!rule) return undefined;
-  const missing = danglingPools(rule, state);
-  if (missing.length === 0) return rule;
-  // The names passed the schema's DNS-label check: safe to show, and what the operator needs.
-  const named = missing.slice(0, 3).map((p) => `"${p}"`);
-  if (missing.length > 3) named.push(`${missing.length - 3} more`);
-  const s = missing.length > 1 ? "s" : "";
-  problems.push(problem(key, "dangling-reference", `names undefined pool${s} ${named.join(", ")}`));
-  return undefined;
-}
 
 /**
  * Compiles every key under the prefix at one revision into the map stored in KV (docs/reference.md §3).
@@ -295,15 +187,7 @@ export function compileState(
   }
 
   // A fenced country's `_default` is resolved again: its key's problems are reported once.
-  const seen = new Set<string>();
-  const sorted = problems
-    .filter((p) => {
-      const id = `${p.key}\u0000${p.code}\u0000${p.message}`;
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    })
-    .sort(compareProblems);
+  const sorted = distinctProblems(problems).sort(compareProblems);
   const base: CompiledMap = {
     v: 1,
     rev: revision,
@@ -314,17 +198,11 @@ export function compileState(
     problems: [],
     history: opts.history ?? 0,
     ...(Object.keys(kept).length > 0 ? { kept } : {}),
-    ...(sheds.size > 0 ? { sheds: shedsRecord(sheds) } : {}),
+    ...(sheds.size > 0 ? { sheds: Object.fromEntries(sheds) } : {}),
     ...(fences.size > 0 ? { fences: Object.fromEntries(fences) } : {}),
   };
   // Every Worker isolate parses this document: junk under the prefix must not bloat it.
   const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;
   const map: CompiledMap = { ...base, problems: fitProblems(base, sorted, budget) };
   return { map, problems: sorted, state, nextShedStepAt: nextStepAt };
-}
-
-function shedsRecord(sheds: ReadonlyMap<string, PoolShed>): Record<string, PoolShed> {
-  const out: Record<string, PoolShed> = {};
-  for (const [pool, s] of sheds) out[pool] = s;
-  return out;
 }

@@ -1,4 +1,5 @@
-import { type CompileOptions, compile } from "./compile.js";
+import { compile } from "./compile.js";
+import type { CompileOptions } from "./compile-options.js";
 import type { Problem } from "./problem.js";
 import type { Snapshot } from "./snapshot.js";
 

@@ -1,4 +1,5 @@
 export * from "./compile.js";
+export * from "./compile-options.js";
 export * from "./compiled-map.js";
 export * from "./continents.js";
 export * from "./countries.js";
@@ -24,6 +25,7 @@ export * from "./rendezvous.js";
 export * from "./resolve.js";
 export * from "./route-shed.js";
 export * from "./routing-index.js";
+export * from "./rule-route.js";
 export * from "./rule-target.js";
 export * from "./rule-weights.js";
 export * from "./safe-text.js";

@@ -27,21 +27,28 @@ export function poolReports(
   map: Pick<CompiledMap, "sheds"> | null,
 ): PoolReport[] {
   const names = [...new Set([...state.pools.keys(), ...state.health.keys()])].sort();
-  return names.map((pool) => {
-    const h = state.health.get(pool);
-    const sheds = map?.sheds;
-    const shed = sheds && Object.hasOwn(sheds, pool) ? (sheds[pool]?.share ?? 0) : 0;
-    return {
-      pool,
-      status: h?.status ?? "missing",
-      p90_ms: h?.p90_ms ?? null,
-      live_checkers: h?.live ?? 0,
-      healthy_checkers: h?.healthyCheckers ?? 0,
-      quorum: h?.quorum ?? null,
-      slow_ms: state.pools.get(pool)?.slow_ms ?? null,
-      shed,
-    };
-  });
+  return names.map((pool) => poolReport(pool, state, map));
+}
+
+/** One pool's report (`missing`, with no figures, for a pool nothing knows). */
+export function poolReport(
+  pool: string,
+  state: Pick<RoutingState, "pools" | "health">,
+  map: Pick<CompiledMap, "sheds"> | null,
+): PoolReport {
+  const h = state.health.get(pool);
+  const sheds = map?.sheds;
+  const shed = sheds && Object.hasOwn(sheds, pool) ? (sheds[pool]?.share ?? 0) : 0;
+  return {
+    pool,
+    status: h?.status ?? "missing",
+    p90_ms: h?.p90_ms ?? null,
+    live_checkers: h?.live ?? 0,
+    healthy_checkers: h?.healthyCheckers ?? 0,
+    quorum: h?.quorum ?? null,
+    slow_ms: state.pools.get(pool)?.slow_ms ?? null,
+    shed,
+  };
 }
 
 /** `p90 1400 ms, watermarks 800/2000 ms, sheds 50 %`: a slow pool in one phrase. */

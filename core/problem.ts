@@ -48,3 +48,14 @@ export function formatProblem(p: Problem): string {
     MAX_PROBLEM_CHARS,
   );
 }
+
+/** `problems` with repeats (same key, code and message) dropped, first ones kept. */
+export function distinctProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const id = `${p.key}\u0000${p.code}\u0000${p.message}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}

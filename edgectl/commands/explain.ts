@@ -23,11 +23,10 @@ export function explainCommand(ctx: CommandContext): Command {
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
-      const { explainContinent, formatContinentExplanation } = await import(
-        "../explain/explain-continent.js"
-      );
-      const { dependsOnLastGood, explainCountry, formatExplanation } = await import(
-        "../explain/explain-country.js"
+      const { explainContinent } = await import("../explain/explain-continent.js");
+      const { dependsOnLastGood, explainCountry } = await import("../explain/explain-country.js");
+      const { formatContinentExplanation, formatExplanation } = await import(
+        "../output/explain-text.js"
       );
       const { readKvMaps } = await import("../status/kv-read.js");
       const { continentDocument, countryDocument } = await import("../output/explain-document.js");

@@ -124,24 +124,3 @@ function ruleKeyOf(state: State, k: ContinentCode): string | null {
   if (o) return o.key;
   return state.continents.has(k) ? `continent/${k}` : null;
 }
-
-/** Human-readable rendering of a continent explanation. */
-export function formatContinentExplanation(x: ContinentExplanation): string[] {
-  const list = (ccs: readonly string[]) => (ccs.length > 0 ? ccs.join(" ") : "(none)");
-  return [
-    `continent ${x.continent} at revision ${x.revision} (epoch ${x.epoch})`,
-    `rule:   ${x.ruleKey ?? "(none)"}${x.rule ? ` primary ${x.rule.primary}, fallbacks [${x.rule.fallbacks.join(", ")}]` : ""}`,
-    ...(x.route
-      ? [
-          `chosen: ${x.route.pool} ${x.route.origin} (source ${x.route.source}${x.route.degraded ? `, degraded: ${x.route.degraded}` : ""})`,
-          `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
-          `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
-        ]
-      : []),
-    `covers (${x.covers.length}): ${list(x.covers)}`,
-    `own rule (${x.ownRule.length}): ${list(x.ownRule)}`,
-    `follow _default (${x.followsDefault.length}): ${list(x.followsDefault)}`,
-    "why:",
-    ...x.reasons.map((r) => `  - ${r}`),
-  ];
-}

@@ -11,6 +11,7 @@ import {
   type PoolReport,
   parseRuleTarget,
   poolInFence,
+  poolReport,
   poolReports,
   type Route,
   resolveRoute,
@@ -19,6 +20,7 @@ import {
 } from "../../core/index.js";
 import { formatShares, type PoolShare, routeShares } from "../apply/route-shares.js";
 import type { ExplainedRule } from "./explained-rule.js";
+import { shedReasons } from "./shed-reasons.js";
 
 /** One pool of the rule's chain, with what the compiler saw for it. */
 export interface ExplainedLink {
@@ -167,7 +169,7 @@ export function explainCountry(
           health,
           origin: originFor(pool, state, opts.originTemplate),
           takesTraffic: defined && health === "healthy",
-          report: reports.get(pool) ?? emptyReport(pool),
+          report: reports.get(pool) ?? poolReport(pool, state, map),
         };
       })
     : [];
@@ -237,98 +239,4 @@ export function explainCountry(
           }
         : null,
   };
-}
-
-function emptyReport(pool: string): PoolReport {
-  return {
-    pool,
-    status: "missing",
-    p90_ms: null,
-    live_checkers: 0,
-    healthy_checkers: 0,
-    quorum: null,
-    slow_ms: null,
-    shed: 0,
-  };
-}
-
-/** `p90 1400 ms (median of 3 healthy checkers), watermarks 800/2000 ms`. */
-function latencyText(r: PoolReport): string {
-  const p90 =
-    r.p90_ms === null
-      ? "no p90 published"
-      : `p90 ${r.p90_ms} ms (median of ${r.healthy_checkers} healthy checker${r.healthy_checkers === 1 ? "" : "s"})`;
-  return r.slow_ms ? `${p90}, watermarks ${r.slow_ms.low}/${r.slow_ms.high} ms` : p90;
-}
-
-/** Why a route sheds (or is all-pools-slow): each slow pool, its share, where its viewers went. */
-function shedReasons(route: Route, reports: ReadonlyMap<string, PoolReport>): string[] {
-  const out: string[] = [];
-  const pools = route.chain.map((c) => c.pool);
-  for (const s of route.shed ?? []) {
-    const r = reports.get(s.pool);
-    const after = pools.slice(pools.indexOf(s.pool) + 1);
-    const to = (route.weights ?? []).filter((w) => after.includes(w.pool)).map((w) => w.pool);
-    out.push(
-      `${s.pool} is slow: ${r ? latencyText(r) : "no report"}: sheds ${s.share} % of its viewers${to.length > 0 ? ` to ${to.join(", ")} (the next pools of the chain)` : ""}; split now ${formatShares(route)} (each viewer sticky)`,
-    );
-  }
-  if (route.degraded === "all-pools-slow") {
-    const slow = pools.map((p) => {
-      const r = reports.get(p);
-      return `${p} ${r ? latencyText(r) : "no report"}`;
-    });
-    out.push(
-      `every pool of the chain is fully shed (${slow.join("; ")}): nothing is shed, the route keeps its chain`,
-    );
-  }
-  return out;
-}
-
-/** Human-readable rendering of an explanation. */
-export function formatExplanation(x: Explanation): string[] {
-  const lines = [
-    `${x.country} at revision ${x.revision} (epoch ${x.epoch})`,
-    `rule:   ${x.ruleKey ?? "(none)"}${x.rule ? ` primary ${x.rule.primary}, fallbacks [${x.rule.fallbacks.join(", ")}]` : ""}`,
-    "chain:",
-    ...x.chain.map(
-      (l, i) =>
-        `  ${i + 1}. ${l.pool.padEnd(12)} ${(l.defined ? l.health : "undefined pool").padEnd(10)} ${l.takesTraffic ? "takes traffic" : "skipped"}${linkDetail(l.report)}`,
-    ),
-    `chosen: ${x.route.pool} ${x.route.origin} (source ${x.route.source}${x.route.degraded ? `, degraded: ${x.route.degraded}` : ""})`,
-    `failover chain: ${x.route.chain.map((c) => c.pool).join(" > ")}`,
-    ...(x.route.shed
-      ? [`shed:   ${x.route.shed.map((s) => `${s.pool} ${s.share}%`).join(" · ")}`]
-      : []),
-    `source: ${x.source}`,
-    `split:  ${x.split.map((s) => `${s.pool} ${s.percent}%`).join(" · ")}`,
-    ...(x.fence
-      ? [
-          safeText(
-            `fence:  ${x.fence.name} (regions ${x.fence.regions.join(", ")}; floor ${x.fence.floor}; removed ${x.fence.removed.length > 0 ? x.fence.removed.join(", ") : "none"})`,
-          ),
-        ]
-      : []),
-    ...(x.route.attrs
-      ? [
-          `attrs:  ${Object.entries(x.route.attrs)
-            .map(([name, value]) => `${name}=${value}`)
-            .join(" · ")}`,
-        ]
-      : []),
-    "why:",
-    ...x.reasons.map((r) => `  - ${r}`),
-  ];
-  if (x.chain.length === 0) lines.splice(3, 0, "  (no rule walked)");
-  return lines;
-}
-
-/** `  (3/3 checkers, p90 1400 ms, slow 800/2000 ms, sheds 50 %)` after a chain line. */
-function linkDetail(r: PoolReport): string {
-  const parts: string[] = [];
-  if (r.live_checkers > 1) parts.push(`${r.healthy_checkers}/${r.live_checkers} checkers healthy`);
-  if (r.p90_ms !== null) parts.push(`p90 ${r.p90_ms} ms`);
-  if (r.slow_ms) parts.push(`slow ${r.slow_ms.low}/${r.slow_ms.high} ms`);
-  if (r.shed > 0) parts.push(`sheds ${r.shed} %`);
-  return parts.length > 0 ? `  (${parts.join(", ")})` : "";
 }

@@ -147,3 +147,24 @@ export function useCliSuite(): CliSuite {
   // etcd and client are set before any test runs (beforeAll).
   return suite as CliSuite;
 }
+
+/** Applies `state` under a fresh prefix, with every example pool healthy. */
+export async function seededHealthy(
+  ctx: CliSuite,
+  tag: string,
+  state: unknown = exampleState(),
+): Promise<{ prefix: string; env: Record<string, string> }> {
+  const prefix = uniquePrefix(tag);
+  const env = ctx.envFor(prefix);
+  const r = await runCli(["apply", ctx.files.write(state), "--yes"], { env });
+  if (r.code !== 0) throw new Error(`apply exited ${r.code}: ${r.stderr}`);
+  for (const p of ["fra-1", "ams-1", "par-1"])
+    await ctx.client.put(`${prefix}health/${p}`).value('{"status":"healthy"}');
+  return { prefix, env };
+}
+
+/** The example state plus a continent rule for Europe. */
+export function withEurope() {
+  const s = exampleState();
+  return { ...s, countries: { ...s.countries, EU: { primary: "par-1", fallbacks: ["ams-1"] } } };
+}

@@ -1,25 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
-import { exampleState, runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
+import {
+  exampleState,
+  runCli,
+  seededHealthy,
+  useCliSuite,
+  withEurope,
+} from "./cli-harness.js";
 
 const ctx = useCliSuite();
-const healthy = '{"status":"healthy"}';
-
-async function seeded(tag: string, state: unknown = exampleState()) {
-  const prefix = uniquePrefix(tag);
-  const env = ctx.envFor(prefix);
-  const r = await runCli(["apply", ctx.files.write(state), "--yes"], { env });
-  expect(r.code, r.stderr).toBe(0);
-  for (const p of ["fra-1", "ams-1", "par-1"])
-    await ctx.client.put(`${prefix}health/${p}`).value(healthy);
-  return { prefix, env };
-}
-
-const withEurope = () => {
-  const s = exampleState();
-  return { ...s, countries: { ...s.countries, EU: { primary: "par-1", fallbacks: ["ams-1"] } } };
-};
+const seeded = (tag: string, state?: unknown) => seededHealthy(ctx, tag, state);
 
 describe("plan, explain, validate and export with continents and weights", () => {
   it("plan prints the edge effect in shares of viewers", async () => {

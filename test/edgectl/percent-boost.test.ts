@@ -1,24 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
-import { exampleState, runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
+import {
+  runCli,
+  seededHealthy,
+  useCliSuite,
+  withEurope,
+} from "./cli-harness.js";
 
 const ctx = useCliSuite();
-const healthy = '{"status":"healthy"}';
-
-async function seeded(tag: string, state: unknown = exampleState()) {
-  const prefix = uniquePrefix(tag);
-  const env = ctx.envFor(prefix);
-  const r = await runCli(["apply", ctx.files.write(state), "--yes"], { env });
-  expect(r.code, r.stderr).toBe(0);
-  for (const p of ["fra-1", "ams-1", "par-1"])
-    await ctx.client.put(`${prefix}health/${p}`).value(healthy);
-  return { prefix, env };
-}
-
-const withEurope = () => {
-  const s = exampleState();
-  return { ...s, countries: { ...s.countries, EU: { primary: "par-1", fallbacks: ["ams-1"] } } };
-};
+const seeded = (tag: string, state?: unknown) => seededHealthy(ctx, tag, state);
 
 describe("edgectl boost --percent", () => {
   it("writes the country's current rule plus weights {primary: 100−N, P: N}, under a lease", async () => {
