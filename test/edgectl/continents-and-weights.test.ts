@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
-import {
-  exampleState,
-  runCli,
-  seededHealthy,
-  useCliSuite,
-  withEurope,
-} from "./cli-harness.js";
+import { exampleState, runCli, seededHealthy, useCliSuite, withEurope } from "./cli-harness.js";
 
 const ctx = useCliSuite();
 const seeded = (tag: string, state?: unknown) => seededHealthy(ctx, tag, state);

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
-import {
-  runCli,
-  seededHealthy,
-  useCliSuite,
-  withEurope,
-} from "./cli-harness.js";
+import { runCli, seededHealthy, useCliSuite, withEurope } from "./cli-harness.js";
 
 const ctx = useCliSuite();
 const seeded = (tag: string, state?: unknown) => seededHealthy(ctx, tag, state);
