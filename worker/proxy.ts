@@ -1,8 +1,9 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
+import { attrHeaders } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
-import { signOriginRequest } from "./origin-signing.js";
+import { type RequestSigningFields, signOriginRequest } from "./origin-signing.js";
 import type { EjectionSettings, OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 
@@ -81,14 +82,16 @@ function pathAndQuery(url: string): string {
 /**
  * The origin's request headers: the client's, minus every `X-Edge-*` (case-insensitive) and
  * every forwarding claim, both found in one pass; then the edge's forwarding account, its own
- * `X-Edge-*` headers and the route's market attributes as `X-Edge-Attr-*`.
+ * `X-Edge-*` headers and the route's market attributes as `X-Edge-Attr-*`. Also what a
+ * signature of them covers, but the pool.
  */
 function originHeaders(
   request: Request,
   url: string,
+  path: string,
   ctx: ProxyContext,
   attrs: Route["attrs"],
-): Headers {
+): { headers: Headers; signed: RequestSigningFields } {
   const headers = new Headers(request.headers);
   let doomed: string[] | undefined;
   for (const name of headers.keys()) {
@@ -97,13 +100,24 @@ function originHeaders(
     doomed.push(name);
   }
   if (doomed) for (const name of doomed) headers.delete(name);
-  setForwardingHeaders(headers, headers.get("CF-Connecting-IP"), url);
+  const host = setForwardingHeaders(headers, headers.get("CF-Connecting-IP"), url);
+  const revision = String(ctx.rev);
   headers.set(EDGE_HEADERS.country, ctx.country);
-  headers.set(EDGE_HEADERS.revision, String(ctx.rev));
+  headers.set(EDGE_HEADERS.revision, revision);
   headers.set(EDGE_HEADERS.hop, "1");
-  if (attrs)
-    for (const name of Object.keys(attrs)) headers.set(`X-Edge-Attr-${name}`, attrs[name] ?? "");
-  return headers;
+  const attrList = attrHeaders(attrs);
+  for (const a of attrList) headers.set(a.name, a.value);
+  return {
+    headers,
+    signed: {
+      method: request.method,
+      host,
+      pathAndQuery: path,
+      country: ctx.country,
+      revision,
+      attrs: attrList.map((a) => [a.lower, a.value] as const),
+    },
+  };
 }
 
 function edgeError(allTimedOut: boolean): Response {
@@ -132,8 +146,8 @@ export async function proxyToOrigins(
   const retryable = method === "GET" || method === "HEAD";
   const maxAttempts = retryable ? ctx.maxAttempts : 1;
   const links = failoverOrder(route);
-  const headers = originHeaders(request, url, ctx, route.attrs);
   const path = pathAndQuery(url);
+  const { headers, signed } = originHeaders(request, url, path, ctx, route.attrs);
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
@@ -145,7 +159,7 @@ export async function proxyToOrigins(
     attempts += 1;
     headers.set(EDGE_HEADERS.pool, next.pool);
     if (ctx.signingSecrets.length > 0) {
-      await signOriginRequest(headers, method, path, ctx.signingSecrets);
+      await signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
     }
     const init: RequestInit = { method, headers, body: request.body, redirect: "manual" };
     const result = retryable
