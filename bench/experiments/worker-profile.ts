@@ -6,10 +6,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
-import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
+import { bundleForWorkerd, compatibilityDate } from "../../testkit/worker.js";
 import { Cleanup } from "../lib/cleanup.js";
 import type { FixtureEntry } from "../lib/fixture.js";
 import { startOriginProcess } from "../lib/origin-process.js";
@@ -80,7 +81,9 @@ try {
       : e;
   await seedLocalRoutes(persistDir, "probe", workerBenchMap("/probe/", origin.url, withAttrs));
   const [edge, floor, date] = await Promise.all([
-    bundleWorker(),
+    bundleForWorkerd(fileURLToPath(new URL("../../worker/index.ts", import.meta.url)), {
+      readable: true,
+    }),
     bundleContractFloor(),
     compatibilityDate(),
   ]);
