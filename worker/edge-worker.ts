@@ -18,13 +18,9 @@ export interface EdgeWorker {
 export function createEdgeWorker(deps: AppDeps): EdgeWorker {
   const app = createApp(deps);
   return {
-    async fetch(request, env, ctx) {
-      if (isAppPath(request.url)) return app.fetch(request, env, ctx);
-      try {
-        return await edgeProxy(request, env, deps.mapCache, deps.ejection, ctx);
-      } catch (err) {
-        return badGateway(err);
-      }
+    fetch(request, env, ctx) {
+      if (isAppPath(request.url)) return Promise.resolve(app.fetch(request, env, ctx));
+      return edgeProxy(request, env, deps.mapCache, deps.ejection, ctx).catch(badGateway);
     },
   };
 }

@@ -30,7 +30,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
         "Worker CPU over contract floor (workerd)",
         `${w.cpu_us_over_floor} µs`,
         `${w.floor_workerd_cpu_us_per_req} µs floor, ${w.workerd_cpu_us_per_req} µs routing`,
-        "",
+        w.aa_cpu_us === undefined ? "" : `control − pass ${w.aa_cpu_us} µs`,
         "≤ 20 µs",
         check(w.cpu_us_over_floor <= 20),
       ]);

@@ -76,6 +76,8 @@ export interface WorkerOverheadResult extends WorkerLatencyResult {
   readonly floor_workerd_cpu_us_per_req: number;
   /** `workerd_cpu_us_per_req` − `floor_workerd_cpu_us_per_req` (goal ≤ 20 µs). */
   readonly cpu_us_over_floor: number;
+  /** Control minus pass-through CPU per request: the same work, so the CPU figures' resolution. */
+  readonly aa_cpu_us: number;
   readonly signed_workerd_cpu_us_per_req: number;
   readonly p99_ms: number;
   readonly baseline_p99_ms: number;
@@ -245,6 +247,7 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     baseline_workerd_cpu_us_per_req: round(passCpuUs, 0),
     floor_workerd_cpu_us_per_req: round(floorCpuUs, 0),
     cpu_us_over_floor: round(edgeCpuUs - floorCpuUs, 0),
+    aa_cpu_us: round(sideCpuUs(control) - passCpuUs, 0),
     signed_workerd_cpu_us_per_req: round(sideCpuUs(signed), 0),
     p99_ms: round(sideP99(edge), 1),
     baseline_p99_ms: round(sideP99(pass), 1),
