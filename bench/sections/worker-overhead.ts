@@ -149,17 +149,17 @@ export async function workerOverhead(o: WorkerOverheadOptions): Promise<WorkerOv
     }
   }
 
-  // The pass-through sits between the floor and the control (routing·floor·pass·control, then
-  // mirrored), so each of its windows has a neighbour of each comparison beside it.
+  // Each comparison's two sides sit close in the slice order (signed·routing·floor·pass·control,
+  // then mirrored): signing beside routing, routing beside the floor, the control beside the pass.
   const load = await slicedLoad({
     url: `${workerd.url}/video/segment-1.ts?q=1`,
     connections: o.connections,
     sides: [
+      { name: "signed", headers: { host: SIGNED_HOST } },
       { name: "routing", headers: { host: EDGE_HOST } },
       { name: "floor", headers: { host: FLOOR_HOST } },
       { name: "pass", headers: { host: PASS_HOST } },
       { name: "control", headers: { host: PASS_HOST } },
-      { name: "signed", headers: { host: SIGNED_HOST } },
     ],
     cycles: sliceCycles(o),
     sliceMs: SLICE.sliceMs,
