@@ -1,5 +1,5 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
-import { attrHeaders } from "./attr-headers.js";
+import { type AttrHeader, attrHeaders } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
@@ -79,19 +79,27 @@ function pathAndQuery(url: string): string {
   return start === -1 ? "/" : url.slice(start);
 }
 
+/** The origin request's headers, and the values of them a signature covers. */
+interface OriginHeaders {
+  readonly headers: Headers;
+  /** `X-Forwarded-Host`. */
+  readonly host: string;
+  /** `X-Edge-Revision`. */
+  readonly revision: string;
+  readonly attrs: readonly AttrHeader[];
+}
+
 /**
  * The origin's request headers: the client's, minus every `X-Edge-*` (case-insensitive) and
  * every forwarding claim, both found in one pass; then the edge's forwarding account, its own
- * `X-Edge-*` headers and the route's market attributes as `X-Edge-Attr-*`. Also what a
- * signature of them covers, but the pool.
+ * `X-Edge-*` headers and the route's market attributes as `X-Edge-Attr-*`.
  */
 function originHeaders(
   request: Request,
   url: string,
-  path: string,
   ctx: ProxyContext,
-  attrs: Route["attrs"],
-): { headers: Headers; signed: RequestSigningFields } {
+  routeAttrs: Route["attrs"],
+): OriginHeaders {
   const headers = new Headers(request.headers);
   let doomed: string[] | undefined;
   for (const name of headers.keys()) {
@@ -105,18 +113,25 @@ function originHeaders(
   headers.set(EDGE_HEADERS.country, ctx.country);
   headers.set(EDGE_HEADERS.revision, revision);
   headers.set(EDGE_HEADERS.hop, "1");
-  const attrList = attrHeaders(attrs);
-  for (const a of attrList) headers.set(a.name, a.value);
+  const attrs = attrHeaders(routeAttrs);
+  for (const a of attrs) headers.set(a.name, a.value);
+  return { headers, host, revision, attrs };
+}
+
+/** What every signature of this request covers but `t` and the pool: what its headers say. */
+function signingFields(
+  method: string,
+  path: string,
+  country: string,
+  o: OriginHeaders,
+): RequestSigningFields {
   return {
-    headers,
-    signed: {
-      method: request.method,
-      host,
-      pathAndQuery: path,
-      country: ctx.country,
-      revision,
-      attrs: attrList.map((a) => [a.lower, a.value] as const),
-    },
+    method,
+    host: o.host,
+    pathAndQuery: path,
+    country,
+    revision: o.revision,
+    attrs: o.attrs.map((a) => [a.lower, a.value] as const),
   };
 }
 
@@ -147,7 +162,10 @@ export async function proxyToOrigins(
   const maxAttempts = retryable ? ctx.maxAttempts : 1;
   const links = failoverOrder(route);
   const path = pathAndQuery(url);
-  const { headers, signed } = originHeaders(request, url, path, ctx, route.attrs);
+  const origin = originHeaders(request, url, ctx, route.attrs);
+  const headers = origin.headers;
+  const signed =
+    ctx.signingSecrets.length > 0 ? signingFields(method, path, ctx.country, origin) : null;
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
@@ -158,9 +176,7 @@ export async function proxyToOrigins(
   const attempt = async (next: ChainLink, base: string): Promise<boolean> => {
     attempts += 1;
     headers.set(EDGE_HEADERS.pool, next.pool);
-    if (ctx.signingSecrets.length > 0) {
-      await signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
-    }
+    if (signed) await signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
     const init: RequestInit = { method, headers, body: request.body, redirect: "manual" };
     const result = retryable
       ? await attemptOrigin(base + path, init, ctx.originTimeoutMs)
