@@ -1,8 +1,10 @@
-// Where does the routing Worker spend its CPU in workerd? `tsx bench/experiments/worker-profile.ts
-// [seconds] [host]`: the bench's workerd (routing, pass-through, contract floor, signing; every
-// route with three attrs), 16 kept-alive connections on one host (`edge.bench` by default) for
-// `seconds`, while V8's sampling profiler runs in that Worker through workerd's inspector. Prints
-// the functions with the most self and inclusive time.
+// Where do the routing Worker and the contract floor spend their CPU in workerd, request for
+// request? `tsx bench/experiments/worker-profile.ts [rounds] [host]`: the bench's workerd (routing
+// `edge.bench`, contract floor `floor.bench`, routing with signing `signed.bench`; every route
+// with three attrs); V8's sampling profiler runs in all three isolates through workerd's inspector
+// while 16 kept-alive connections load one host at a time, 1 s each, `rounds` times over. Prints
+// each isolate's sampled time per request (its JS, the runtime APIs it calls, its GC: a machine
+// busy elsewhere stretches all three alike), then the busiest functions of `host`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,8 +19,9 @@ import { startOriginProcess } from "../lib/origin-process.js";
 import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { bundleContractFloor, edgeWorker, passWorker } from "../lib/workerd.js";
 
-const seconds = Number(process.argv[2] ?? 10);
-const host = process.argv[3] ?? "edge.bench";
+const rounds = Number(process.argv[2] ?? 10);
+const detail = process.argv[3] ?? "edge.bench";
+const HOSTS = { "edge.bench": "edge", "floor.bench": "floor", "signed.bench": "signed" } as const;
 const ATTRS = { "cdn-host": "cdn-eu.example.com", tier: "gold", tokenizer: "de" };
 const INSPECTOR_PORT = 9400 + Math.floor(Math.random() * 500);
 
@@ -106,40 +109,71 @@ try {
   });
   cleanup.add("workerd", () => mf.dispose());
   const url = (await mf.ready).origin;
-  const name = host === "floor.bench" ? "floor" : host === "signed.bench" ? "signed" : "edge";
-  const ws = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/core:user:${name}`);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let nextId = 1;
-  const waiting = new Map<number, (r: unknown) => void>();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
-    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
-  };
-  const send = (method: string, params: object = {}) =>
-    new Promise<unknown>((resolve) => {
-      const id = nextId++;
-      waiting.set(id, resolve);
-      ws.send(JSON.stringify({ id, method, params }));
+  const sessions = new Map<string, (method: string, params?: object) => Promise<unknown>>();
+  for (const [host, name] of Object.entries(HOSTS)) {
+    const ws = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/core:user:${name}`);
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
     });
-  const load = (s: number) =>
-    autocannon({
-      url: `${url}/video/segment-1.ts?q=1`,
-      connections: 16,
-      duration: s,
-      headers: { host },
+    cleanup.add(`inspector ${name}`, () => ws.close());
+    let nextId = 1;
+    const waiting = new Map<number, (r: unknown) => void>();
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
+      if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
+    };
+    sessions.set(
+      host,
+      (method, params = {}) =>
+        new Promise<unknown>((resolve) => {
+          const id = nextId++;
+          waiting.set(id, resolve);
+          ws.send(JSON.stringify({ id, method, params }));
+        }),
+    );
+  }
+  const load = async (host: string, s: number) =>
+    (
+      await autocannon({
+        url: `${url}/video/segment-1.ts?q=1`,
+        connections: 16,
+        duration: s,
+        headers: { host },
+      })
+    ).requests.total;
+  for (const host of sessions.keys()) await load(host, 1);
+  for (const send of sessions.values()) {
+    await send("Profiler.enable");
+    await send("Profiler.setSamplingInterval", { interval: 50 });
+    await send("Profiler.start");
+  }
+  const served = new Map<string, number>();
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...sessions.keys()].reverse() : [...sessions.keys()];
+    for (const host of order) served.set(host, (served.get(host) ?? 0) + (await load(host, 1)));
+  }
+  const profiles = new Map<string, Profile>();
+  for (const [host, send] of sessions) {
+    profiles.set(host, ((await send("Profiler.stop")) as { profile: Profile }).profile);
+  }
+  for (const [host, p] of profiles) {
+    const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame.functionName]));
+    let busy = 0;
+    let program = 0;
+    p.samples.forEach((id, i) => {
+      const fn = byId.get(id);
+      const dt = p.timeDeltas[i] ?? 0;
+      if (fn === "(program)") program += dt;
+      else if (fn !== "(idle)") busy += dt;
     });
-  await load(2);
-  await send("Profiler.enable");
-  await send("Profiler.setSamplingInterval", { interval: 50 });
-  await send("Profiler.start");
-  const r = await load(seconds);
-  const { profile } = (await send("Profiler.stop")) as { profile: Profile };
-  console.log(`${host}: ${r.requests.average} req/s, non-2xx ${r.non2xx}`);
-  report(profile);
-  ws.close();
+    const n = served.get(host) ?? 0;
+    console.log(
+      `${host.padEnd(13)} ${String(n).padStart(6)} requests  ${(busy / n).toFixed(1).padStart(6)} µs/req sampled (+ ${(program / n).toFixed(1)} µs "(program)")`,
+    );
+  }
+  const shown = profiles.get(detail);
+  if (shown) report(shown);
 } finally {
   await cleanup.runAll();
 }
