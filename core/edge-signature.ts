@@ -52,9 +52,13 @@ export function canonicalString(f: SignedFields): string {
 
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
+/** The same keys once imported: signing with a known key waits for nothing but the MAC. */
+const ready = new Map<string, CryptoKey>();
 
 /** The HMAC-SHA256 key of a secret, imported once per process or isolate. */
-function hmacKey(secret: string): Promise<CryptoKey> {
+function hmacKey(secret: string): CryptoKey | Promise<CryptoKey> {
+  const known = ready.get(secret);
+  if (known) return known;
   let key = keys.get(secret);
   if (!key) {
     key = crypto.subtle.importKey(
@@ -65,14 +69,27 @@ function hmacKey(secret: string): Promise<CryptoKey> {
       ["sign", "verify"],
     );
     // A handful of secrets exist at once (current and previous); the bound is for safety only.
-    if (keys.size >= 16) keys.clear();
+    if (keys.size >= 16) {
+      keys.clear();
+      ready.clear();
+    }
     keys.set(secret, key);
+    key.then(
+      (k) => {
+        if (keys.has(secret)) ready.set(secret, k);
+      },
+      () => keys.delete(secret),
+    );
   }
   return key;
 }
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 function toHex(bytes: ArrayBuffer): string {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (const b of new Uint8Array(bytes)) out += HEX[b];
+  return out;
 }
 
 function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
@@ -93,7 +110,8 @@ export async function signEdgeRequest(
   const data = encoder.encode(canonicalString(fields));
   const parts = [`t=${fields.t}`];
   for (const secret of secrets) {
-    const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret), data);
+    const key = hmacKey(secret);
+    const mac = await crypto.subtle.sign("HMAC", key instanceof Promise ? await key : key, data);
     parts.push(`v1=${toHex(mac)}`);
   }
   return parts.join(",");

@@ -36,4 +36,4 @@ if ! log=$(npx wrangler deploy --dry-run --env production --outdir "$out" 2>&1);
   echo "check:worker: wrangler deploy --dry-run --env production failed" >&2
   exit 1
 fi
-echo "check:worker: production Worker bundles ($(du -k "$out/index.js" | cut -f1) KiB unminified)"
+echo "check:worker: production Worker bundles ($(du -k "$out/index.js" | cut -f1) KiB, minified as wrangler.toml says)"

@@ -72,8 +72,17 @@ function cfWithCountry(country: string | null): RequestInitCfType {
   return cf as RequestInitCfType;
 }
 
-/** Bundles a Worker entry point for workerd, with the settings wrangler uses. */
-export async function bundleForWorkerd(entry: string): Promise<string> {
+/**
+ * Bundles a Worker entry point for workerd, with the settings wrangler uses, `minify` and
+ * `keep_names` as wrangler.toml sets them (wrangler keeps names unless told not to): the tests and
+ * the bench run the code `npm run deploy` uploads. `readable` leaves it unminified (a profile's
+ * function names).
+ */
+export async function bundleForWorkerd(
+  entry: string,
+  opts: { readonly readable?: boolean } = {},
+): Promise<string> {
+  const toml = parse(await readFile(`${ROOT}wrangler.toml`, "utf8"));
   const r = await build({
     entryPoints: [entry],
     bundle: true,
@@ -83,6 +92,8 @@ export async function bundleForWorkerd(entry: string): Promise<string> {
     target: "es2022",
     mainFields: ["module", "main"],
     conditions: ["workerd", "worker", "browser", "import"],
+    minify: toml.minify === true && opts.readable !== true,
+    keepNames: toml.keep_names !== false,
     logLevel: "silent",
   });
   const out = r.outputFiles[0];

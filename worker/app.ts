@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 // The tiny preset (PatternRouter): four routes need no RegExpRouter, and the bundle is ~15 KB smaller.
 import { Hono } from "hono/tiny";
+import { badGateway } from "./bad-gateway.js";
 import { requestCountry } from "./country.js";
 import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
@@ -33,14 +34,8 @@ function executionCtxOf(c: EdgeContext): WaitUntil | undefined {
   }
 }
 
-/** Nothing in routing data may turn into a 500: whatever slipped through is a bad gateway. */
-function badGateway(err: unknown): Response {
-  console.error("edge: unexpected error", err instanceof Error ? err.name : typeof err);
-  return plainResponse(502, "Bad Gateway");
-}
-
 /**
- * The edge Worker: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
+ * The edge app: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
  * path reveals nothing) and everything else proxied to the visitor's route (`edgeProxy`). The
  * whole `/__edge/` namespace belongs to the edge and is never proxied.
  */

@@ -23,15 +23,16 @@ function publicParts(url: string): { proto: string; host: string } {
  * `CF-Connecting-IP` (set by Cloudflare, never by the client), `X-Forwarded-Host` and
  * `X-Forwarded-Proto` from the public request `url`. The client's own claims (`Forwarded`,
  * `X-Forwarded-*`, `X-Real-IP`, `True-Client-IP`: all forgeable, see `isForwardingClaim`) must
- * be gone from `headers` already; `headers` is changed in place.
+ * be gone from `headers` already; `headers` is changed in place. Returns the public host.
  */
 export function setForwardingHeaders(
   headers: Headers,
   connectingIp: string | null,
   url: string,
-): void {
+): string {
   if (connectingIp) headers.set("X-Forwarded-For", connectingIp);
   const { proto, host } = publicParts(url);
   headers.set("X-Forwarded-Host", host);
   headers.set("X-Forwarded-Proto", proto);
+  return host;
 }

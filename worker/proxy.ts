@@ -1,8 +1,9 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
+import { type AttrHeader, attrHeaders } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
-import { signOriginRequest } from "./origin-signing.js";
+import { type RequestSigningFields, signOriginRequest } from "./origin-signing.js";
 import type { EjectionSettings, OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 
@@ -78,6 +79,16 @@ function pathAndQuery(url: string): string {
   return start === -1 ? "/" : url.slice(start);
 }
 
+/** The origin request's headers, and the values of them a signature covers. */
+interface OriginHeaders {
+  readonly headers: Headers;
+  /** `X-Forwarded-Host`. */
+  readonly host: string;
+  /** `X-Edge-Revision`. */
+  readonly revision: string;
+  readonly attrs: readonly AttrHeader[];
+}
+
 /**
  * The origin's request headers: the client's, minus every `X-Edge-*` (case-insensitive) and
  * every forwarding claim, both found in one pass; then the edge's forwarding account, its own
@@ -87,8 +98,8 @@ function originHeaders(
   request: Request,
   url: string,
   ctx: ProxyContext,
-  attrs: Route["attrs"],
-): Headers {
+  routeAttrs: Route["attrs"],
+): OriginHeaders {
   const headers = new Headers(request.headers);
   let doomed: string[] | undefined;
   for (const name of headers.keys()) {
@@ -97,13 +108,31 @@ function originHeaders(
     doomed.push(name);
   }
   if (doomed) for (const name of doomed) headers.delete(name);
-  setForwardingHeaders(headers, headers.get("CF-Connecting-IP"), url);
+  const host = setForwardingHeaders(headers, headers.get("CF-Connecting-IP"), url);
+  const revision = String(ctx.rev);
   headers.set(EDGE_HEADERS.country, ctx.country);
-  headers.set(EDGE_HEADERS.revision, String(ctx.rev));
+  headers.set(EDGE_HEADERS.revision, revision);
   headers.set(EDGE_HEADERS.hop, "1");
-  if (attrs)
-    for (const name of Object.keys(attrs)) headers.set(`X-Edge-Attr-${name}`, attrs[name] ?? "");
-  return headers;
+  const attrs = attrHeaders(routeAttrs);
+  for (const a of attrs) headers.set(a.name, a.value);
+  return { headers, host, revision, attrs };
+}
+
+/** What every signature of this request covers but `t` and the pool: what its headers say. */
+function signingFields(
+  method: string,
+  path: string,
+  country: string,
+  o: OriginHeaders,
+): RequestSigningFields {
+  return {
+    method,
+    host: o.host,
+    pathAndQuery: path,
+    country,
+    revision: o.revision,
+    attrs: o.attrs.map((a) => [a.lower, a.value] as const),
+  };
 }
 
 function edgeError(allTimedOut: boolean): Response {
@@ -132,8 +161,11 @@ export async function proxyToOrigins(
   const retryable = method === "GET" || method === "HEAD";
   const maxAttempts = retryable ? ctx.maxAttempts : 1;
   const links = failoverOrder(route);
-  const headers = originHeaders(request, url, ctx, route.attrs);
   const path = pathAndQuery(url);
+  const origin = originHeaders(request, url, ctx, route.attrs);
+  const headers = origin.headers;
+  const signed =
+    ctx.signingSecrets.length > 0 ? signingFields(method, path, ctx.country, origin) : null;
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
@@ -144,9 +176,7 @@ export async function proxyToOrigins(
   const attempt = async (next: ChainLink, base: string): Promise<boolean> => {
     attempts += 1;
     headers.set(EDGE_HEADERS.pool, next.pool);
-    if (ctx.signingSecrets.length > 0) {
-      await signOriginRequest(headers, method, path, ctx.signingSecrets);
-    }
+    if (signed) await signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
     const init: RequestInit = { method, headers, body: request.body, redirect: "manual" };
     const result = retryable
       ? await attemptOrigin(base + path, init, ctx.originTimeoutMs)

@@ -105,13 +105,17 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
 }
 
 const parsed = new WeakMap<object, WorkerSettings>();
+/** workerd passes one env object to all of an isolate's requests: the last one is kept at hand. */
+let last: { env: SettingsVars; settings: WorkerSettings } | null = null;
 
 /** `parseSettings`, memoised per env object so the hot path parses nothing. */
 export function settingsFromEnv(env: SettingsVars): WorkerSettings {
+  if (last?.env === env) return last.settings;
   let s = parsed.get(env);
   if (!s) {
     s = parseSettings(env);
     parsed.set(env, s);
   }
+  last = { env, settings: s };
   return s;
 }

@@ -13,7 +13,6 @@ import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { startOriginProcess } from "../lib/origin-process.js";
 import { childPids, commName } from "../lib/proc.js";
-import { processCpuSeconds } from "../lib/process-cpu.js";
 import {
   pairedRatio,
   SLICE,
@@ -22,6 +21,7 @@ import {
   slicedLoad,
   tallyOf,
 } from "../lib/sliced-load.js";
+import { processRunSeconds } from "../lib/thread-cpu.js";
 import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { bundleContractFloor, bundlePassthrough, edgeWorker, passWorker } from "../lib/workerd.js";
 
@@ -69,7 +69,7 @@ try {
     sliceMs: SLICE.sliceMs,
     guardMs: SLICE.guardMs,
     warmupMs: SLICE.warmupMs,
-    cpuSeconds: () => mine.reduce((s, p) => s + processCpuSeconds(p), 0),
+    cpuSeconds: () => mine.reduce((s, p) => s + processRunSeconds(p), 0),
   });
   const base = tallyOf(load, "pass");
   console.log(`${cycles} cycles, errors ${load.errors}, timeouts ${load.timeouts}`);

@@ -5,7 +5,7 @@ import { newMiniflare } from "../../testkit/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
-import { processCpuSeconds } from "./process-cpu.js";
+import { processRunSeconds } from "./thread-cpu.js";
 
 const PASS_ENTRY = fileURLToPath(new URL("../workers/passthrough.ts", import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL("../workers/contract-floor.ts", import.meta.url));
@@ -133,6 +133,6 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
         redirect: "manual",
       }) as unknown as Promise<Response>,
     rssMb: () => mine.reduce((s, p) => s + (rssMb(p) || 0), 0),
-    cpuSeconds: () => mine.reduce((s, p) => s + processCpuSeconds(p), 0),
+    cpuSeconds: () => mine.reduce((s, p) => s + processRunSeconds(p), 0),
   };
 }

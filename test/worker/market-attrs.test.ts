@@ -24,7 +24,12 @@ describe("market attributes through workerd", () => {
     if (!de) throw new Error("no DE");
     const map: CompiledMap = {
       ...base,
-      countries: { DE: { ...de, attrs: { "cdn-host": "cdn-eu.example.com", tokenizer: "de" } } },
+      countries: {
+        DE: {
+          ...de,
+          attrs: { "cdn-host": "cdn-eu.example.com", tier: "  gold plus  ", tokenizer: "de" },
+        },
+      },
     };
     await worker.putMap(serializeMap(map));
   });
@@ -42,6 +47,8 @@ describe("market attributes through workerd", () => {
     const seen = res.json<ReceivedRequest>();
     expect(seen.headers["x-edge-attr-tokenizer"]).toBe("de");
     expect(seen.headers["x-edge-attr-cdn-host"]).toBe("cdn-eu.example.com");
+    // A header value carries no leading or trailing space: the signature covers what arrives.
+    expect(seen.headers["x-edge-attr-tier"]).toBe("gold plus");
     const received = new Request(`http://${seen.headers.host}${seen.url}`, {
       headers: Object.entries(seen.headers),
     });
@@ -61,7 +68,7 @@ describe("market attributes through workerd", () => {
     });
     const seen = res.json<ReceivedRequest>();
     expect(seen.headers["x-edge-attr-tokenizer"]).toBe("de");
-    expect(seen.headers["x-edge-attr-tier"]).toBeUndefined();
+    expect(seen.headers["x-edge-attr-tier"]).toBe("gold plus");
     // A route without attrs sends none, whatever the client sent.
     const other = await worker.dispatch("/v/1", {
       country: "FR",
@@ -79,6 +86,7 @@ describe("market attributes through workerd", () => {
     expect(res.status).toBe(200);
     expect(res.json<{ route: { attrs?: unknown } }>().route.attrs).toEqual({
       "cdn-host": "cdn-eu.example.com",
+      tier: "  gold plus  ",
       tokenizer: "de",
     });
     const without = await worker.dispatch("/__edge/route", { country: "DE" });
