@@ -70,8 +70,9 @@ export interface HeartbeatDeps {
 /**
  * Keeps `health/POOL` (or `health/POOL/CHECKER`) alive on a lease until the signal aborts, then
  * revokes the lease so the pool drains at once. With a check, the key also carries the p90 of
- * the last probes' times to first byte (or the check URL's own `p90_ms`), and is rewritten only
- * when the status changes or that p90 moves by more than 10 %. Renewal is one keepalive per tick on a lease that is never re-granted
+ * the last probes' times to first byte (`LatencyWindow.published`, or the check URL's own
+ * `p90_ms`), and is rewritten only when the status changes or that p90 moves by more than 10 %
+ * and more than `P90_REWRITE_MIN_MS` (`needsRewrite`). Renewal is one keepalive per tick on a lease that is never re-granted
  * while alive; each keepalive goes to the member that answered last and moves to the next one
  * when that fails, so a lost member or a leader change costs a retry, not the lease. When no
  * renewal succeeded for longer than the TTL (etcd has expired it by then) or etcd says the
@@ -91,7 +92,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     if (!r.ok || r.ttfbMs === undefined) return;
     latencies.add(r.ttfbMs);
     reported = r.reportedP90Ms;
-    const p90 = reported ?? latencies.p90();
+    const p90 = reported ?? latencies.published();
     if (p90 !== null) observer?.latency(p90, reported === undefined ? latencies.count : 0);
   };
   let hysteresis = new StatusHysteresis("healthy");
@@ -105,7 +106,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   }
   observer?.status(hysteresis.status);
   const current = (): PublishedHealth => {
-    const p90 = reported ?? latencies.p90();
+    const p90 = reported ?? latencies.published();
     if (p90 === null) return { status: hysteresis.status };
     return reported === undefined
       ? { status: hysteresis.status, p90Ms: p90, samples: latencies.count }
