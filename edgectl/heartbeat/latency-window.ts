@@ -42,6 +42,6 @@ export class LatencyWindow {
     const before = this.samples.at(-2);
     if (p90 === null || last === undefined || before === undefined) return p90;
     const lower = Math.round(Math.min(last, before));
-    return lower > p90 ? lower : p90;
+    return Math.max(lower, p90);
   }
 }
