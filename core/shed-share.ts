@@ -115,3 +115,20 @@ export function poolSheds(
   }
   return { sheds, nextStepAt };
 }
+
+/**
+ * `map` as a compile takes it back from KV (after a restart, a takeover, or in edgectl): each
+ * shed's `below_since` dropped. KV's `routes` is not rewritten when only `below_since` changes
+ * (docs/reference.md §3), so its copy may be older than the p90's last rise; dropping it restarts
+ * the fall clock, which can only delay a step down, never hasten one.
+ */
+export function withoutFallClocks(map: CompiledMap): CompiledMap {
+  const sheds = map.sheds;
+  if (!sheds || !Object.values(sheds).some((s) => s?.below_since !== undefined)) return map;
+  return {
+    ...map,
+    sheds: Object.fromEntries(
+      Object.entries(sheds).map(([pool, s]) => [pool, { share: s.share, at: s.at }]),
+    ),
+  };
+}

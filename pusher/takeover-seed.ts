@@ -4,6 +4,7 @@ import {
   type KeptRule,
   lastValidContinentRule,
   lastValidRule,
+  withoutFallClocks,
 } from "../core/index.js";
 import { isAfter } from "./kv-view.js";
 
@@ -32,13 +33,14 @@ function ruleKeys(map: CompiledMap): Set<string> {
  * ordered after `own` (another leader saw more) replaces it; an older one only fills in the
  * rules `own` knows nothing of (a rule invalid since before this process started, whose last
  * valid form only KV remembers). So a stale copy never brings back a rule this pusher saw replaced.
+ * A shed's fall clock (`below_since`) is never taken from KV (`withoutFallClocks`).
  */
 export function takeoverSeed(
   own: CompiledMap | null,
   inKv: CompiledMap | null,
 ): CompiledMap | null {
   if (!inKv) return own;
-  if (!own || isAfter(inKv, own)) return inKv;
+  if (!own || isAfter(inKv, own)) return withoutFallClocks(inKv);
   const extra: Record<string, KeptRule> = {};
   for (const key of ruleKeys(inKv)) {
     if (lastValid(own, key)) continue;

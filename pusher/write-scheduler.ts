@@ -150,7 +150,7 @@ export class WriteScheduler {
     if (this.view.awaitingCompile || !this.view.desired) return Number.POSITIVE_INFINITY;
 
     const routes = this.view.routesDue();
-    const metaSource = routes ?? this.view.written;
+    const metaSource = this.view.metaSource();
     const kvAhead = this.view.written;
     if (
       !routes &&

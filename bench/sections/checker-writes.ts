@@ -22,6 +22,8 @@ export interface CheckerWritesResult {
   /** The origin's time to first byte, and the p90 the key held at the end. */
   readonly origin_delay_ms: number;
   readonly p90_ms: number | null;
+  /** Each rewrite after the registration, as the checker logged it: the figure it moved from and to. */
+  readonly rewrites: readonly { readonly from_ms: number | null; readonly to_ms: number }[];
 }
 
 /** Options of {@link checkerWrites}. */
@@ -61,9 +63,24 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
         ETCD_ENDPOINTS: etcd.endpoint,
         ROUTING_PREFIX: prefix,
       },
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  const rewrites: { from_ms: number | null; to_ms: number }[] = [];
+  child.stdout.setEncoding("utf8");
+  let pending = "";
+  child.stdout.on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const e = parseEvent(line);
+      if (e?.event === "p90-changed" && typeof e.p90_ms === "number") {
+        const from = Number(/^was (\d+)$/.exec(e.detail ?? "")?.[1]);
+        rewrites.push({ from_ms: Number.isFinite(from) ? from : null, to_ms: e.p90_ms });
+      }
+    }
+  });
+  child.stderr.resume();
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   o.cleanup.add(`heartbeat ${child.pid}`, async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -85,7 +102,10 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
   if (!kv) throw new Error("checker writes: the key went away during the run");
   const writes = Number(kv.version);
   const p90 = (JSON.parse(kv.value.toString()) as { p90_ms?: number }).p90_ms ?? null;
-  o.log(`  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms`);
+  const moves = rewrites.map((w) => `${w.from_ms ?? "-"}→${w.to_ms}`).join(", ");
+  o.log(
+    `  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms${moves ? ` (rewrites ${moves})` : ""}`,
+  );
   return {
     etcd_writes_per_checker_hour: round(((writes - 1) * 3600) / o.seconds, 1),
     writes,
@@ -94,5 +114,18 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
     interval_s: INTERVAL_S,
     origin_delay_ms: DELAY_MS,
     p90_ms: p90,
+    rewrites,
   };
+}
+
+/** One JSON log line of the checker, or null for anything else. */
+function parseEvent(
+  line: string,
+): { readonly event?: string; readonly p90_ms?: number; readonly detail?: string } | null {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v !== null && typeof v === "object" ? (v as { event?: string }) : null;
+  } catch {
+    return null;
+  }
 }
