@@ -37,8 +37,8 @@ export function shedFallTarget(p90: number | undefined, slow: SlowMs | undefined
  * A pool's next share: it rises at once to `rise`; it falls toward `fall` by one step once the
  * p90 has stayed low enough to fall (`fall` below the share, at every compile since
  * `below_since`) for `recoverMs`, counted from the share's last change at the earliest.
- * `undefined` for a share of 0. `below_since` only changes with the p90 (an etcd change, which
- * rewrites the map anyway) or with the share, so it costs no KV write of its own.
+ * `undefined` for a share of 0. `below_since` alone never causes a KV `routes` write
+ * (`routingText`), so a map read back from KV is taken without it (`withoutFallClocks`).
  */
 export function nextShed(
   previous: PoolShed | undefined,
