@@ -33,7 +33,9 @@ function ruleKeys(map: CompiledMap): Set<string> {
  * ordered after `own` (another leader saw more) replaces it; an older one only fills in the
  * rules `own` knows nothing of (a rule invalid since before this process started, whose last
  * valid form only KV remembers). So a stale copy never brings back a rule this pusher saw replaced.
- * A shed's fall clock (`below_since`) is never taken from KV (`withoutFallClocks`).
+ * Shed shares step from what the edge serves (§9): KV's, of the same history, unless `own`
+ * agrees with it (a standby compiles from no previous map, so its shares follow the p90 with no
+ * hysteresis). A shed's fall clock (`below_since`) is never taken from KV (`withoutFallClocks`).
  */
 export function takeoverSeed(
   own: CompiledMap | null,
@@ -47,6 +49,24 @@ export function takeoverSeed(
     const theirs = lastValid(inKv, key);
     if (theirs) extra[key] = theirs;
   }
-  if (Object.keys(extra).length === 0) return own;
-  return { ...own, kept: { ...extra, ...own.kept } };
+  const sheds = inKv.history === own.history ? servedSheds(own, inKv) : own.sheds;
+  if (Object.keys(extra).length === 0 && sheds === own.sheds) return own;
+  const { sheds: _, ...rest } = own;
+  return {
+    ...rest,
+    ...(Object.keys(extra).length > 0 ? { kept: { ...extra, ...own.kept } } : {}),
+    ...(sheds ? { sheds } : {}),
+  };
+}
+
+/** KV's sheds without their fall clocks, or `own`'s (the same object) when it serves the same. */
+function servedSheds(own: CompiledMap, inKv: CompiledMap): CompiledMap["sheds"] {
+  const theirs = withoutFallClocks(inKv).sheds ?? {};
+  const mine = own.sheds ?? {};
+  const pools = new Set([...Object.keys(theirs), ...Object.keys(mine)]);
+  const same = [...pools].every(
+    (p) => theirs[p]?.share === mine[p]?.share && theirs[p]?.at === mine[p]?.at,
+  );
+  if (same) return own.sheds;
+  return Object.keys(theirs).length > 0 ? theirs : undefined;
 }
