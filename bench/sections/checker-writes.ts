@@ -6,6 +6,7 @@ import { startEtcd } from "../../testkit/etcd.js";
 import { startOrigins } from "../../testkit/origins.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { round } from "../lib/stats.js";
+import { type TimerFloor, timerFloor } from "../lib/timer-floor.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -24,6 +25,11 @@ export interface CheckerWritesResult {
   readonly p90_ms: number | null;
   /** Each rewrite after the registration, as the checker logged it: the figure it moved from and to. */
   readonly rewrites: readonly { readonly from_ms: number | null; readonly to_ms: number }[];
+  /**
+   * The same rule applied to a steady 300 ms timer in the bench process over the same run: what
+   * the host's scheduling alone moves (`bench/lib/timer-floor.ts`).
+   */
+  readonly timer_floor: TimerFloor;
 }
 
 /** Options of {@link checkerWrites}. */
@@ -94,7 +100,10 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
     await sleep(50);
   }
   const fromHits = origin.hits;
+  const stopFloor = new AbortController();
+  const floor = timerFloor(DELAY_MS, INTERVAL_S * 1000, stopFloor.signal);
   await sleep(o.seconds * 1000);
+  stopFloor.abort();
   const kv = (await client.get(key).exec()).kvs[0];
   const probes = origin.hits - fromHits;
   child.kill("SIGTERM");
@@ -103,8 +112,9 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
   const writes = Number(kv.version);
   const p90 = (JSON.parse(kv.value.toString()) as { p90_ms?: number }).p90_ms ?? null;
   const moves = rewrites.map((w) => `${w.from_ms ?? "-"}→${w.to_ms}`).join(", ");
+  const timers = await floor;
   o.log(
-    `  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms${moves ? ` (rewrites ${moves})` : ""}`,
+    `  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms${moves ? ` (rewrites ${moves})` : ""}; host timer floor: lateness p90 ${timers.lateness_p90_ms} ms, ${timers.rewrites} rewrite(s) of a steady ${DELAY_MS} ms timer`,
   );
   return {
     etcd_writes_per_checker_hour: round(((writes - 1) * 3600) / o.seconds, 1),
@@ -115,6 +125,7 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
     origin_delay_ms: DELAY_MS,
     p90_ms: p90,
     rewrites,
+    timer_floor: timers,
   };
 }
 

@@ -193,30 +193,43 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   };
 
   await register();
+  // A finished probe wakes the loop, so its result is published at once, not a tick later.
+  let wake = new AbortController();
+  let lastTick = now();
   while (!deps.signal.aborted) {
     try {
-      await sleep(tickMs, undefined, { signal: deps.signal });
-    } catch {
-      break;
-    }
-    const probe = deps.probe;
-    if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
-      lastProbe = now();
-      probing = probe().then((r) => {
-        took(r);
-        const ok = r.ok;
-        const before = hysteresis.status;
-        if (hysteresis.record(ok) !== before) {
-          observer?.status(hysteresis.status);
-          emit("status-changed", ok ? "check recovered" : "check failing");
-        }
-        probing = null;
+      await sleep(Math.max(0, lastTick + tickMs - now()), undefined, {
+        signal: AbortSignal.any([deps.signal, wake.signal]),
       });
+    } catch {
+      if (deps.signal.aborted) break;
     }
-    if (cur.lease) await renew(cur.lease);
+    if (wake.signal.aborted) wake = new AbortController();
+    if (now() - lastTick >= tickMs) {
+      lastTick = now();
+      const probe = deps.probe;
+      if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
+        lastProbe = now();
+        probing = probe().then((r) => {
+          took(r);
+          const ok = r.ok;
+          const before = hysteresis.status;
+          if (hysteresis.record(ok) !== before) {
+            observer?.status(hysteresis.status);
+            emit("status-changed", ok ? "check recovered" : "check failing");
+          }
+          probing = null;
+          wake.abort();
+        });
+      }
+      if (cur.lease) await renew(cur.lease);
+      if (!cur.lease) {
+        await register();
+        continue;
+      }
+    }
     const held = cur.lease;
-    if (!held) await register();
-    else {
+    if (held) {
       const h = current();
       const before: PublishedHealth | null = written;
       if (needsRewrite(before, h)) {

@@ -273,6 +273,36 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     expect(two?.value.samples).toBe(20);
   });
 
+  it("writes a check's outcome when the check ends, not a check interval later", async () => {
+    const fra = origins.get("fra-1");
+    let figure = 1000;
+    let movedAt = 0;
+    fra.respond(() => {
+      if (figure === 3000 && movedAt === 0) movedAt = Date.now();
+      return {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ p90_ms: figure }),
+      };
+    });
+    // the last --interval and --ttl win: one check and one renewal every 5 s
+    const hb = heartbeat("hb-prompt", "fra-1", fra, [
+      "--checker",
+      "probe-prompt",
+      "--interval",
+      "5",
+      "--ttl",
+      "15",
+    ]);
+    await until(hb.read, (v) => v?.value.p90_ms === 1000);
+    figure = 3000;
+    const moved = await until(hb.read, (v) => v?.value.p90_ms === 3000, 20_000);
+    const seenAt = Date.now();
+    expect(moved?.value.p90_ms).toBe(3000);
+    // a tick later would be 5 s after the answer
+    expect(seenAt - movedAt).toBeLessThan(2_500);
+  });
+
   it("publishes the check URL's own JSON p90_ms instead, and rewrites it only past 10 %", async () => {
     const fra = origins.get("fra-1");
     dial(fra, 0, { p90_ms: 1234, status: "ok" });
