@@ -25,6 +25,8 @@ export interface CheckerWritesResult {
   readonly p90_ms: number | null;
   /** Each rewrite after the registration, as the checker logged it: the figure it moved from and to. */
   readonly rewrites: readonly { readonly from_ms: number | null; readonly to_ms: number }[];
+  /** Each status change the checker logged (`unhealthy: check failing`…): a write each. */
+  readonly status_changes: readonly string[];
   /**
    * The same rule applied to a steady 300 ms timer in the bench process over the same run: what
    * the host's scheduling alone moves (`bench/lib/timer-floor.ts`).
@@ -73,6 +75,7 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
     },
   );
   const rewrites: { from_ms: number | null; to_ms: number }[] = [];
+  const statusChanges: string[] = [];
   child.stdout.setEncoding("utf8");
   let pending = "";
   child.stdout.on("data", (chunk: string) => {
@@ -84,6 +87,7 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
         const from = Number(/^was (\d+)$/.exec(e.detail ?? "")?.[1]);
         rewrites.push({ from_ms: Number.isFinite(from) ? from : null, to_ms: e.p90_ms });
       }
+      if (e?.event === "status-changed") statusChanges.push(`${e.status}: ${e.detail ?? ""}`);
     }
   });
   child.stderr.resume();
@@ -114,7 +118,7 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
   const moves = rewrites.map((w) => `${w.from_ms ?? "-"}→${w.to_ms}`).join(", ");
   const timers = await floor;
   o.log(
-    `  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms${moves ? ` (rewrites ${moves})` : ""}; host timer floor: lateness p90 ${timers.lateness_p90_ms} ms, ${timers.rewrites} rewrite(s) of a steady ${DELAY_MS} ms timer`,
+    `  checker writes: ${writes} write(s) in ${o.seconds} s, ${probes} probes, p90 ${p90} ms${moves ? ` (rewrites ${moves})` : ""}${statusChanges.length ? ` (status ${statusChanges.join(", ")})` : ""}; host timer floor: lateness p90 ${timers.lateness_p90_ms} ms, ${timers.rewrites} rewrite(s) of a steady ${DELAY_MS} ms timer`,
   );
   return {
     etcd_writes_per_checker_hour: round(((writes - 1) * 3600) / o.seconds, 1),
@@ -125,14 +129,18 @@ export async function checkerWrites(o: CheckerWritesOptions): Promise<CheckerWri
     origin_delay_ms: DELAY_MS,
     p90_ms: p90,
     rewrites,
+    status_changes: statusChanges,
     timer_floor: timers,
   };
 }
 
 /** One JSON log line of the checker, or null for anything else. */
-function parseEvent(
-  line: string,
-): { readonly event?: string; readonly p90_ms?: number; readonly detail?: string } | null {
+function parseEvent(line: string): {
+  readonly event?: string;
+  readonly status?: string;
+  readonly p90_ms?: number;
+  readonly detail?: string;
+} | null {
   try {
     const v: unknown = JSON.parse(line);
     return v !== null && typeof v === "object" ? (v as { event?: string }) : null;
