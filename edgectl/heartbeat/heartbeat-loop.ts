@@ -100,7 +100,9 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     let r = await deps.probe();
     // The process's first request pays for a cold HTTP client and a new connection (hundreds of
     // ms on a busy host): it only warms up, and the next one is the first sample.
-    if (r.ttfbMs !== undefined) r = await deps.probe();
+    // It never decides the status either: on a loaded host it can time out where the next one
+    // does not, and one failure would register a healthy pool as unhealthy.
+    r = await deps.probe();
     took(r);
     hysteresis = new StatusHysteresis(r.ok ? "healthy" : "unhealthy");
   }

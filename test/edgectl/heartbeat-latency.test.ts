@@ -273,6 +273,22 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     expect(two?.value.samples).toBe(20);
   });
 
+  it("registers by the check after the warm-up, even when the warm-up itself times out", async () => {
+    const fra = origins.get("fra-1");
+    let calls = 0;
+    fra.respond(() => ({ status: 200, delayMs: calls++ === 0 ? 2_000 : 50 }));
+    const hb = heartbeat("hb-warm", "fra-1", fra, [
+      "--checker",
+      "probe-warm",
+      "--check-timeout",
+      "0.5",
+    ]);
+    const first = await until(hb.read, (v) => v !== null);
+    expect(first?.value.status).toBe("healthy");
+    expect(first?.version).toBe(1);
+    expect(Number(first?.value.p90_ms)).toBeLessThan(500);
+  });
+
   it("writes a check's outcome when the check ends, not a check interval later", async () => {
     const fra = origins.get("fra-1");
     let figure = 1000;
