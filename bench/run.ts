@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { LATENCY_WINDOW } from "../edgectl/heartbeat/latency-window.js";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
     health: await run("health", async (c) => ({
       checker: await checkerWrites({ cleanup: c, log, seconds: opts.quick ? 30 : 120 }),
       share: await shedShareError({ cleanup: c, log, viewers: 1000 }),
-      slow: await slowToShed({ cleanup: c, log, fastSamples: opts.quick ? 4 : 20 }),
+      slow: await slowToShed({ cleanup: c, log, fastSamples: opts.quick ? 4 : LATENCY_WINDOW }),
       noisy: await noisyWrites({ cleanup: c, log, seconds: opts.quick ? 120 : 600 }),
     })),
     ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),

@@ -37,8 +37,8 @@ export function shedFallTarget(p90: number | undefined, slow: SlowMs | undefined
  * A pool's next share: it rises at once to `rise`; it falls toward `fall` by one step once the
  * p90 has stayed low enough to fall (`fall` below the share, at every compile since
  * `below_since`) for `recoverMs`, counted from the share's last change at the earliest.
- * `undefined` for a share of 0. `below_since` only changes with the p90 (an etcd change, which
- * rewrites the map anyway) or with the share, so it costs no KV write of its own.
+ * `undefined` for a share of 0. `below_since` alone never causes a KV `routes` write
+ * (`routingText`), so a map read back from KV is taken without it (`withoutFallClocks`).
  */
 export function nextShed(
   previous: PoolShed | undefined,
@@ -114,4 +114,21 @@ export function poolSheds(
     }
   }
   return { sheds, nextStepAt };
+}
+
+/**
+ * `map` as a compile takes it back from KV (after a restart, a takeover, or in edgectl): each
+ * shed's `below_since` dropped. KV's `routes` is not rewritten when only `below_since` changes
+ * (docs/reference.md §3), so its copy may be older than the p90's last rise; dropping it restarts
+ * the fall clock, which can only delay a step down, never hasten one.
+ */
+export function withoutFallClocks(map: CompiledMap): CompiledMap {
+  const sheds = map.sheds;
+  if (!sheds || !Object.values(sheds).some((s) => s?.below_since !== undefined)) return map;
+  return {
+    ...map,
+    sheds: Object.fromEntries(
+      Object.entries(sheds).map(([pool, s]) => [pool, { share: s.share, at: s.at }]),
+    ),
+  };
 }

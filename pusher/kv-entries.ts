@@ -6,7 +6,10 @@ export const ROUTES_KEY = "routes";
 /** The KV key holding the dead-man's switch. */
 export const META_KEY = "meta";
 
-/** The entries of one push: `routes` (when it changed) and always `meta`, stamped by the writer. */
+/**
+ * The entries of one push: `routes` (when its routing changed) and always `meta`, describing
+ * `metaSource` (the newest compile `routes` routes as), stamped by the writer.
+ */
 export function pushEntries(
   routes: CompiledMap | null,
   metaSource: CompiledMap,

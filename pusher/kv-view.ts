@@ -1,4 +1,4 @@
-import { type CompiledMap, type CompileResult, sameMap, sameRouting } from "../core/index.js";
+import { type CompiledMap, type CompileResult, routingText } from "../core/index.js";
 
 /** How long a Workers KV read may lag behind a write (Cloudflare: up to about 60 s). */
 export const KV_STALE_READ_MS = 60_000;
@@ -20,7 +20,10 @@ export function isAfter(
 
 /**
  * The pusher's view of KV: the newest compile it wants there against what KV holds as far as it
- * knows (read on activation, then what it wrote). Answers what still has to be written.
+ * knows (read on activation, then what it wrote). Answers what still has to be written:
+ * `routes` when the newest compile routes differently from it (`sameRouting`: a new revision
+ * alone, or a shed's `below_since`, is no reason), and `meta` whenever the revision it confirms
+ * changes (docs/reference.md §3, §5).
  */
 export class KvView {
   /** The newest compile, not necessarily written yet. */
@@ -35,7 +38,7 @@ export class KvView {
    */
   awaitingCompile = false;
   private metaSignature: string | null = null;
-  /** The last `sameMap` answer, for the pair it was asked about. */
+  /** The last `sameRouting` answer, for the pair it was asked about. */
   private sameAs: {
     readonly desired: CompiledMap;
     readonly written: CompiledMap;
@@ -43,27 +46,45 @@ export class KvView {
   } | null = null;
   /** Signatures by map: each map's is computed once (it joins up to 1,000 problems). */
   private readonly signatures = new WeakMap<CompiledMap, string>();
+  /** `routingText` by map: each map is serialized once (~1 ms for a map of 250 countries). */
+  private readonly texts = new WeakMap<CompiledMap, string>();
 
   constructor(private readonly pusherId: string) {}
 
-  /** The desired map when KV lacks it and it is not older than what KV holds. */
+  /**
+   * The desired map when KV's `routes` lacks it: KV has none, it belongs to another history, or
+   * it routes differently; never one ordered before what KV holds.
+   */
   routesDue(): CompiledMap | null {
     const d = this.desired?.map;
     if (!d || this.awaitingCompile) return null;
     const w = this.written;
     if (!w) return d;
-    // The map this pusher just wrote: nothing to compare (sameMap serializes both, ~1 ms each
-    // time the 88 KB map is cold, right after every write).
+    // The map this pusher just wrote: nothing to compare.
     if (w === d) return null;
     // KV never goes backwards in (history, rev): another leader may have written a newer map.
     if (isAfter(w, d)) return null;
-    // sameMap compares rev and epoch too: only maps equal in both need the full comparison,
-    // which this runs at most once per pair (hasPending and every tick ask again).
-    if (d.history !== w.history || d.rev !== w.rev || d.epoch !== w.epoch) return d;
+    if (d.history !== w.history) return d;
+    // Asked at most once per pair (hasPending and every tick ask again).
     if (this.sameAs?.desired !== d || this.sameAs.written !== w) {
-      this.sameAs = { desired: d, written: w, same: sameMap(d, w) };
+      this.sameAs = { desired: d, written: w, same: this.text(d) === this.text(w) };
     }
     return this.sameAs.same ? null : d;
+  }
+
+  /**
+   * The map `meta` describes: the one due in `routes`; else the newest compile when KV's
+   * `routes` routes as it does (its revision is confirmed); else what KV holds (the newest
+   * compile is older, or not made yet after activation). `null` when KV holds nothing known.
+   */
+  metaSource(): CompiledMap | null {
+    const due = this.routesDue();
+    if (due) return due;
+    const d = this.desired?.map;
+    const w = this.written;
+    if (!w) return null;
+    if (d && !this.awaitingCompile && !isAfter(w, d)) return d;
+    return w;
   }
 
   /** Records what KV holds, learned at `at` (a write that completed, or a read). */
@@ -90,12 +111,12 @@ export class KvView {
     const older = !unparsable && known !== null && (inKv === null || isAfter(known, inKv));
     if (older && now - this.writtenAt < staleMs) return "stale";
     if (!desired || !inKv || older) return "drift";
-    return sameRouting(inKv, desired) ? "in-sync" : "drift";
+    return this.text(inKv) === this.text(desired) ? "in-sync" : "drift";
   }
 
   /** True when `meta` no longer describes the map it would describe now. */
   metaChanged(): boolean {
-    const source = this.routesDue() ?? this.written;
+    const source = this.metaSource();
     return source !== null && this.signature(source) !== this.metaSignature;
   }
 
@@ -107,6 +128,15 @@ export class KvView {
   /** Forgets what `meta` holds, so the next tick rewrites it. */
   forgetMeta(): void {
     this.metaSignature = null;
+  }
+
+  private text(map: CompiledMap): string {
+    let text = this.texts.get(map);
+    if (text === undefined) {
+      text = routingText(map);
+      this.texts.set(map, text);
+    }
+    return text;
   }
 
   private signature(map: CompiledMap): string {

@@ -91,7 +91,7 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
   );
   gauge(
     "edge_pusher_pushed_revision",
-    "etcd revision of the map last written to KV",
+    "etcd revision KV was last confirmed against (meta.rev: routes routes as that compile does)",
     () => status.pushedRevision,
   );
   gauge(

@@ -4,6 +4,7 @@ import {
   type KeptRule,
   lastValidContinentRule,
   lastValidRule,
+  withoutFallClocks,
 } from "../core/index.js";
 import { isAfter } from "./kv-view.js";
 
@@ -32,19 +33,40 @@ function ruleKeys(map: CompiledMap): Set<string> {
  * ordered after `own` (another leader saw more) replaces it; an older one only fills in the
  * rules `own` knows nothing of (a rule invalid since before this process started, whose last
  * valid form only KV remembers). So a stale copy never brings back a rule this pusher saw replaced.
+ * Shed shares step from what the edge serves (§9): KV's, of the same history, unless `own`
+ * agrees with it (a standby compiles from no previous map, so its shares follow the p90 with no
+ * hysteresis). A shed's fall clock (`below_since`) is never taken from KV (`withoutFallClocks`).
  */
 export function takeoverSeed(
   own: CompiledMap | null,
   inKv: CompiledMap | null,
 ): CompiledMap | null {
   if (!inKv) return own;
-  if (!own || isAfter(inKv, own)) return inKv;
+  if (!own || isAfter(inKv, own)) return withoutFallClocks(inKv);
   const extra: Record<string, KeptRule> = {};
   for (const key of ruleKeys(inKv)) {
     if (lastValid(own, key)) continue;
     const theirs = lastValid(inKv, key);
     if (theirs) extra[key] = theirs;
   }
-  if (Object.keys(extra).length === 0) return own;
-  return { ...own, kept: { ...extra, ...own.kept } };
+  const sheds = inKv.history === own.history ? servedSheds(own, inKv) : own.sheds;
+  if (Object.keys(extra).length === 0 && sheds === own.sheds) return own;
+  const { sheds: _, ...rest } = own;
+  return {
+    ...rest,
+    ...(Object.keys(extra).length > 0 ? { kept: { ...extra, ...own.kept } } : {}),
+    ...(sheds ? { sheds } : {}),
+  };
+}
+
+/** KV's sheds without their fall clocks, or `own`'s (the same object) when it serves the same. */
+function servedSheds(own: CompiledMap, inKv: CompiledMap): CompiledMap["sheds"] {
+  const theirs = withoutFallClocks(inKv).sheds ?? {};
+  const mine = own.sheds ?? {};
+  const pools = new Set([...Object.keys(theirs), ...Object.keys(mine)]);
+  const same = [...pools].every(
+    (p) => theirs[p]?.share === mine[p]?.share && theirs[p]?.at === mine[p]?.at,
+  );
+  if (same) return own.sheds;
+  return Object.keys(theirs).length > 0 ? theirs : undefined;
 }

@@ -12,8 +12,9 @@ export { META_KEY, ROUTES_KEY } from "./kv-entries.js";
 export type { WriteSchedulerOptions } from "./write-scheduler-options.js";
 
 /**
- * Writes the newest compiled map to KV, one write per `minIntervalMs` per key at most
- * (`WriteSlots`): a change after a quiet interval goes out at once, later ones are coalesced into
+ * Writes the newest compiled map to KV: `routes` when it routes differently from the map KV
+ * holds, `meta` when the revision it confirms changes (`KvView`); one write per `minIntervalMs`
+ * per key at most (`WriteSlots`): a change after a quiet interval goes out at once, later ones are coalesced into
  * one write at the interval's end, and a failed write is retried with backoff. The desired state is read when a write starts,
  * so the last state always wins and a newer map supersedes a pending one.
  */
@@ -150,7 +151,7 @@ export class WriteScheduler {
     if (this.view.awaitingCompile || !this.view.desired) return Number.POSITIVE_INFINITY;
 
     const routes = this.view.routesDue();
-    const metaSource = routes ?? this.view.written;
+    const metaSource = this.view.metaSource();
     const kvAhead = this.view.written;
     if (
       !routes &&

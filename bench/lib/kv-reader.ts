@@ -2,7 +2,7 @@ import type { KvSink } from "../../adapters/kv/kv-sink.js";
 import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import type { Cleanup } from "./cleanup.js";
 
-/** `rev` of a serialized map without parsing it (stable JSON: `{"v":1,"rev":N,…`). */
+/** `rev` of a serialized map or `meta` without parsing it (stable JSON: `{"v":1,"rev":N,…`). */
 export function revisionOf(text: string | null): number | null {
   if (text === null) return null;
   const m = /^\{"v":1,"rev":(\d+),/.exec(text);

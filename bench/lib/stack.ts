@@ -43,7 +43,10 @@ export interface Stack {
   readonly firstPushMs: number;
   /** ms etcd took to take the fixture. */
   readonly loadMs: number;
-  /** Polls `routes` in KV until its `rev` ≥ `rev`; resolves to the ms waited or null. */
+  /**
+   * Polls KV until it reflects `rev`: `routes.rev` ≥ `rev` (routing changed at or after it) or
+   * `meta.rev` ≥ `rev` (the pusher confirmed `routes` against it); resolves to the ms waited or null.
+   */
   waitKvRevision(rev: number, timeoutMs: number, intervalMs?: number): Promise<number | null>;
 }
 
@@ -108,7 +111,9 @@ export async function startStack(
     const seen = await pollUntil(
       async () => {
         const r = revisionOf(await reader.get("routes"));
-        return r !== null && r >= rev ? r : null;
+        if (r !== null && r >= rev) return r;
+        const m = revisionOf(await reader.get("meta"));
+        return r !== null && m !== null && m >= rev ? m : null;
       },
       { timeoutMs, intervalMs },
     );

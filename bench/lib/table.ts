@@ -155,7 +155,7 @@ function rows(r: TableInput): Row[] {
     out.push([
       `etcd writes per checker-hour at a steady p90 (${hc.seconds} s, ${hc.probes} probes)`,
       `${r.health.etcd_writes_per_checker_hour}`,
-      `p90 ${hc.p90_ms ?? "-"} ms`,
+      `p90 ${hc.p90_ms ?? "-"} ms; host timer floor ${hc.timer_floor ? `${hc.timer_floor.rewrites} rewrite(s), lateness p90 ${hc.timer_floor.lateness_p90_ms} ms` : "-"}`,
       `${hc.writes} write(s) with the registration`,
       "0 beyond the first",
       check(r.health.etcd_writes_per_checker_hour === 0),

@@ -207,7 +207,7 @@ export interface SlowToShedResult {
   readonly interval_s: number;
   readonly goal_ms: number;
   readonly shed_share: number;
-  /** Fast probes in the checker's window (of 20) when the origin slowed down. */
+  /** Fast probes in the checker's window when the origin slowed down (the full run fills it: `LATENCY_WINDOW`). */
   readonly fast_samples_before: number;
 }
 

@@ -18,7 +18,7 @@ export function explainCommand(ctx: CommandContext): Command {
     .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
     .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { compile } = await import("../../core/index.js");
+      const { compile, withoutFallClocks } = await import("../../core/index.js");
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
@@ -51,7 +51,7 @@ export function explainCommand(ctx: CommandContext): Command {
         if (!opts.kv) history = "KV not read (--no-kv): last valid rules are not shown";
         else {
           const kv = await readKvMaps(ctx.io);
-          previous = kv.routes;
+          previous = kv.routes && withoutFallClocks(kv.routes);
           history = kv.error
             ? `KV not readable (${kv.error}): last valid rules are not shown`
             : kv.routes

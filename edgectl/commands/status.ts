@@ -54,7 +54,7 @@ export function statusCommand(ctx: CommandContext): Command {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them;
       // together, so one module's file reads overlap another's compile.
       const [
-        { compile, describeSlowPool, poolReports },
+        { compile, describeSlowPool, poolReports, withoutFallClocks },
         { compileOptions },
         { readPrefixFromAny, toSnapshot },
         { withEtcdMembers },
@@ -79,7 +79,10 @@ export function statusCommand(ctx: CommandContext): Command {
       const kv = await readKvMaps(ctx.io);
       const { routes, meta } = kv;
       const snapshot = toSnapshot(read);
-      const result = compile(snapshot, { ...compileOptions(settings), previous: routes });
+      const result = compile(snapshot, {
+        ...compileOptions(settings),
+        previous: routes && withoutFallClocks(routes),
+      });
       const compiled = result.map;
       // What the edge serves: the shares in KV's map (the compile's, when KV has none).
       const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);

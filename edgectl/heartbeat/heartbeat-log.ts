@@ -6,7 +6,7 @@ type Level = "info" | "warn" | "error";
 const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly msg: string }> = {
   registered: { level: "info", msg: "health key written under a new lease" },
   "status-changed": { level: "warn", msg: "status changed" },
-  "p90-changed": { level: "info", msg: "p90 moved by more than 10 %; rewritten" },
+  "p90-changed": { level: "info", msg: "p90 moved by more than 10 % and 50 ms; rewritten" },
   "renew-failing": { level: "warn", msg: "lease renewal failing; retrying" },
   "renew-recovered": { level: "info", msg: "lease renewal recovered" },
   "lease-lost": { level: "warn", msg: "lease lost; registering again" },

@@ -70,8 +70,9 @@ export interface HeartbeatDeps {
 /**
  * Keeps `health/POOL` (or `health/POOL/CHECKER`) alive on a lease until the signal aborts, then
  * revokes the lease so the pool drains at once. With a check, the key also carries the p90 of
- * the last probes' times to first byte (or the check URL's own `p90_ms`), and is rewritten only
- * when the status changes or that p90 moves by more than 10 %. Renewal is one keepalive per tick on a lease that is never re-granted
+ * the last probes' times to first byte (`LatencyWindow.published`, or the check URL's own
+ * `p90_ms`), and is rewritten only when the status changes or that p90 moves by more than 10 %
+ * and more than `P90_REWRITE_MIN_MS` (`needsRewrite`). Renewal is one keepalive per tick on a lease that is never re-granted
  * while alive; each keepalive goes to the member that answered last and moves to the next one
  * when that fails, so a lost member or a leader change costs a retry, not the lease. When no
  * renewal succeeded for longer than the TTL (etcd has expired it by then) or etcd says the
@@ -91,7 +92,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     if (!r.ok || r.ttfbMs === undefined) return;
     latencies.add(r.ttfbMs);
     reported = r.reportedP90Ms;
-    const p90 = reported ?? latencies.p90();
+    const p90 = reported ?? latencies.published();
     if (p90 !== null) observer?.latency(p90, reported === undefined ? latencies.count : 0);
   };
   let hysteresis = new StatusHysteresis("healthy");
@@ -99,13 +100,15 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     let r = await deps.probe();
     // The process's first request pays for a cold HTTP client and a new connection (hundreds of
     // ms on a busy host): it only warms up, and the next one is the first sample.
-    if (r.ttfbMs !== undefined) r = await deps.probe();
+    // It never decides the status either: on a loaded host it can time out where the next one
+    // does not, and one failure would register a healthy pool as unhealthy.
+    r = await deps.probe();
     took(r);
     hysteresis = new StatusHysteresis(r.ok ? "healthy" : "unhealthy");
   }
   observer?.status(hysteresis.status);
   const current = (): PublishedHealth => {
-    const p90 = reported ?? latencies.p90();
+    const p90 = reported ?? latencies.published();
     if (p90 === null) return { status: hysteresis.status };
     return reported === undefined
       ? { status: hysteresis.status, p90Ms: p90, samples: latencies.count }
@@ -192,30 +195,43 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   };
 
   await register();
+  // A finished probe wakes the loop, so its result is published at once, not a tick later.
+  let wake = new AbortController();
+  let lastTick = now();
   while (!deps.signal.aborted) {
     try {
-      await sleep(tickMs, undefined, { signal: deps.signal });
-    } catch {
-      break;
-    }
-    const probe = deps.probe;
-    if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
-      lastProbe = now();
-      probing = probe().then((r) => {
-        took(r);
-        const ok = r.ok;
-        const before = hysteresis.status;
-        if (hysteresis.record(ok) !== before) {
-          observer?.status(hysteresis.status);
-          emit("status-changed", ok ? "check recovered" : "check failing");
-        }
-        probing = null;
+      await sleep(Math.max(0, lastTick + tickMs - now()), undefined, {
+        signal: AbortSignal.any([deps.signal, wake.signal]),
       });
+    } catch {
+      if (deps.signal.aborted) break;
     }
-    if (cur.lease) await renew(cur.lease);
+    if (wake.signal.aborted) wake = new AbortController();
+    if (now() - lastTick >= tickMs) {
+      lastTick = now();
+      const probe = deps.probe;
+      if (probe && !probing && now() - lastProbe >= deps.intervalMs) {
+        lastProbe = now();
+        probing = probe().then((r) => {
+          took(r);
+          const ok = r.ok;
+          const before = hysteresis.status;
+          if (hysteresis.record(ok) !== before) {
+            observer?.status(hysteresis.status);
+            emit("status-changed", ok ? "check recovered" : "check failing");
+          }
+          probing = null;
+          wake.abort();
+        });
+      }
+      if (cur.lease) await renew(cur.lease);
+      if (!cur.lease) {
+        await register();
+        continue;
+      }
+    }
     const held = cur.lease;
-    if (!held) await register();
-    else {
+    if (held) {
       const h = current();
       const before: PublishedHealth | null = written;
       if (needsRewrite(before, h)) {

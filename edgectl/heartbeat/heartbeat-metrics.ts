@@ -83,7 +83,7 @@ export class HeartbeatMetrics implements HeartbeatObserver {
     });
     this.writes = new Counter({
       name: "edge_heartbeat_etcd_writes_total",
-      help: "writes of the health key to etcd: registrations, status changes and p90 moves of more than 10 %",
+      help: "writes of the health key to etcd: registrations, status changes and p90 moves of more than 10 % and 50 ms",
       labelNames: ["pool"],
       registers,
     });

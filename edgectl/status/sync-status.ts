@@ -36,9 +36,10 @@ export interface SyncVerdict {
 
 /**
  * The edge is on the current config when KV's `meta` carries etcd's epoch and a revision at or
- * after the newest routing key, KV's `routes` routes exactly like a fresh compile (this catches
- * deletions, which leave no mod revision behind), and a reachable leader pusher has pushed at
- * least that revision.
+ * after the newest routing key (the revision the pusher confirmed `routes` against), KV's
+ * `routes` routes exactly like a fresh compile (`sameRouting`: this catches deletions, which
+ * leave no mod revision behind; its own `rev` is where routing last changed, older is fine), and
+ * a reachable leader pusher has pushed at least that revision.
  */
 export function evaluateSync(x: SyncInputs): SyncVerdict {
   const behind: string[] = [];
@@ -103,7 +104,9 @@ export function formatSync(x: SyncInputs, v: SyncVerdict): string[] {
       ),
     );
   if (x.kv.routes)
-    lines.push(row("KV routes", String(x.kv.routes.rev), String(x.kv.routes.epoch), ""));
+    lines.push(
+      row("KV routes", String(x.kv.routes.rev), String(x.kv.routes.epoch), "routing last changed"),
+    );
   if (x.pusher?.ok)
     lines.push(
       row(

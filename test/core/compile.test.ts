@@ -192,14 +192,23 @@ describe("compile", () => {
     expect(serializeMap(again)).toBe(text);
   });
 
-  it("sameMap ignores only compiled_at; sameRouting also ignores rev and epoch", () => {
+  it("sameMap ignores only compiled_at; sameRouting also ignores rev, epoch and below_since", () => {
     const a = run(world());
     const b = compile(snap(world(), 10), opts({ now: new Date(0) })).map;
-    const c = compile(snap(world(), 11), opts()).map;
+    const c = compile(snap(world({ epoch: "8" }), 11), opts()).map;
     expect(sameMap(a, b)).toBe(true);
     expect(sameMap(a, c)).toBe(false);
     expect(sameRouting(a, c)).toBe(true);
     expect(sameRouting(a, run(world({ "health/fra-1": { status: "unhealthy" } })))).toBe(false);
+    const shed = { share: 40, at: "2026-11-29T15:00:00.000Z" };
+    const falling = {
+      ...a,
+      sheds: { "fra-1": { ...shed, below_since: "2026-11-29T15:00:30.000Z" } },
+    };
+    expect(sameRouting({ ...a, sheds: { "fra-1": shed } }, falling)).toBe(true);
+    expect(sameMap({ ...a, sheds: { "fra-1": shed } }, falling)).toBe(false);
+    expect(sameRouting({ ...a, sheds: { "fra-1": { ...shed, share: 30 } } }, falling)).toBe(false);
+    expect(sameRouting(a, { ...a, problems: ["country/ZZ: not a country"] })).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import { type CompiledMap, parseMap } from "../../core/index.js";
 import { type Origins, startOrigins } from "../../testkit/origins.js";
 import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import {
+  kvRevision,
   kvRoutes,
   type PusherUnderTest,
   uniqueNames,
@@ -31,7 +32,6 @@ describe("slow pools and checker quorum: etcd → pusher → KV → Worker (work
   let prefix: string;
   let client: Etcd3;
   const leases = new Map<string, Lease>();
-  let pushedRev = -1;
   let pushedText = "";
 
   /** One checker's key, under its own lease, as `edgectl heartbeat POOL --checker NAME` writes. */
@@ -47,17 +47,27 @@ describe("slow pools and checker quorum: etcd → pusher → KV → Worker (work
   const allCheck = async (pool: string, value: Record<string, unknown>) => {
     for (const c of CHECKERS) await check(pool, c, value);
   };
-  /** Waits until the pusher's KV map satisfies `ok`, then hands it to the Worker. */
-  const pushed = async (what: string, ok: (m: CompiledMap) => boolean): Promise<CompiledMap> => {
+  /** etcd's revision now: what KV must reflect once the pusher has seen every change so far. */
+  const etcdRevision = async () =>
+    Number((await client.get(`${prefix}epoch`).exec()).header.revision);
+  /**
+   * Waits until KV reflects etcd revision `atRev` (`kvRevision`: `routes` is rewritten only when
+   * routing changes, `meta` confirms each revision) and its map satisfies `ok`, then hands the
+   * map to the Worker.
+   */
+  const pushed = async (
+    what: string,
+    ok: (m: CompiledMap) => boolean,
+    atRev = 0,
+  ): Promise<CompiledMap> => {
     const map = await waitFor(what, async () => {
       const m = await kvRoutes(p.kv);
-      return m && m.rev > 0 && ok(m) ? m : null;
+      return m && m.rev > 0 && ok(m) && (await kvRevision(p.kv)) >= atRev ? m : null;
     });
     const text = await p.kv.get("routes");
     // A recover step changes the map at the same revision: compare the documents.
     if (text && text !== pushedText) {
       await worker.putMap(text);
-      pushedRev = map.rev;
       pushedText = text;
     }
     return map;
@@ -109,13 +119,17 @@ describe("slow pools and checker quorum: etcd → pusher → KV → Worker (work
     expect(new Set(before)).toEqual(new Set(["fra-1"]));
 
     await check("fra-1", "c", { status: "unhealthy" });
-    const partitioned = await pushed("checker c's report compiled", (m) => m.rev > pushedRev);
+    const partitioned = await pushed(
+      "checker c's report compiled",
+      () => true,
+      await etcdRevision(),
+    );
     expect(de(partitioned)?.pool).toBe("fra-1");
     expect(await picks()).toEqual(before);
 
     await leases.get("fra-1/c")?.revoke();
     leases.delete("fra-1/c");
-    const killed = await pushed("checker c gone", (m) => m.rev > pushedRev);
+    const killed = await pushed("checker c gone", () => true, await etcdRevision());
     expect(de(killed)?.pool).toBe("fra-1");
     expect(await picks()).toEqual(before);
     const res = await worker.dispatch("/seg-1.ts", { country: "DE" });
@@ -124,7 +138,7 @@ describe("slow pools and checker quorum: etcd → pusher → KV → Worker (work
 
   it("a majority says down: the pool drops", async () => {
     await check("fra-1", "c", { status: "healthy", p90_ms: 200 });
-    await pushed("c back", (m) => m.rev > pushedRev);
+    await pushed("c back", () => true, await etcdRevision());
     await check("fra-1", "a", { status: "unhealthy" });
     await check("fra-1", "b", { status: "unhealthy" });
     const down = await pushed("fra-1 dropped", (m) => de(m)?.pool === "ams-1");

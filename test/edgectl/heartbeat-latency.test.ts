@@ -27,6 +27,35 @@ describe("LatencyWindow", () => {
     for (let i = 0; i < 16; i++) w.add(100);
     expect(w.p90()).toBe(100);
   });
+
+  it("publishes the p90, or the lower of the last two probes when both are above it", () => {
+    const w = new LatencyWindow();
+    expect(w.published()).toBeNull();
+    w.add(900);
+    // one sample: nothing to compare it with
+    expect(w.published()).toBe(900);
+    for (let i = 0; i < 20; i++) w.add(300);
+    expect(w.published()).toBe(300);
+    // one outlier changes nothing, then or after
+    w.add(1400);
+    expect(w.p90()).toBe(300);
+    expect(w.published()).toBe(300);
+    w.add(300);
+    expect(w.published()).toBe(300);
+    for (let i = 0; i < 20; i++) w.add(300);
+    // two slow in a row: the lower of them, two probes before the p90 itself would turn
+    w.add(1450);
+    w.add(1380);
+    expect(w.p90()).toBe(300);
+    expect(w.published()).toBe(1380);
+    w.add(1420);
+    // three slow: the p90 itself has turned
+    expect(w.p90()).toBe(1380);
+    expect(w.published()).toBe(1380);
+    // fast again: the window's p90, which keeps the slow probes until they age out
+    w.add(300);
+    expect(w.published()).toBe(1380);
+  });
 });
 
 describe("needsRewrite", () => {
@@ -34,15 +63,25 @@ describe("needsRewrite", () => {
     status,
     ...(p90Ms !== undefined ? { p90Ms } : {}),
   });
-  it("rewrites on a status change, a p90 that appears, or a move of more than 10 %", () => {
+  it("rewrites on a status change, a p90 that appears, or a move of more than 10 % and 50 ms", () => {
     expect(needsRewrite(null, h())).toBe(true);
     expect(needsRewrite(h(200), h(200, "unhealthy"))).toBe(true);
     expect(needsRewrite(h(), h(200))).toBe(true);
-    expect(needsRewrite(h(200), h(220))).toBe(false);
-    expect(needsRewrite(h(200), h(180))).toBe(false);
-    expect(needsRewrite(h(200), h(221))).toBe(true);
-    expect(needsRewrite(h(200), h(179))).toBe(true);
-    expect(needsRewrite(h(200), { ...h(205), samples: 7 })).toBe(false);
+    expect(needsRewrite(h(200), h())).toBe(true);
+    expect(needsRewrite(h(1000), h(1100))).toBe(false);
+    expect(needsRewrite(h(1000), h(900))).toBe(false);
+    expect(needsRewrite(h(1000), h(1101))).toBe(true);
+    expect(needsRewrite(h(1000), h(899))).toBe(true);
+    expect(needsRewrite(h(1000), { ...h(1050), samples: 7 })).toBe(false);
+  });
+
+  it("does not rewrite a fast pool's p90 for a move of 50 ms or less, however many percent", () => {
+    // 300 → 350 is 17 %: scheduling jitter on a loaded checker host, not news
+    expect(needsRewrite(h(300), h(350))).toBe(false);
+    expect(needsRewrite(h(300), h(250))).toBe(false);
+    expect(needsRewrite(h(300), h(351))).toBe(true);
+    expect(needsRewrite(h(20), h(70))).toBe(false);
+    expect(needsRewrite(h(0), h(51))).toBe(true);
   });
   it("puts samples only on a checker's own key", () => {
     const v = { status: "healthy" as const, p90Ms: 180, samples: 20 };
@@ -206,6 +245,78 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     expect(await metric("edge_heartbeat_etcd_writes_total")).toBe(2);
     hb.stop.abort();
     expect((await hb.done).code).toBe(0);
+  });
+
+  it("one slow probe changes nothing; two in a row publish the slow figure before the window's p90 turns", async () => {
+    const fra = origins.get("fra-1");
+    dial(fra, 100);
+    const hb = heartbeat("hb-attack", "fra-1", fra, ["--checker", "probe-attack"]);
+    await until(hb.read, (v) => v !== null);
+    // a full window of fast probes (the warm-up probe and 20 samples, and some margin)
+    const filled = fra.hits;
+    expect(await waitFor(async () => fra.hits - filled >= 24, 30_000)).toBe(true);
+    const fast = await hb.read();
+    expect(Number(fast?.value.p90_ms)).toBeLessThan(400);
+    /** The next `n` probes answer after 800 ms, every later one after 100 ms. */
+    const slowFor = (n: number) => {
+      let left = n;
+      fra.respond(() => ({ status: 200, delayMs: left-- > 0 ? 800 : 100 }));
+    };
+    slowFor(1);
+    const one = fra.hits;
+    expect(await waitFor(async () => fra.hits - one >= 5, 30_000)).toBe(true);
+    expect(Number((await hb.read())?.value.p90_ms)).toBeLessThan(400);
+    slowFor(2);
+    // two slow probes of 20: the nearest-rank p90 alone would never turn
+    const two = await until(hb.read, (v) => Number(v?.value.p90_ms) >= 800);
+    expect(two?.value.p90_ms).toBeLessThan(1200);
+    expect(two?.value.samples).toBe(20);
+  });
+
+  it("registers by the check after the warm-up, even when the warm-up itself times out", async () => {
+    const fra = origins.get("fra-1");
+    let calls = 0;
+    fra.respond(() => ({ status: 200, delayMs: calls++ === 0 ? 2_000 : 50 }));
+    const hb = heartbeat("hb-warm", "fra-1", fra, [
+      "--checker",
+      "probe-warm",
+      "--check-timeout",
+      "0.5",
+    ]);
+    const first = await until(hb.read, (v) => v !== null);
+    expect(first?.value.status).toBe("healthy");
+    expect(first?.version).toBe(1);
+    expect(Number(first?.value.p90_ms)).toBeLessThan(500);
+  });
+
+  it("writes a check's outcome when the check ends, not a check interval later", async () => {
+    const fra = origins.get("fra-1");
+    let figure = 1000;
+    let movedAt = 0;
+    fra.respond(() => {
+      if (figure === 3000 && movedAt === 0) movedAt = Date.now();
+      return {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ p90_ms: figure }),
+      };
+    });
+    // the last --interval and --ttl win: one check and one renewal every 5 s
+    const hb = heartbeat("hb-prompt", "fra-1", fra, [
+      "--checker",
+      "probe-prompt",
+      "--interval",
+      "5",
+      "--ttl",
+      "15",
+    ]);
+    await until(hb.read, (v) => v?.value.p90_ms === 1000);
+    figure = 3000;
+    const moved = await until(hb.read, (v) => v?.value.p90_ms === 3000, 20_000);
+    const seenAt = Date.now();
+    expect(moved?.value.p90_ms).toBe(3000);
+    // a tick later would be 5 s after the answer
+    expect(seenAt - movedAt).toBeLessThan(2_500);
   });
 
   it("publishes the check URL's own JSON p90_ms instead, and rewrites it only past 10 %", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../core/index.js";
-import { evaluateSync, type SyncInputs } from "../../edgectl/status/sync-status.js";
+import { evaluateSync, formatSync, type SyncInputs } from "../../edgectl/status/sync-status.js";
 
 const P = "/p/";
 
@@ -70,5 +70,30 @@ describe("evaluateSync", () => {
         pusher: { ok: true, role: "standby", pushedRevision: null, epoch: null },
       }).inSync,
     ).toBe(true);
+  });
+
+  it("is in sync when routes last changed at an older revision and meta confirms the newest (docs/reference.md §3)", () => {
+    // etcd moved to 31 (a checker's p90 within the watermarks, say) without changing routing
+    const routes = compile({ ...snapshot, revision: 12 }, { ...opts, now: new Date(5_000) }).map;
+    const x: SyncInputs = {
+      etcd: { revision: 31, epoch: 4, newestChange: 31, compiled },
+      kv: { meta: { ...meta, rev: 31 }, routes },
+      pusher: { ok: true, role: "leader", pushedRevision: 31, epoch: 4 },
+    };
+    expect(routes.rev).toBe(12);
+    expect(evaluateSync(x)).toEqual({ inSync: true, behind: [] });
+    expect(formatSync(x, evaluateSync(x)).find((l) => l.startsWith("KV routes"))).toContain(
+      "routing last changed",
+    );
+    // a shed's fall clock alone is no difference either; its share is
+    const shed = { share: 40, at: "2026-11-29T15:00:00.000Z" };
+    const falling = { ...shed, below_since: "2026-11-29T15:00:30.000Z" };
+    const kvShed = { ...routes, sheds: { "a-1": shed } };
+    const sync = (c: typeof compiled) =>
+      evaluateSync({ ...x, etcd: { ...x.etcd, compiled: c }, kv: { ...x.kv, routes: kvShed } });
+    expect(sync({ ...compiled, sheds: { "a-1": falling } }).inSync).toBe(true);
+    expect(sync({ ...compiled, sheds: { "a-1": { ...shed, share: 30 } } }).inSync).toBe(false);
+    // meta short of the newest change is behind, whatever routes says
+    expect(evaluateSync({ ...x, kv: { ...x.kv, meta: { ...meta, rev: 30 } } }).inSync).toBe(false);
   });
 });

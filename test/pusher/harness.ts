@@ -61,6 +61,17 @@ export async function kvRoutes(kv: KvSink): Promise<CompiledMap | null> {
   return text === null ? null : parseMap(text);
 }
 
+/**
+ * The etcd revision KV is known to reflect: `meta.rev` (the revision the pusher last confirmed
+ * the map against) or `routes.rev` (where routing last changed), whichever is higher; 0 when
+ * neither is there (docs/reference.md §3).
+ */
+export async function kvRevision(kv: KvSink): Promise<number> {
+  const [routes, meta] = await Promise.all([kvRoutes(kv), kv.get("meta")]);
+  const metaRev = meta === null ? 0 : Number((JSON.parse(meta) as { rev?: unknown }).rev ?? 0);
+  return Math.max(routes?.rev ?? 0, Number.isFinite(metaRev) ? metaRev : 0);
+}
+
 /** Polls `fn` until it returns a truthy value, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   what: string,
@@ -84,7 +95,7 @@ export async function waitFor<T>(
   }
 }
 
-/** Waits until KV `routes` is at least at `rev` and routes like a fresh compile of etcd. */
+/** Waits until KV reflects at least `rev` (`kvRevision`) and routes like a fresh compile of etcd. */
 export async function kvConverged(
   client: Etcd3,
   kv: KvSink,
@@ -96,7 +107,7 @@ export async function kvConverged(
     "KV to match etcd",
     async () => {
       const inKv = await kvRoutes(kv);
-      if (!inKv || inKv.rev < rev) return null;
+      if (!inKv || (await kvRevision(kv)) < rev) return null;
       // Histories are asserted where they matter; here only the routing is compared.
       const fresh = { ...(await compileNow(client, prefix)), history: inKv.history };
       return sameRouting(inKv, fresh) ? inKv : null;

@@ -45,3 +45,69 @@ describe("KvView.routesDue (what still has to be written)", () => {
     expect(view.routesDue()).toBeNull();
   });
 });
+
+describe("KvView: a new revision that routes the same (docs/reference.md §3)", () => {
+  it("owes no routes for it, and meta confirms its revision", () => {
+    const view = new KvView("p1");
+    const first = compiled(10, "a");
+    view.desired = first;
+    view.learned(first.map, 1);
+    view.metaWritten(first.map);
+    expect(view.metaChanged()).toBe(false);
+    const later = compiled(17, "a");
+    view.desired = later;
+    expect(view.routesDue()).toBeNull();
+    expect(view.metaSource()).toBe(later.map);
+    expect(view.metaChanged()).toBe(true);
+    view.metaWritten(later.map);
+    expect(view.metaChanged()).toBe(false);
+    // a routing change at a later revision is owed, and meta describes it
+    const moved = compiled(20, "b");
+    view.desired = moved;
+    expect(view.routesDue()).toBe(moved.map);
+    expect(view.metaSource()).toBe(moved.map);
+  });
+
+  it("owes no routes for a shed's below_since alone, but does for its share", () => {
+    const view = new KvView("p1");
+    const base = compiled(10, "a");
+    const shed = { share: 40, at: "2026-01-01T00:00:00.000Z" };
+    const withShed = { ...base.map, sheds: { a: shed } };
+    view.learned(withShed, 1);
+    view.desired = {
+      ...base,
+      map: {
+        ...withShed,
+        rev: 12,
+        sheds: { a: { ...shed, below_since: "2026-01-01T00:00:30.000Z" } },
+      },
+    };
+    expect(view.routesDue()).toBeNull();
+    const stepped = {
+      ...withShed,
+      rev: 13,
+      sheds: { a: { share: 30, at: "2026-01-01T00:01:30.000Z" } },
+    };
+    view.desired = { ...base, map: stepped };
+    expect(view.routesDue()).toBe(stepped);
+  });
+
+  it("owes routes for the same routing in another etcd history", () => {
+    const view = new KvView("p1");
+    view.learned(compiled(10, "a").map, 1);
+    const next = compiled(3, "a");
+    view.desired = { ...next, map: { ...next.map, history: 1 } };
+    expect(view.routesDue()).toBe(view.desired.map);
+  });
+
+  it("describes what KV holds in meta while the newest compile is older than it", () => {
+    const view = new KvView("p1");
+    const kv = compiled(11, "a").map;
+    view.learned(kv, 1);
+    view.desired = compiled(10, "a");
+    expect(view.metaSource()).toBe(kv);
+    view.awaitingCompile = true;
+    view.desired = compiled(12, "a");
+    expect(view.metaSource()).toBe(kv);
+  });
+});

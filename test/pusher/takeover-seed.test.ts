@@ -44,4 +44,65 @@ describe("takeoverSeed: the last valid rules a new writer starts from", () => {
     const otherHistory = { ...map(world(FR_PAR), 5), history: own.history + 1 };
     expect(takeoverSeed(own, otherHistory)).toBe(otherHistory);
   });
+
+  it("never takes a shed's fall clock (below_since) from KV: a restart can delay a step down, never hasten it", () => {
+    const t0 = Date.parse("2026-11-29T15:00:00.000Z");
+    const slow = (p90: number) =>
+      world({
+        "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
+        "health/fra-1": { status: "healthy", p90_ms: p90 },
+      });
+    const at = (s: number, p90: number, rev: number, previous: CompiledMap | null) =>
+      compile(
+        snap(slow(p90), rev),
+        opts({ previous, now: new Date(t0 + s * 1000), shedRecoverSeconds: 60 }),
+      ).map;
+    const rose = at(0, 1400, 10, null);
+    expect(rose.sheds?.["fra-1"]).toEqual({ share: 50, at: "2026-11-29T15:00:00.000Z" });
+    // KV's copy: written when the p90 first dipped, 10 s in. The p90 rose again after it (which
+    // only clears below_since: no routes write), then dipped again.
+    const kvCopy = at(10, 1300, 11, rose);
+    expect(kvCopy.sheds?.["fra-1"]?.below_since).toBe("2026-11-29T15:00:10.000Z");
+    const seed = takeoverSeed(null, kvCopy);
+    expect(seed?.sheds?.["fra-1"]).toEqual({ share: 50, at: "2026-11-29T15:00:00.000Z" });
+    expect(seed?.countries).toEqual(kvCopy.countries);
+    // 75 s in, after the restart: the fall clock starts again here, so the share holds
+    const next = at(75, 1300, 20, seed);
+    expect(next.sheds?.["fra-1"]).toMatchObject({
+      share: 50,
+      below_since: "2026-11-29T15:01:15.000Z",
+    });
+    // KV's stale clock would have stepped down already
+    expect(at(75, 1300, 20, kvCopy).sheds?.["fra-1"]?.share).toBe(40);
+    // a newer KV map than its own compile is taken without its clock too
+    expect(takeoverSeed(rose, kvCopy)?.sheds?.["fra-1"]?.below_since).toBeUndefined();
+  });
+
+  it("steps shed shares from KV's, which the edge serves, not from a standby's compile without hysteresis", () => {
+    const t0 = Date.parse("2026-11-29T15:00:00.000Z");
+    const slow = (p90: number) =>
+      world({
+        "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
+        "health/fra-1": { status: "healthy", p90_ms: p90 },
+      });
+    const at = (s: number, p90: number, rev: number, previous: CompiledMap | null) =>
+      compile(
+        snap(slow(p90), rev),
+        opts({ previous, now: new Date(t0 + s * 1000), shedRecoverSeconds: 60 }),
+      ).map;
+    const served = at(0, 1400, 10, null); // the leader shed 50 % at the peak
+    // A standby (or a restarted pusher) compiling from nothing at 1100: 20 %, newer revision
+    const own = at(20, 1100, 14, null);
+    expect(own.sheds?.["fra-1"]?.share).toBe(20);
+    const seed = takeoverSeed(own, served);
+    expect(seed?.rev).toBe(14);
+    expect(seed?.sheds?.["fra-1"]).toEqual({ share: 50, at: "2026-11-29T15:00:00.000Z" });
+    expect(at(30, 1100, 15, seed).countries.DE?.shed).toEqual([{ pool: "fra-1", share: 50 }]);
+    // its own compile when it serves the same shares (its fall clock included)
+    const same = at(40, 1300, 16, served);
+    expect(takeoverSeed(same, served)).toBe(same);
+    // an older history's shares are not the edge's
+    const ownNewHistory = { ...own, history: served.history + 1 };
+    expect(takeoverSeed(ownNewHistory, served)).toBe(ownNewHistory);
+  });
 });

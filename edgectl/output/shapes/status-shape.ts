@@ -23,11 +23,15 @@ export const StatusShape = z
           pusher: z.string().nullable(),
         })
         .nullable()
-        .describe("KV `meta`; null when absent or unreadable"),
+        .describe(
+          "KV `meta` (`rev`: the revision `routes` was last confirmed against); null when absent or unreadable",
+        ),
       routes: z
         .object({ rev: z.number(), epoch: z.number() })
         .nullable()
-        .describe("KV `routes`; null when absent or invalid"),
+        .describe(
+          "KV `routes` (`rev`: the revision where routing last changed); null when absent or invalid",
+        ),
       error: z.string().nullable().describe("why KV could not be read; null when it could"),
     }),
     pusher: z

@@ -23,7 +23,7 @@ import {
   testClient,
   waitConverged,
 } from "../support/etcd-world.js";
-import { startRecordedKv } from "../support/kv-recorder.js";
+import { kvRevision, startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";
 
 /** The prefix's content as one comparable string (key, mod revision). */
@@ -78,15 +78,15 @@ export const badInput: Scenario = {
     let after = kv.routes();
     while (Date.now() - started < 20_000) {
       after = kv.routes();
-      if (after && after.rev >= finalRev) break;
+      if (after && kvRevision(kv) >= finalRev) break;
       await sleep(100);
     }
     const settledIn = Date.now() - started;
-    if (!after || after.rev < finalRev) {
+    if (!after || kvRevision(kv) < finalRev) {
       inv.check(
         false,
         "KV never reached the revision of the bad writes",
-        () => `KV rev ${after?.rev}, etcd ${finalRev}`,
+        () => `KV rev ${kvRevision(kv)}, etcd ${finalRev}`,
       );
     } else {
       for (const cc of [...good, "_default"]) {

@@ -113,12 +113,43 @@ export function routesRevisions(writes: readonly RecordedWrite[]): number[] {
   return writes.filter((w) => w.key === "routes").map((w) => parseMap(w.value)?.rev ?? -1);
 }
 
-/** The first place where a `routes` write carries a lower rev than an earlier one, or null. */
+/** Revisions of every `meta` write in order (unparsable writes count as -1). */
+export function metaRevisions(writes: readonly RecordedWrite[]): number[] {
+  return writes
+    .filter((w) => w.key === "meta")
+    .map((w) => {
+      try {
+        const rev = (JSON.parse(w.value) as { rev?: unknown }).rev;
+        return typeof rev === "number" ? rev : -1;
+      } catch {
+        return -1;
+      }
+    });
+}
+
+/**
+ * The first place where a `routes` write carries a lower rev than an earlier one, or a `meta`
+ * write a lower rev than an earlier `meta` (the revision `routes` was confirmed against), or
+ * null. Within one etcd history neither goes back (docs/reference.md §3).
+ */
 export function firstRevRegression(writes: readonly RecordedWrite[]): string | null {
-  let max = -1;
-  for (const [i, rev] of routesRevisions(writes).entries()) {
-    if (rev < max) return `routes write #${i} has rev ${rev} after rev ${max}`;
-    max = Math.max(max, rev);
+  for (const [key, revs] of [
+    ["routes", routesRevisions(writes)],
+    ["meta", metaRevisions(writes)],
+  ] as const) {
+    let max = -1;
+    for (const [i, rev] of revs.entries()) {
+      if (rev < max) return `${key} write #${i} has rev ${rev} after rev ${max}`;
+      max = Math.max(max, rev);
+    }
   }
   return null;
+}
+
+/**
+ * The etcd revision KV reflects: `meta.rev` (what `routes` was last confirmed against) or
+ * `routes.rev` (where routing last changed), whichever is higher; 0 with neither.
+ */
+export function kvRevision(kv: Pick<RecordedKv, "routes" | "meta">): number {
+  return Math.max(kv.routes()?.rev ?? 0, kv.meta()?.rev ?? 0);
 }
