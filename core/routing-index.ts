@@ -3,7 +3,8 @@ import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
 import type { Fence } from "./fence-schema.js";
 import { type ParsedKey, parseKey } from "./keys.js";
-import { judgePool, PLAIN_CHECKER, type PoolHealth } from "./pool-health.js";
+import { PoolCheckers } from "./pool-checkers.js";
+import type { PoolHealth } from "./pool-health.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
@@ -35,8 +36,8 @@ export class RoutingIndex {
   private countries = new Map<string, CountryRule>();
   private overrides = new Map<string, OverrideRule>();
   private readonly pools = new CopyOnWrite<string, PoolDef>();
-  /** Live checkers' reports by pool, then by checker name (`""`: the plain `health/{pool}`). */
-  private checkers = new Map<string, Map<string, Health>>();
+  /** Live checkers' reports by pool, and each pool's judgement. */
+  private readonly checkers = new PoolCheckers();
   private invalidCountries = new Set<string>();
   private invalidOverrides = new Set<string>();
   private continents = new Map<ContinentCode, CountryRule>();
@@ -148,7 +149,7 @@ export class RoutingIndex {
     this.countries = new Map();
     this.overrides = new Map();
     this.pools.clear();
-    this.checkers = new Map();
+    this.checkers.clear();
     this.invalidCountries = new Set();
     this.invalidOverrides = new Set();
     this.continents = new Map();
@@ -190,13 +191,7 @@ export class RoutingIndex {
 
   /** Each pool with a live checker, judged against its quorum (docs/reference.md §9). */
   private judgedHealth(): Map<string, PoolHealth> {
-    const out = new Map<string, PoolHealth>();
-    for (const pool of [...this.checkers.keys()].sort()) {
-      const byName = this.checkers.get(pool);
-      const judged = byName && judgePool(byName, this.pools.read.get(pool)?.quorum);
-      if (judged) out.set(pool, judged);
-    }
-    return out;
+    return this.checkers.judge((pool) => this.pools.read.get(pool)?.quorum);
   }
 
   /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */
@@ -246,11 +241,7 @@ export class RoutingIndex {
         if (d?.ok) this.pools.write.set(p.pool, d.value as PoolDef);
         break;
       case "health":
-        if (d?.ok) {
-          const byName = this.checkers.get(p.pool) ?? new Map<string, Health>();
-          byName.set(p.checker ?? PLAIN_CHECKER, d.value as Health);
-          this.checkers.set(p.pool, byName);
-        }
+        if (d?.ok) this.checkers.set(p.pool, p.checker, d.value as Health);
         break;
       case "fence":
         if (d?.ok) this.fences.set(p.name, d.value as Fence);
@@ -290,12 +281,9 @@ export class RoutingIndex {
       case "pool":
         if (this.pools.read.has(p.pool)) this.pools.write.delete(p.pool);
         break;
-      case "health": {
-        const byName = this.checkers.get(p.pool);
-        byName?.delete(p.checker ?? PLAIN_CHECKER);
-        if (byName?.size === 0) this.checkers.delete(p.pool);
+      case "health":
+        this.checkers.delete(p.pool, p.checker);
         break;
-      }
       case "fence":
         this.fences.delete(p.name);
         this.invalidFences.delete(p.name);
