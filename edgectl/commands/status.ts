@@ -49,8 +49,6 @@ export function statusCommand(ctx: CommandContext): Command {
       const settings = ctx.settings(cmd);
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
-      // Asked first, so its answer travels while the modules below load (awaited last).
-      const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       // etcd's first: its connection and read travel while the KV sink and the rest load.
       const [{ readPrefixFromAny, toSnapshot }, { withEtcdMembers }] = await Promise.all([
@@ -60,6 +58,8 @@ export function statusCommand(ctx: CommandContext): Command {
       const etcdRead = withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
       );
+      // Asked now, not before etcd3 loads: its 3 s deadline is for the pusher, not for loading.
+      const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
       // Opened (not read) meanwhile: a local sink's Miniflare starts while etcd answers.
       const kvOpening = import("../status/kv-read.js").then(({ openKvMaps }) => openKvMaps(ctx.io));
       try {
