@@ -1,73 +1,119 @@
+import { CopyOnWrite } from "./copy-on-write.js";
 import { judgePool, PLAIN_CHECKER, type PoolHealth } from "./pool-health.js";
 import type { Health } from "./schema.js";
 
 /**
- * Live checkers' reports by pool, and each pool's judgement (docs/reference.md §9), kept from
- * one compile to the next. A pool with the plain `health/{pool}` alone (the common case, one per
- * pool) holds its report without a map of its own, and a pool is judged again only when one of
- * its reports or its quorum changes: at 50,000 pools a map per pool is ~7 MiB of the pusher's
- * heap, and judging every pool afresh allocates as much again at each compile.
+ * Live checkers' reports by pool (docs/reference.md §9), kept from one compile to the next. A pool
+ * with the plain `health/{pool}` alone (the common case, one per pool) holds its report without
+ * a map of its own. {@link judge} hands out a view that judges a pool when asked, not every pool
+ * at once: at 50,000 pools a judgement per pool, kept, is ~18 MiB of the pusher's heap.
  */
 export class PoolCheckers {
   /** The plain `health/{pool}` report by pool. */
-  private plain = new Map<string, Health>();
-  /** Named checkers' reports (`health/{pool}/{checker}`) by pool, then by checker. */
-  private named = new Map<string, Map<string, Health>>();
-  /** Each pool's last judgement and the quorum it was made against. */
-  private judged = new Map<
-    string,
-    { readonly quorum: number | undefined; readonly health: PoolHealth }
-  >();
+  private readonly plain = new CopyOnWrite<string, Health>();
+  /** Named checkers' reports (`health/{pool}/{checker}`) by pool, then by checker; never empty. */
+  private readonly named = new CopyOnWrite<string, ReadonlyMap<string, Health>>();
 
   /** Records `checker`'s report for `pool` (`undefined` or {@link PLAIN_CHECKER}: the plain key). */
   set(pool: string, checker: string | undefined, health: Health): void {
-    this.judged.delete(pool);
     if (checker === undefined || checker === PLAIN_CHECKER) {
-      this.plain.set(pool, health);
+      this.plain.write.set(pool, health);
       return;
     }
-    const byName = this.named.get(pool) ?? new Map<string, Health>();
+    // A fresh map: views handed out keep the one they saw.
+    const byName = new Map(this.named.read.get(pool));
     byName.set(checker, health);
-    this.named.set(pool, byName);
+    this.named.write.set(pool, byName);
   }
 
   /** Forgets `checker`'s report for `pool`. */
   delete(pool: string, checker: string | undefined): void {
-    this.judged.delete(pool);
     if (checker === undefined || checker === PLAIN_CHECKER) {
-      this.plain.delete(pool);
+      if (this.plain.read.has(pool)) this.plain.write.delete(pool);
       return;
     }
-    const byName = this.named.get(pool);
-    byName?.delete(checker);
-    if (byName?.size === 0) this.named.delete(pool);
+    const old = this.named.read.get(pool);
+    if (!old?.has(checker)) return;
+    const byName = new Map(old);
+    byName.delete(checker);
+    if (byName.size === 0) this.named.write.delete(pool);
+    else this.named.write.set(pool, byName);
   }
 
   clear(): void {
-    this.plain = new Map();
-    this.named = new Map();
-    this.judged = new Map();
+    this.plain.clear();
+    this.named.clear();
   }
 
-  /** Each pool with a live checker, judged against its quorum, in pool order. */
-  judge(quorumOf: (pool: string) => number | undefined): Map<string, PoolHealth> {
-    const pools = new Set([...this.plain.keys(), ...this.named.keys()]);
-    const out = new Map<string, PoolHealth>();
-    for (const pool of [...pools].sort()) {
-      const quorum = quorumOf(pool);
-      const last = this.judged.get(pool);
-      const health = last && last.quorum === quorum ? last.health : this.judgeAfresh(pool, quorum);
-      if (health) out.set(pool, health);
-    }
-    return out;
+  /**
+   * Each pool with a live checker, judged against its quorum, in pool order: a read-only view of
+   * the reports as they are now, which later changes leave alone. `quorumOf` must answer as
+   * steadily (a snapshot of the pools).
+   */
+  judge(quorumOf: (pool: string) => number | undefined): ReadonlyMap<string, PoolHealth> {
+    return new JudgedPools(this.plain.share(), this.named.share(), quorumOf);
   }
+}
 
-  private judgeAfresh(pool: string, quorum: number | undefined): PoolHealth | undefined {
-    const reports = new Map(this.named.get(pool));
+/** Pools judged when asked; iteration is in pool order. */
+class JudgedPools implements ReadonlyMap<string, PoolHealth> {
+  private sortedPools: string[] | null = null;
+
+  constructor(
+    private readonly plain: ReadonlyMap<string, Health>,
+    private readonly named: ReadonlyMap<string, ReadonlyMap<string, Health>>,
+    private readonly quorumOf: (pool: string) => number | undefined,
+  ) {}
+
+  get(pool: string): PoolHealth | undefined {
     const plain = this.plain.get(pool);
+    const named = this.named.get(pool);
+    if (!plain && !named) return undefined;
+    const reports = new Map(named);
     if (plain) reports.set(PLAIN_CHECKER, plain);
-    const health = judgePool(reports, quorum);
-    if (health) this.judged.set(pool, { quorum, health });
-    return health;
+    return judgePool(reports, this.quorumOf(pool));
+  }
+
+  has(pool: string): boolean {
+    return this.plain.has(pool) || this.named.has(pool);
+  }
+
+  get size(): number {
+    return this.pools().length;
+  }
+
+  private pools(): string[] {
+    if (!this.sortedPools) {
+      const all = [...this.plain.keys()];
+      for (const pool of this.named.keys()) if (!this.plain.has(pool)) all.push(pool);
+      this.sortedPools = all.sort();
+    }
+    return this.sortedPools;
+  }
+
+  *entries(): MapIterator<[string, PoolHealth]> {
+    for (const pool of this.pools()) {
+      const health = this.get(pool);
+      if (health) yield [pool, health];
+    }
+  }
+
+  keys(): MapIterator<string> {
+    return this.pools().values();
+  }
+
+  *values(): MapIterator<PoolHealth> {
+    for (const [, health] of this.entries()) yield health;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, PoolHealth]> {
+    return this.entries();
+  }
+
+  forEach(
+    fn: (value: PoolHealth, key: string, map: ReadonlyMap<string, PoolHealth>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [pool, health] of this.entries()) fn.call(thisArg, health, pool, this);
   }
 }

@@ -4,7 +4,6 @@ import { DEFAULT_CC } from "./countries.js";
 import type { Fence } from "./fence-schema.js";
 import { type ParsedKey, parseKey } from "./keys.js";
 import { PoolCheckers } from "./pool-checkers.js";
-import type { PoolHealth } from "./pool-health.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
@@ -172,11 +171,12 @@ export class RoutingIndex {
         problem(`country/${DEFAULT_CC}`, "missing-default", "required rule is missing"),
       );
     }
+    const pools = this.pools.share();
     return {
       countries: sortedMap(this.countries),
       overrides: sortedMap(this.overrides),
-      pools: this.pools.share(),
-      health: this.judgedHealth(),
+      pools,
+      health: this.checkers.judge((pool) => pools.get(pool)?.quorum),
       epoch: this.epoch,
       invalidCountries: sortedSet(this.invalidCountries),
       invalidOverrides: sortedSet(this.invalidOverrides),
@@ -187,11 +187,6 @@ export class RoutingIndex {
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
     };
-  }
-
-  /** Each pool with a live checker, judged against its quorum (docs/reference.md §9). */
-  private judgedHealth(): Map<string, PoolHealth> {
-    return this.checkers.judge((pool) => this.pools.read.get(pool)?.quorum);
   }
 
   /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */

@@ -7,7 +7,7 @@ const up: Health = { status: "healthy", p90_ms: 40 };
 const down: Health = { status: "unhealthy" };
 const noQuorum = () => undefined;
 
-describe("PoolCheckers: reports by pool, judged once per change", () => {
+describe("PoolCheckers: reports by pool, judged when asked", () => {
   it("judges the plain key and named checkers together, as judgePool does, in pool order", () => {
     const c = new PoolCheckers();
     c.set("b", undefined, up);
@@ -28,20 +28,29 @@ describe("PoolCheckers: reports by pool, judged once per change", () => {
     expect(judged.get("b")).toMatchObject({ status: "healthy", live: 1, quorum: 1 });
   });
 
-  it("hands out the same judgement until a report of that pool or its quorum changes", () => {
+  it("a view handed out keeps the reports and quorum it saw; later changes leave it alone", () => {
     const c = new PoolCheckers();
     c.set("a", undefined, up);
-    c.set("b", undefined, up);
-    const first = c.judge(noQuorum);
-    const again = c.judge(noQuorum);
-    expect(again.get("a")).toBe(first.get("a"));
+    c.set("b", "x", up);
+    c.set("c", undefined, up);
+    const quorums = new Map([["a", 2]]);
+    const first = c.judge((pool) => quorums.get(pool));
     c.set("a", "x", down);
-    const changed = c.judge(noQuorum);
-    expect(changed.get("a")).not.toBe(first.get("a"));
-    expect(changed.get("a")).toMatchObject({ status: "unhealthy", live: 2 });
-    expect(changed.get("b")).toBe(first.get("b"));
-    const quorumOne = c.judge((pool) => (pool === "a" ? 1 : undefined));
-    expect(quorumOne.get("a")).toMatchObject({ status: "healthy", quorum: 1 });
+    c.set("b", "y", down);
+    c.delete("c", undefined);
+    c.set("d", undefined, up);
+    expect([...first.keys()]).toEqual(["a", "b", "c"]);
+    expect(first.size).toBe(3);
+    expect(first.get("a")).toMatchObject({ status: "unhealthy", live: 1, quorum: 2 });
+    expect(first.get("b")).toMatchObject({ status: "healthy", live: 1 });
+    expect(first.has("c")).toBe(true);
+    expect(first.has("d")).toBe(false);
+    const now = c.judge(noQuorum);
+    expect([...now.keys()]).toEqual(["a", "b", "d"]);
+    expect(now.get("a")).toMatchObject({ status: "unhealthy", live: 2 });
+    expect(now.get("b")).toMatchObject({ status: "unhealthy", live: 2, healthyCheckers: 1 });
+    expect(now.get("c")).toBeUndefined();
+    expect([...now.values()].map((h) => h.live)).toEqual([2, 2, 1]);
   });
 
   it("a pool whose last report is deleted is no longer judged; clear forgets every pool", () => {
