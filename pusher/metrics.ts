@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../adapters/version.js";
-import { type CompileResult, type PoolReport, poolReports } from "../core/index.js";
+import { type CompileResult, type PoolReport, poolReportsOf } from "../core/index.js";
 import type { PusherStatus } from "./status.js";
 
 /** The pusher's Prometheus metrics, in their own registry (no global state). */
@@ -54,7 +54,7 @@ function factsOf(result: CompileResult): CompileFacts {
     problemsByCode,
     floorRoutes: routes.filter((r) => r.source === "floor").length,
     poolHeartbeat,
-    pools: poolReports(result.state, result.map),
+    pools: poolReportsOf(result),
   };
 }
 
