@@ -7,14 +7,17 @@ import { PoolCheckers } from "./pool-checkers.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
-import { type Decoded, decodeFor, problemOf } from "./value-decode.js";
+import { decodeFor, problemOf } from "./value-decode.js";
 
-/** One key as the index holds it: decoded once per `mod_revision`, never its bytes. */
+/**
+ * One key as the index holds it: decoded once per `mod_revision`, never its bytes. `value` is
+ * the valid decoded value, `undefined` when the value is invalid or the key holds none (the
+ * fewer objects a key costs, the larger a prefix fits the pusher's heap).
+ */
 interface KeyRecord {
   readonly rev: number | undefined;
-  readonly rel: string;
   readonly parsed: ParsedKey;
-  readonly decoded: Decoded<unknown> | null;
+  readonly value: unknown;
   readonly problem: Problem | null;
 }
 
@@ -107,11 +110,10 @@ export class RoutingIndex {
     const rel = entry.key.slice(this.prefix.length);
     const parsed = old?.parsed ?? parseKey(rel);
     const decoded = decodeFor(parsed, entry.value);
-    const record = {
+    const record: KeyRecord = {
       rev: entry.modRevision,
-      rel,
       parsed,
-      decoded,
+      value: decoded?.ok ? decoded.value : undefined,
       problem: problemOf(rel, parsed, decoded),
     };
     this.records.set(entry.key, record);
@@ -206,40 +208,41 @@ export class RoutingIndex {
 
   private contribute(key: string, r: KeyRecord): void {
     if (r.problem) this.problems.set(key, r.problem);
-    const d = r.decoded;
+    const v = r.value;
+    const ok = v !== undefined;
     const p = r.parsed;
     switch (p.kind) {
       case "epoch":
         this.epochKey = key;
-        this.epoch = d?.ok ? (d.value as number) : 0;
+        this.epoch = ok ? (v as number) : 0;
         break;
       case "country":
-        if (d?.ok) this.countries.set(p.cc, d.value as CountryRule);
+        if (ok) this.countries.set(p.cc, v as CountryRule);
         else this.invalidCountries.add(p.cc);
         break;
       case "override":
-        if (d?.ok) this.overrides.set(p.cc, d.value as OverrideRule);
+        if (ok) this.overrides.set(p.cc, v as OverrideRule);
         else this.invalidOverrides.add(p.cc);
         break;
       case "continent":
-        if (d?.ok) this.continents.set(p.continent, d.value as CountryRule);
+        if (ok) this.continents.set(p.continent, v as CountryRule);
         else this.invalidContinents.add(p.continent);
         break;
       case "continent-override":
-        if (d?.ok) {
+        if (ok) {
           const byRel = this.continentOverrides.get(p.continent) ?? new Map<string, OverrideRule>();
-          byRel.set(r.rel, d.value as OverrideRule);
+          byRel.set(key.slice(this.prefix.length), v as OverrideRule);
           this.continentOverrides.set(p.continent, byRel);
         }
         break;
       case "pool":
-        if (d?.ok) this.pools.write.set(p.pool, d.value as PoolDef);
+        if (ok) this.pools.write.set(p.pool, v as PoolDef);
         break;
       case "health":
-        if (d?.ok) this.checkers.set(p.pool, p.checker, d.value as Health);
+        if (ok) this.checkers.set(p.pool, p.checker, v as Health);
         break;
       case "fence":
-        if (d?.ok) this.fences.set(p.name, d.value as Fence);
+        if (ok) this.fences.set(p.name, v as Fence);
         else this.invalidFences.add(p.name);
         break;
     }
@@ -269,7 +272,7 @@ export class RoutingIndex {
         break;
       case "continent-override": {
         const byRel = this.continentOverrides.get(p.continent);
-        byRel?.delete(r.rel);
+        byRel?.delete(key.slice(this.prefix.length));
         if (byRel?.size === 0) this.continentOverrides.delete(p.continent);
         break;
       }
