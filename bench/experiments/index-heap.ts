@@ -48,3 +48,12 @@ row("index + two compiles", afterSecond, base);
 process.stdout.write(
   `compile ${compileMs.toFixed(0)} ms; countries ${Object.keys(second.map.countries).length}\n`,
 );
+// A second full read (resync, re-list) into a successor while the index is still current.
+{
+  const next = index.successor();
+  let rev = 1;
+  for (const e of growthFixture(keys).sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)))
+    next.upsert({ key: prefix + e.rel, value: Buffer.from(e.value), modRevision: rev++ });
+  row("+ a full read's successor", mib(), base);
+  next.seal();
+}
