@@ -2,6 +2,11 @@ import type { CompiledMap } from "./compiled-map.js";
 import type { HealthStatus, SlowMs } from "./schema.js";
 import type { RoutingState } from "./snapshot.js";
 
+interface CompileResultLike {
+  readonly state: Pick<RoutingState, "pools" | "health">;
+  readonly map: Pick<CompiledMap, "sheds">;
+}
+
 /** One pool's health, latency and shed, as `/status`, metrics, `/ui` and edgectl show it. */
 export interface PoolReport {
   readonly pool: string;
@@ -28,6 +33,23 @@ export function poolReports(
 ): PoolReport[] {
   const names = [...new Set([...state.pools.keys(), ...state.health.keys()])].sort();
   return names.map((pool) => poolReport(pool, state, map));
+}
+
+const reportsByResult = new WeakMap<object, readonly PoolReport[]>();
+
+/**
+ * {@link poolReports} of one compile, made once however many readers ask (`/status` and
+ * `/metrics` share one list: at 50,000 pools each list is ~5 MiB of heap).
+ */
+export function poolReportsOf(
+  result: Pick<CompileResultLike, "state" | "map">,
+): readonly PoolReport[] {
+  let reports = reportsByResult.get(result);
+  if (!reports) {
+    reports = poolReports(result.state, result.map);
+    reportsByResult.set(result, reports);
+  }
+  return reports;
 }
 
 /** One pool's report (`missing`, with no figures, for a pool nothing knows). */

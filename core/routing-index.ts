@@ -3,18 +3,21 @@ import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
 import type { Fence } from "./fence-schema.js";
 import { type ParsedKey, parseKey } from "./keys.js";
-import { judgePool, PLAIN_CHECKER, type PoolHealth } from "./pool-health.js";
+import { PoolCheckers } from "./pool-checkers.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
 import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
-import { type Decoded, decodeFor, problemOf } from "./value-decode.js";
+import { decodeFor, problemOf } from "./value-decode.js";
 
-/** One key as the index holds it: decoded once per `mod_revision`, never its bytes. */
+/**
+ * One key as the index holds it: decoded once per `mod_revision`, never its bytes. `value` is
+ * the valid decoded value, `undefined` when the value is invalid or the key holds none (the
+ * fewer objects a key costs, the larger a prefix fits the pusher's heap).
+ */
 interface KeyRecord {
   readonly rev: number | undefined;
-  readonly rel: string;
   readonly parsed: ParsedKey;
-  readonly decoded: Decoded<unknown> | null;
+  readonly value: unknown;
   readonly problem: Problem | null;
 }
 
@@ -35,8 +38,8 @@ export class RoutingIndex {
   private countries = new Map<string, CountryRule>();
   private overrides = new Map<string, OverrideRule>();
   private readonly pools = new CopyOnWrite<string, PoolDef>();
-  /** Live checkers' reports by pool, then by checker name (`""`: the plain `health/{pool}`). */
-  private checkers = new Map<string, Map<string, Health>>();
+  /** Live checkers' reports by pool, and each pool's judgement. */
+  private readonly checkers = new PoolCheckers();
   private invalidCountries = new Set<string>();
   private invalidOverrides = new Set<string>();
   private continents = new Map<ContinentCode, CountryRule>();
@@ -107,11 +110,10 @@ export class RoutingIndex {
     const rel = entry.key.slice(this.prefix.length);
     const parsed = old?.parsed ?? parseKey(rel);
     const decoded = decodeFor(parsed, entry.value);
-    const record = {
+    const record: KeyRecord = {
       rev: entry.modRevision,
-      rel,
       parsed,
-      decoded,
+      value: decoded?.ok ? decoded.value : undefined,
       problem: problemOf(rel, parsed, decoded),
     };
     this.records.set(entry.key, record);
@@ -148,7 +150,7 @@ export class RoutingIndex {
     this.countries = new Map();
     this.overrides = new Map();
     this.pools.clear();
-    this.checkers = new Map();
+    this.checkers.clear();
     this.invalidCountries = new Set();
     this.invalidOverrides = new Set();
     this.continents = new Map();
@@ -171,11 +173,12 @@ export class RoutingIndex {
         problem(`country/${DEFAULT_CC}`, "missing-default", "required rule is missing"),
       );
     }
+    const pools = this.pools.share();
     return {
       countries: sortedMap(this.countries),
       overrides: sortedMap(this.overrides),
-      pools: this.pools.share(),
-      health: this.judgedHealth(),
+      pools,
+      health: this.checkers.judge((pool) => pools.get(pool)?.quorum),
       epoch: this.epoch,
       invalidCountries: sortedSet(this.invalidCountries),
       invalidOverrides: sortedSet(this.invalidOverrides),
@@ -186,17 +189,6 @@ export class RoutingIndex {
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
     };
-  }
-
-  /** Each pool with a live checker, judged against its quorum (docs/reference.md §9). */
-  private judgedHealth(): Map<string, PoolHealth> {
-    const out = new Map<string, PoolHealth>();
-    for (const pool of [...this.checkers.keys()].sort()) {
-      const byName = this.checkers.get(pool);
-      const judged = byName && judgePool(byName, this.pools.read.get(pool)?.quorum);
-      if (judged) out.set(pool, judged);
-    }
-    return out;
   }
 
   /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */
@@ -216,44 +208,41 @@ export class RoutingIndex {
 
   private contribute(key: string, r: KeyRecord): void {
     if (r.problem) this.problems.set(key, r.problem);
-    const d = r.decoded;
+    const v = r.value;
+    const ok = v !== undefined;
     const p = r.parsed;
     switch (p.kind) {
       case "epoch":
         this.epochKey = key;
-        this.epoch = d?.ok ? (d.value as number) : 0;
+        this.epoch = ok ? (v as number) : 0;
         break;
       case "country":
-        if (d?.ok) this.countries.set(p.cc, d.value as CountryRule);
+        if (ok) this.countries.set(p.cc, v as CountryRule);
         else this.invalidCountries.add(p.cc);
         break;
       case "override":
-        if (d?.ok) this.overrides.set(p.cc, d.value as OverrideRule);
+        if (ok) this.overrides.set(p.cc, v as OverrideRule);
         else this.invalidOverrides.add(p.cc);
         break;
       case "continent":
-        if (d?.ok) this.continents.set(p.continent, d.value as CountryRule);
+        if (ok) this.continents.set(p.continent, v as CountryRule);
         else this.invalidContinents.add(p.continent);
         break;
       case "continent-override":
-        if (d?.ok) {
+        if (ok) {
           const byRel = this.continentOverrides.get(p.continent) ?? new Map<string, OverrideRule>();
-          byRel.set(r.rel, d.value as OverrideRule);
+          byRel.set(key.slice(this.prefix.length), v as OverrideRule);
           this.continentOverrides.set(p.continent, byRel);
         }
         break;
       case "pool":
-        if (d?.ok) this.pools.write.set(p.pool, d.value as PoolDef);
+        if (ok) this.pools.write.set(p.pool, v as PoolDef);
         break;
       case "health":
-        if (d?.ok) {
-          const byName = this.checkers.get(p.pool) ?? new Map<string, Health>();
-          byName.set(p.checker ?? PLAIN_CHECKER, d.value as Health);
-          this.checkers.set(p.pool, byName);
-        }
+        if (ok) this.checkers.set(p.pool, p.checker, v as Health);
         break;
       case "fence":
-        if (d?.ok) this.fences.set(p.name, d.value as Fence);
+        if (ok) this.fences.set(p.name, v as Fence);
         else this.invalidFences.add(p.name);
         break;
     }
@@ -283,19 +272,16 @@ export class RoutingIndex {
         break;
       case "continent-override": {
         const byRel = this.continentOverrides.get(p.continent);
-        byRel?.delete(r.rel);
+        byRel?.delete(key.slice(this.prefix.length));
         if (byRel?.size === 0) this.continentOverrides.delete(p.continent);
         break;
       }
       case "pool":
         if (this.pools.read.has(p.pool)) this.pools.write.delete(p.pool);
         break;
-      case "health": {
-        const byName = this.checkers.get(p.pool);
-        byName?.delete(p.checker ?? PLAIN_CHECKER);
-        if (byName?.size === 0) this.checkers.delete(p.pool);
+      case "health":
+        this.checkers.delete(p.pool, p.checker);
         break;
-      }
       case "fence":
         this.fences.delete(p.name);
         this.invalidFences.delete(p.name);

@@ -100,8 +100,9 @@ export function poolSheds(
   const sheds = new Map<string, PoolShed>();
   let nextStepAt: number | null = null;
   for (const [pool, def] of state.pools) {
+    if (!def.slow_ms) continue;
     const health = state.health.get(pool);
-    if (!def.slow_ms || health?.status !== "healthy") continue;
+    if (health?.status !== "healthy") continue;
     const rise = shedTarget(health.p90_ms, def.slow_ms);
     const fall = shedFallTarget(health.p90_ms, def.slow_ms);
     const shed = nextShed(previousShed(previous, pool), rise, fall, nowMs, recoverMs);

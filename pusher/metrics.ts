@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { VERSION } from "../adapters/version.js";
-import { type CompileResult, type PoolReport, poolReports } from "../core/index.js";
+import { type CompileResult, type PoolReport, poolReportsOf } from "../core/index.js";
+import { PoolGauge } from "./pool-gauge.js";
 import type { PusherStatus } from "./status.js";
 
 /** The pusher's Prometheus metrics, in their own registry (no global state). */
@@ -36,8 +37,8 @@ export interface MetricsOptions {
 interface CompileFacts {
   problemsByCode: ReadonlyMap<string, number>;
   floorRoutes: number;
-  /** Every defined pool: whether its `health/` key exists. */
-  poolHeartbeat: ReadonlyMap<string, boolean>;
+  /** Its defined pools and live checkers, read at the scrape (whether a `health/` key exists). */
+  state: Pick<CompileResult["state"], "pools" | "health">;
   /** Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9). */
   pools: readonly PoolReport[];
 }
@@ -47,14 +48,11 @@ function factsOf(result: CompileResult): CompileFacts {
   for (const p of result.problems)
     problemsByCode.set(p.code, (problemsByCode.get(p.code) ?? 0) + 1);
   const routes = [result.map.default, ...Object.values(result.map.countries)];
-  const poolHeartbeat = new Map<string, boolean>();
-  for (const pool of result.state.pools.keys())
-    poolHeartbeat.set(pool, result.state.health.has(pool));
   return {
     problemsByCode,
     floorRoutes: routes.filter((r) => r.source === "floor").length,
-    poolHeartbeat,
-    pools: poolReports(result.state, result.map),
+    state: result.state,
+    pools: poolReportsOf(result),
   };
 }
 
@@ -125,28 +123,26 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     "routes of the last compiled map (countries, and _default as one) sent to FLOOR_POOL because no pool of their rule is healthy or there is no default rule",
     () => facts?.floorRoutes ?? 0,
   );
-  new Gauge({
+  new PoolGauge({
     name: "edge_pusher_pool_heartbeat",
     help: "per defined pool: 1 while its health/ key exists (a heartbeat holds it), 0 when it is missing",
-    labelNames: ["pool"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [pool, ok] of facts?.poolHeartbeat ?? []) this.set({ pool }, ok ? 1 : 0);
+    registry,
+    *read() {
+      if (!facts) return;
+      const { pools, health } = facts.state;
+      for (const pool of pools.keys()) yield [pool, health.has(pool) ? 1 : 0];
     },
   });
-  // Set afresh from the last compile at each scrape: a deleted pool's series goes with it.
+  // Made afresh from the last compile at each scrape: a deleted pool's series goes with it.
   const perPool = (name: string, help: string, value: (r: PoolReport) => number | null) =>
-    new Gauge({
+    new PoolGauge({
       name,
       help,
-      labelNames: ["pool"],
-      registers: [registry],
-      collect() {
-        this.reset();
+      registry,
+      *read() {
         for (const r of facts?.pools ?? []) {
           const v = value(r);
-          if (v !== null) this.set({ pool: r.pool }, v);
+          if (v !== null) yield [r.pool, v];
         }
       },
     });

@@ -1,6 +1,6 @@
 import type { CompiledMap } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
-import { poolReports } from "../core/pool-report.js";
+import { poolReportsOf } from "../core/pool-report.js";
 import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import { ExpiryTimer } from "./expiry-timer.js";
@@ -115,7 +115,7 @@ export function createPusher(deps: PusherDeps): Pusher {
           logger.warn({ problems, revision: result.map.rev }, "routing problems");
       }
       if (status.role === "standby") status.problems = problems;
-      status.pools = poolReports(result.state, result.map);
+      status.pools = poolReportsOf(result);
       routing.update(result);
       metrics.compiled(result);
       expiry.arm(

@@ -62,8 +62,6 @@ Watcher.prototype.emit = function (this: Watcher, event: string | symbol, ...arg
 wrap(CompileLoop.prototype, "trigger", "trigger");
 wrap(CompileLoop.prototype, "read", "read", true);
 wrap(CompileLoop.prototype, "once", "once", true);
-// memoFor runs just before the core compile, RoutingView.update first thing after it.
-wrap(CompileLoop.prototype, "memoFor", "compile");
 wrap(RoutingView.prototype, "update", "compiled");
 wrap(ExpiryTimer.prototype, "arm", "arm");
 wrap(WriteScheduler.prototype, "submit", "submit");

@@ -20,6 +20,15 @@ export interface FailoverResult {
   readonly runs: number;
   /** p50 minus the TTL: what etcd's expiry check and the pusher add. */
   readonly over_ttl_p50: number;
+  /**
+   * The floor each run meets: kill → the pool's health key deleted (etcd revoking the expired
+   * lease, seen by the bench's own watch), p50 and max. etcd looks for expired leases every
+   * 500 ms, so this alone spans TTL − renewal interval … TTL + 0.5 s.
+   */
+  readonly revoke_p50: number;
+  readonly revoke_max: number;
+  /** Per run, failover minus that revoke: the pusher's part (watch, read, compile, KV put), max. */
+  readonly after_revoke_max: number;
   /** Request-time failover from a pool that accepts and never answers. */
   readonly blackhole: BlackholeFailoverResult;
   /** The Worker's `ORIGIN_TIMEOUT_MS` during `blackhole`. */
@@ -100,6 +109,15 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
   const { entries, groups } = fixture();
   const stack = await startStack(o.cleanup, entries);
   const beats = new Map<string, OwnedProcess>();
+  // When each pool's health key was last deleted, as a plain watch sees it.
+  const deletedAt = new Map<string, number>();
+  const health = `${stack.prefix}health/`;
+  const watcher = await stack.client.watch().prefix(health).create();
+  o.cleanup.add("failover health watcher", () => watcher.cancel());
+  watcher.on("delete", (kv) => {
+    const pool = kv.key.toString("utf8").slice(health.length).split("/")[0] ?? "";
+    if (!deletedAt.has(pool)) deletedAt.set(pool, performance.now());
+  });
 
   const startBeat = (pool: string): OwnedProcess => {
     const beat = spawnOwned(
@@ -133,6 +151,8 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
   startBeat(POOLS[0]);
   startBeat(POOLS[1]);
   const times: number[] = [];
+  const revokes: number[] = [];
+  const afterRevoke: number[] = [];
   for (let i = 0; i < o.runs; i++) {
     const pool = POOLS[i % 2] ?? "hb-a";
     const ccs = groups.get(pool) ?? [];
@@ -141,6 +161,7 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
     await sleep(1_000);
     const beat = beats.get(pool);
     if (!beat) throw new Error("no heartbeat");
+    deletedAt.delete(pool);
     const t0 = performance.now();
     const exited = beat.kill9();
     const gone = await pollUntil(
@@ -150,7 +171,18 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
     await exited;
     if (gone === null) throw new Error(`${pool}'s countries never failed over`);
     times.push(gone - t0);
-    o.log(`  run ${i + 1}/${o.runs}: ${pool} failed over in ${(gone - t0).toFixed(0)} ms`);
+    // The watch event may trail the pusher's by a moment: waited for, briefly.
+    const deleted = await pollUntil(async () => deletedAt.get(pool) ?? null, {
+      timeoutMs: 2_000,
+      intervalMs: 5,
+    });
+    if (deleted !== null) {
+      revokes.push(deleted - t0);
+      afterRevoke.push(gone - deleted);
+    }
+    o.log(
+      `  run ${i + 1}/${o.runs}: ${pool} failed over in ${(gone - t0).toFixed(0)} ms (health key deleted after ${deleted === null ? "?" : (deleted - t0).toFixed(0)} ms)`,
+    );
     startBeat(pool);
   }
   const s = summarize(times);
@@ -161,6 +193,9 @@ export async function failover(o: FailoverOptions): Promise<FailoverResult> {
     min: round(s.min),
     runs: s.n,
     over_ttl_p50: round(s.p50 - o.ttlSeconds * 1000),
+    revoke_p50: round(summarize(revokes).p50),
+    revoke_max: round(summarize(revokes).max),
+    after_revoke_max: round(summarize(afterRevoke).max),
     blackhole,
     origin_timeout_ms: BENCH_ORIGIN_TIMEOUT_MS,
   };

@@ -117,7 +117,13 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       const t0 = performance.now();
       const rev = await putOne(client, `${prefix}country/DE`, growthRule(i, pools, i + 1));
       const waited = await stack.waitKvRevision(rev, 30_000, 5);
-      if (waited === null) throw new Error(`change ${i} (revision ${rev}) never reached KV`);
+      if (waited === null) {
+        const exit = pusher.proc.child.exitCode ?? pusher.proc.child.signalCode;
+        const said = pusher.warnings.slice(-3).map((w) => w.msg);
+        throw new Error(
+          `change ${i} (revision ${rev}) never reached KV; pusher ${exit === null ? "running" : `exited (${exit})`}${said.length ? `, last warnings: ${said.join(" | ")}` : ""}`,
+        );
+      }
       putToKv.push(performance.now() - t0);
       await sleep(50);
       const after = await pusher.metricSamples();

@@ -49,73 +49,82 @@ export function statusCommand(ctx: CommandContext): Command {
       const settings = ctx.settings(cmd);
       const pusherUrl =
         typeof opts.pusher === "string" ? opts.pusher : defaultPusherUrl(ctx.io.env);
-      // Asked first, so its answer travels while the modules below load (awaited last).
-      const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
-      // Loaded when the command runs, so `--help` and the other commands do not pay for them;
-      // together, so one module's file reads overlap another's compile.
-      const [
-        { compile, describeSlowPool, poolReports, withoutFallClocks },
-        { compileOptions },
-        { readPrefixFromAny, toSnapshot },
-        { withEtcdMembers },
-        { readKvMaps },
-        { evaluateSync, formatSync },
-        { statusDocument },
-        { StatusShape },
-      ] = await Promise.all([
-        import("../../core/index.js"),
-        import("../cli/compile-options.js"),
+      // Loaded when the command runs, so `--help` and the other commands do not pay for them.
+      // etcd's first: its connection and read travel while the KV sink and the rest load.
+      const [{ readPrefixFromAny, toSnapshot }, { withEtcdMembers }] = await Promise.all([
         import("../etcd/read-prefix.js"),
         import("../etcd/etcd-members.js"),
-        import("../status/kv-read.js"),
-        import("../status/sync-status.js"),
-        import("../output/status-document.js"),
-        import("../output/shapes/status-shape.js"),
       ]);
-      const read = await withEtcdMembers(settings, (members) =>
+      const etcdRead = withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
       );
-      // KV after etcd: a change landing in between can only make KV look newer, never behind.
-      const kv = await readKvMaps(ctx.io);
-      const { routes, meta } = kv;
-      const snapshot = toSnapshot(read);
-      const result = compile(snapshot, {
-        ...compileOptions(settings),
-        previous: routes && withoutFallClocks(routes),
-      });
-      const compiled = result.map;
-      // What the edge serves: the shares in KV's map (the compile's, when KV has none).
-      const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
-      const newestChange = Math.max(
-        0,
-        ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
-      );
-      const inputs: SyncInputs = {
-        etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
-        kv: { meta, routes, ...(kv.error ? { error: kv.error } : {}) },
-        // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
-        deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
-        ...(pusher ? { pusher: await pusher } : {}),
-      };
-      const verdict = evaluateSync(inputs);
-      ctx.emit(statusDocument(inputs, verdict, shedding), {
-        schema: StatusShape,
-        text: (_r, paint) => [
-          ...formatSync(inputs, verdict).map((l) =>
-            l === "edge is on the current config"
-              ? paint("green", l)
-              : l === "edge is behind:"
-                ? paint("red", l)
-                : l,
-          ),
-          ...(shedding.length > 0
-            ? [
-                paint("yellow", "shedding pools:"),
-                ...shedding.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
-              ]
-            : []),
-        ],
-      });
-      ctx.exit(verdict.inSync ? ExitCode.ok : ExitCode.failure);
+      // Asked now, not before etcd3 loads: its 3 s deadline is for the pusher, not for loading.
+      const pusher = opts.pusher === false ? undefined : readPusher(pusherUrl);
+      // Opened (not read) meanwhile: a local sink's Miniflare starts while etcd answers.
+      const kvOpening = import("../status/kv-read.js").then(({ openKvMaps }) => openKvMaps(ctx.io));
+      try {
+        const [
+          { compile, describeSlowPool, poolReports, withoutFallClocks },
+          { compileOptions },
+          { evaluateSync, formatSync },
+          { statusDocument },
+          { StatusShape },
+          read,
+          reader,
+        ] = await Promise.all([
+          import("../../core/index.js"),
+          import("../cli/compile-options.js"),
+          import("../status/sync-status.js"),
+          import("../output/status-document.js"),
+          import("../output/shapes/status-shape.js"),
+          etcdRead,
+          kvOpening,
+        ]);
+        // KV after etcd: a change landing in between can only make KV look newer, never behind.
+        const kv = await reader.read();
+        const { routes, meta } = kv;
+        const snapshot = toSnapshot(read);
+        const result = compile(snapshot, {
+          ...compileOptions(settings),
+          previous: routes && withoutFallClocks(routes),
+        });
+        const compiled = result.map;
+        // What the edge serves: the shares in KV's map (the compile's, when KV has none).
+        const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
+        const newestChange = Math.max(
+          0,
+          ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
+        );
+        const inputs: SyncInputs = {
+          etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
+          kv: { meta, routes, ...(kv.error ? { error: kv.error } : {}) },
+          // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
+          deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
+          ...(pusher ? { pusher: await pusher } : {}),
+        };
+        const verdict = evaluateSync(inputs);
+        ctx.emit(statusDocument(inputs, verdict, shedding), {
+          schema: StatusShape,
+          text: (_r, paint) => [
+            ...formatSync(inputs, verdict).map((l) =>
+              l === "edge is on the current config"
+                ? paint("green", l)
+                : l === "edge is behind:"
+                  ? paint("red", l)
+                  : l,
+            ),
+            ...(shedding.length > 0
+              ? [
+                  paint("yellow", "shedding pools:"),
+                  ...shedding.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
+                ]
+              : []),
+          ],
+        });
+        ctx.exit(verdict.inSync ? ExitCode.ok : ExitCode.failure);
+      } finally {
+        // Closed on every path: a failed etcd read must not leave a local sink's Miniflare up.
+        await (await kvOpening.catch(() => null))?.close();
+      }
     });
 }

@@ -9,6 +9,14 @@ export interface KvMaps {
   readonly error?: string;
 }
 
+/** A KV sink opened for reading `routes` and `meta` (see {@link openKvMaps}). */
+export interface KvMapsReader {
+  /** Reads both maps; never throws (a failure is `error`, with both maps null). */
+  read(): Promise<KvMaps>;
+  /** Closes the sink (a local sink stops its Miniflare); idempotent, never throws. */
+  close(): Promise<void>;
+}
+
 function parseMeta(text: string | null): MapMeta | null {
   if (text === null) return null;
   try {
@@ -19,38 +27,62 @@ function parseMeta(text: string | null): MapMeta | null {
   }
 }
 
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** A reader whose every read reports `error`. */
+function failed(error: string): KvMapsReader {
+  return {
+    read: async () => ({ routes: null, meta: null, error }),
+    close: async () => {},
+  };
+}
+
 /**
- * Reads `routes` and `meta` from the KV sink the environment configures (as the pusher would).
- * Never throws: bad KV settings, a local store that does not exist (it is not created) or a sink
- * that cannot be read give `error`, with both maps null.
+ * Opens the KV sink the environment configures (as the pusher would) without reading it, so a
+ * caller can open it while it reads etcd and read KV after. Never throws: bad KV settings, a
+ * local store that does not exist (it is not created) or a sink that cannot be opened give a
+ * reader whose `read` reports `error`.
  */
-export async function readKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps> {
+export async function openKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMapsReader> {
   try {
     // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
     const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/index.js");
     const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
-    if (settings.kind === "local" && !existsSync(settings.persistDir)) {
-      return {
-        routes: null,
-        meta: null,
-        error: `no local KV at ${settings.persistDir} (set KV_SINK / KV_LOCAL_PERSIST as for the pusher)`,
-      };
-    }
-    if (settings.kind === "file" && !existsSync(settings.dir)) {
-      return {
-        routes: null,
-        meta: null,
-        error: `no snapshot files at ${settings.dir} (set KV_SINK / KV_FILE_DIR as for the pusher)`,
-      };
-    }
+    if (settings.kind === "local" && !existsSync(settings.persistDir))
+      return failed(
+        `no local KV at ${settings.persistDir} (set KV_SINK / KV_LOCAL_PERSIST as for the pusher)`,
+      );
+    if (settings.kind === "file" && !existsSync(settings.dir))
+      return failed(
+        `no snapshot files at ${settings.dir} (set KV_SINK / KV_FILE_DIR as for the pusher)`,
+      );
     const sink = await createKvSink(settings, {});
-    try {
-      const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);
-      return { routes: r === null ? null : parseMap(r), meta: parseMeta(m) };
-    } finally {
-      await sink.close();
-    }
+    let closing: Promise<void> | null = null;
+    return {
+      async read() {
+        try {
+          const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);
+          return { routes: r === null ? null : parseMap(r), meta: parseMeta(m) };
+        } catch (e) {
+          return { routes: null, meta: null, error: message(e) };
+        }
+      },
+      close() {
+        closing ??= sink.close().catch(() => {});
+        return closing;
+      },
+    };
   } catch (e) {
-    return { routes: null, meta: null, error: e instanceof Error ? e.message : String(e) };
+    return failed(message(e));
+  }
+}
+
+/** Reads `routes` and `meta` once ({@link openKvMaps}, read, close). Never throws. */
+export async function readKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps> {
+  const reader = await openKvMaps(io);
+  try {
+    return await reader.read();
+  } finally {
+    await reader.close();
   }
 }
