@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { chooseEtcd, etcdVersionOf, useEtcd } from "../testkit/etcd-choice.js";
+import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../testkit/etcd-choice.js";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
 
   const machine = machineInfo();
   const etcdChoice = chooseEtcd(opts.etcd ?? process.env.ETCD_BIN);
-  useEtcd(process.env, etcdChoice);
+  applyEtcdChoice(process.env, etcdChoice);
   const etcd = { ...etcdChoice, version: etcdVersionOf(etcdChoice.bin) ?? "unknown" };
   const when = new Date().toISOString();
   const started = Date.now();

@@ -22,6 +22,9 @@ esac
 
 TOOLS=$PWD/.tools
 mkdir -p "$TOOLS"
+# One preparation at a time (.ci/run starts one in the background; npm test's own then waits for it).
+exec 9>"$TOOLS/.lock"
+flock 9
 
 # --- the etcd on PATH ---------------------------------------------------------------------------
 if command -v etcd >/dev/null 2>&1; then

@@ -63,7 +63,7 @@ export function chooseEtcd(etcdBin: string | undefined, root: string = projectRo
  * binary's folder first on PATH so that `etcdctl` and `etcdutl` (called by tests, fault scenarios
  * and deploy scripts by name) are the same version's. A folder already on PATH is not moved.
  */
-export function useEtcd(env: NodeJS.ProcessEnv, choice: EtcdChoice): void {
+export function applyEtcdChoice(env: NodeJS.ProcessEnv, choice: EtcdChoice): void {
   if (choice.source === "PATH") return;
   env.ETCD_BIN = choice.bin;
   const dir = dirname(choice.bin);

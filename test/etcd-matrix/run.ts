@@ -1,7 +1,9 @@
 /**
- * `npm run test:etcd-matrix [-- --versions 3.6.16,3.7.3] [-- --suites vitest,faults]`: runs the
- * etcd-facing suites against every etcd of the matrix (`.tools/etcd-v<version>/`, prepared by
- * scripts/etcd-matrix.sh) in turn, and prints a table of version × suite × passed/failed.
+ * `npm run test:etcd-matrix [-- --versions 3.6.16,3.7.3] [-- --suites vitest,faults] [-- --ci]`:
+ * runs the etcd-facing suites against every etcd of the matrix (`.tools/etcd-v<version>/`,
+ * prepared by scripts/etcd-matrix.sh) in turn, and prints a table of version × suite ×
+ * passed/failed. `--ci` runs the subset that .ci/run gives the versions besides the newest
+ * (which runs the whole of `npm test` and the quick fault suite there).
  * Each run's output is kept in .tmp/etcd-matrix/ (`<version>-<suite>.log`); the table also goes to
  * .tmp/etcd-matrix/results.json. Exits 1 when any suite failed or a requested version is missing.
  */
@@ -16,8 +18,33 @@ export const ETCD_VITEST_PATHS = [
   "test/edgectl",
   "test/e2e",
   "test/helpers",
-  "test/adapters",
+  "test/adapters/paged-range.test.ts",
+  "test/etcd-matrix",
 ] as const;
+
+/**
+ * The `--ci` subset: the tests of each server behaviour the code depends on that has changed, or
+ * could change, between etcd lines (docs/reliability.md "etcd versions"): ranges with filters,
+ * counts and pages; watches and compaction; leases, elections and leader changes; transactions
+ * and RBAC; a cluster's kills, partitions, quorum loss and restore.
+ */
+export const CI_VITEST_PATHS = [
+  "test/etcd-matrix",
+  "test/helpers/etcd-cluster.test.ts",
+  "test/adapters/paged-range.test.ts",
+  "test/pusher/prefix-mirror.test.ts",
+  "test/pusher/delta-reads.test.ts",
+  "test/pusher/watch-guard.test.ts",
+  "test/pusher/leadership.test.ts",
+  "test/pusher/history-tracker.test.ts",
+  "test/edgectl/apply.test.ts",
+  "test/edgectl/rollback.test.ts",
+  "test/edgectl/audit-rbac.test.ts",
+  "test/e2e/etcd-auth.test.ts",
+] as const;
+
+/** The `--ci` fault scenarios: compaction, etcd auth, cluster kills, partition, quorum loss, restore. */
+export const CI_FAULTS = [3, 9, 11, 12, 13, 14] as const;
 
 type Suite = "vitest" | "faults";
 const SUITES: readonly Suite[] = ["vitest", "faults"];
@@ -39,8 +66,13 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-function parseArgs(argv: readonly string[]): { versions: string[] | null; suites: Suite[] } {
+function parseArgs(argv: readonly string[]): {
+  versions: string[] | null;
+  suites: Suite[];
+  ci: boolean;
+} {
   let versions: string[] | null = null;
+  let ci = false;
   let suites: Suite[] = [...SUITES];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? "";
@@ -51,9 +83,10 @@ function parseArgs(argv: readonly string[]): { versions: string[] | null; suites
       const list = value().split(",").filter(Boolean);
       for (const s of list) if (!SUITES.includes(s as Suite)) usage(`unknown suite ${s}`);
       suites = list as Suite[];
-    } else usage(`unknown argument ${a}`);
+    } else if (a === "--ci") ci = true;
+    else usage(`unknown argument ${a}`);
   }
-  return { versions, suites };
+  return { versions, suites, ci };
 }
 
 /** Runs a command with `ETCD_BIN` set, its output into `logPath`; resolves its exit code. */
@@ -77,18 +110,17 @@ function runLogged(cmd: string, args: string[], etcdBin: string, logPath: string
 
 const bin = (name: string) => join(projectRoot, "node_modules", ".bin", name);
 
-async function runVitest(version: string, etcdBin: string, dir: string): Promise<Row> {
+async function runVitest(
+  version: string,
+  etcdBin: string,
+  dir: string,
+  paths: readonly string[],
+): Promise<Row> {
   const json = join(dir, `${version}-vitest.json`);
   const started = Date.now();
   const code = await runLogged(
     bin("vitest"),
-    [
-      "run",
-      ...ETCD_VITEST_PATHS,
-      "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=${json}`,
-    ],
+    ["run", ...paths, "--reporter=default", "--reporter=json", `--outputFile.json=${json}`],
     etcdBin,
     join(dir, `${version}-vitest.log`),
   );
@@ -126,10 +158,20 @@ async function runVitest(version: string, etcdBin: string, dir: string): Promise
   return { version, suite: "vitest", passed: r.numPassedTests, failed, seconds, failures };
 }
 
-async function runFaults(version: string, etcdBin: string, dir: string): Promise<Row> {
+async function runFaults(
+  version: string,
+  etcdBin: string,
+  dir: string,
+  only: readonly number[] | null,
+): Promise<Row> {
   const logPath = join(dir, `${version}-faults.log`);
   const started = Date.now();
-  const code = await runLogged(bin("tsx"), ["test/faults/run.ts", "--quick"], etcdBin, logPath);
+  const code = await runLogged(
+    bin("tsx"),
+    ["test/faults/run.ts", "--quick", ...(only ? ["--only", only.join(",")] : [])],
+    etcdBin,
+    logPath,
+  );
   const seconds = (Date.now() - started) / 1000;
   const text = readFileSync(logPath, "utf8");
   const m = /faults: (\d+) scenarios, (\d+) passed, (\d+) failed/.exec(text);
@@ -176,7 +218,7 @@ function table(rows: readonly Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const { versions, suites } = parseArgs(process.argv.slice(2));
+  const { versions, suites, ci } = parseArgs(process.argv.slice(2));
   const installs = matrixInstalls();
   const chosen = versions ?? installs.map((i) => i.version);
   const missing = chosen.filter((v) => !installs.some((i) => i.version === v));
@@ -212,8 +254,8 @@ async function main(): Promise<void> {
       );
       const row =
         suite === "vitest"
-          ? await runVitest(version, install.bin, dir)
-          : await runFaults(version, install.bin, dir);
+          ? await runVitest(version, install.bin, dir, ci ? CI_VITEST_PATHS : ETCD_VITEST_PATHS)
+          : await runFaults(version, install.bin, dir, ci ? CI_FAULTS : null);
       process.stderr.write(
         `etcd-matrix: etcd ${version}, ${suite}: ${row.passed} passed, ${row.failed} failed in ${Math.round(row.seconds)} s\n`,
       );

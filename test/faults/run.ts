@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chooseEtcd, etcdVersionOf, useEtcd } from "../../testkit/etcd-choice.js";
+import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../../testkit/etcd-choice.js";
 import type { FaultContext, Scenario, ScenarioResult } from "./scenario.js";
 import { scenarios } from "./scenarios/index.js";
 import { Transcript } from "./support/transcript.js";
@@ -15,7 +15,7 @@ if (!process.env.TMPDIR && existsSync("/dev/shm")) process.env.TMPDIR = "/dev/sh
 
 // ETCD_BIN, else the newest version of the matrix (.tools/), else PATH's etcd; etcdctl and etcdutl follow it.
 const etcd = chooseEtcd(process.env.ETCD_BIN);
-useEtcd(process.env, etcd);
+applyEtcdChoice(process.env, etcd);
 process.stderr.write(
   `faults: etcd ${etcdVersionOf(etcd.bin) ?? "(not found)"}: ${etcd.bin} (${etcd.source})\n`,
 );
