@@ -8,9 +8,21 @@
  * .tmp/etcd-matrix/results.json. Exits 1 when any suite failed or a requested version is missing.
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { etcdVersionOf, matrixInstalls, projectRoot } from "../../testkit/etcd-choice.js";
+import {
+  compareVersions,
+  etcdVersionOf,
+  matrixInstalls,
+  projectRoot,
+} from "../../testkit/etcd-choice.js";
 
 /** The vitest files that talk to etcd: the pusher, edgectl, the end-to-end stacks, the cluster helper. */
 export const ETCD_VITEST_PATHS = [
@@ -220,7 +232,12 @@ function table(rows: readonly Row[]): string {
 async function main(): Promise<void> {
   const { versions, suites, ci } = parseArgs(process.argv.slice(2));
   const installs = matrixInstalls();
-  const chosen = versions ?? installs.map((i) => i.version);
+  // --ci: the pinned releases (test/etcd-matrix/v*/) but the newest, which CI's npm test runs on.
+  const pinned = readdirSync(join(projectRoot, "test", "etcd-matrix"))
+    .filter((d) => /^v\d+\.\d+\.\d+$/.test(d))
+    .map((d) => d.slice(1))
+    .sort((a, b) => compareVersions(b, a));
+  const chosen = versions ?? (ci ? pinned.slice(1) : installs.map((i) => i.version));
   const missing = chosen.filter((v) => !installs.some((i) => i.version === v));
   if (chosen.length === 0) {
     process.stderr.write("etcd-matrix: no etcd in .tools/ (run bash scripts/etcd-matrix.sh)\n");
