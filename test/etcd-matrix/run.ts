@@ -55,8 +55,13 @@ export const CI_VITEST_PATHS = [
   "test/e2e/etcd-auth.test.ts",
 ] as const;
 
-/** The `--ci` fault scenarios: compaction, etcd auth, cluster kills, partition, quorum loss, restore. */
-export const CI_FAULTS = [3, 9, 11, 12, 13, 14] as const;
+/**
+ * The `--ci` fault scenarios: compaction (3), etcd auth and its bypasses (9), a member cut off
+ * from its peers (12: `hasleader`, pre-vote), restore (14). Member and leader kills (11) are in
+ * the subset's cluster tests; quorum loss (13) mostly waits out a fixed 36 s. The full matrix
+ * runs both.
+ */
+export const CI_FAULTS = [3, 9, 12, 14] as const;
 
 type Suite = "vitest" | "faults";
 const SUITES: readonly Suite[] = ["vitest", "faults"];
