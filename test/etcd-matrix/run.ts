@@ -4,8 +4,8 @@
  * prepared by scripts/etcd-matrix.sh) in turn, and prints a table of version × suite ×
  * passed/failed. `--ci` runs the subset that .ci/run gives the versions besides the newest
  * (which runs the whole of `npm test` and the quick fault suite there).
- * Each run's output is kept in .tmp/etcd-matrix/ (`<version>-<suite>.log`); the table also goes to
- * .tmp/etcd-matrix/results.json. Exits 1 when any suite failed or a requested version is missing.
+ * Each run's output is kept in .tmp/etcd-matrix/ (.tmp/etcd-matrix-ci/ with `--ci`) as
+ * `<version>-<suite>.log`; the table also goes to results.json there. Exits 1 when any suite failed or a requested version is missing.
  */
 import { spawn } from "node:child_process";
 import {
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
     process.stderr.write("etcd-matrix: no etcd in .tools/ (run bash scripts/etcd-matrix.sh)\n");
     process.exit(1);
   }
-  const dir = join(projectRoot, ".tmp", "etcd-matrix");
+  const dir = join(projectRoot, ".tmp", ci ? "etcd-matrix-ci" : "etcd-matrix");
   mkdirSync(dir, { recursive: true });
   const rows: Row[] = [];
   const started = Date.now();
@@ -272,7 +272,7 @@ async function main(): Promise<void> {
     }
     for (const suite of suites) {
       process.stderr.write(
-        `etcd-matrix: etcd ${version}, ${suite}… (log: .tmp/etcd-matrix/${version}-${suite}.log)\n`,
+        `etcd-matrix: etcd ${version}, ${suite}… (log: ${join(dir, `${version}-${suite}.log`)})\n`,
       );
       const row =
         suite === "vitest"
