@@ -1,4 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "./testkit/etcd-choice.js";
+
+// The etcd every test starts: ETCD_BIN, else the newest version of the matrix (.tools/), else PATH's.
+const etcd = chooseEtcd(process.env.ETCD_BIN);
+applyEtcdChoice(process.env, etcd);
+process.stderr.write(
+  `etcd ${etcdVersionOf(etcd.bin) ?? "(not found)"}: ${etcd.bin} (${etcd.source})\n`,
+);
 
 export default defineConfig({
   test: {

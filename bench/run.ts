@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { LATENCY_WINDOW } from "../edgectl/heartbeat/latency-window.js";
+import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../testkit/etcd-choice.js";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
@@ -59,10 +60,13 @@ async function main(): Promise<void> {
   process.on("SIGTERM", onSignal);
 
   const machine = machineInfo();
+  const etcdChoice = chooseEtcd(opts.etcd ?? process.env.ETCD_BIN);
+  applyEtcdChoice(process.env, etcdChoice);
+  const etcd = { ...etcdChoice, version: etcdVersionOf(etcdChoice.bin) ?? "unknown" };
   const when = new Date().toISOString();
   const started = Date.now();
   log(
-    `edge-router bench (${opts.quick ? "quick" : "full"}) on ${machine.cores}× ${machine.cpu}, node ${machine.node}, load ${machine.loadavg_start}`,
+    `edge-router bench (${opts.quick ? "quick" : "full"}) on ${machine.cores}× ${machine.cpu}, node ${machine.node}, load ${machine.loadavg_start}, etcd ${etcd.version} (${etcd.bin})`,
   );
 
   const run = async <T>(name: string, fn: (c: Cleanup) => Promise<T>) =>
@@ -164,6 +168,7 @@ async function main(): Promise<void> {
     quick: results.quick,
     duration_s: results.duration_s,
     machine: results.machine,
+    etcd,
     propagation_ms: results.propagation?.propagation_ms ?? null,
     edge_propagation_ms: results.propagation?.edge_propagation_ms ?? null,
     burst: results.burst,

@@ -3,7 +3,8 @@
 #   scripts/ensure-deps.sh          (npm start) npm packages (among them the project's own Node 24),
 #                                   the built bins (dist/), etcd
 #   scripts/ensure-deps.sh --test   (npm test, .ci/run) the same, plus the tools only tests use:
-#                                   etcdctl, Chromium, Prometheus (promtool), zsh, fish, php-cli
+#                                   etcdctl, Chromium, Prometheus (promtool), zsh, fish, php-cli,
+#                                   and the etcd matrix (scripts/etcd-matrix.sh)
 # Runs before node_modules exists, on whatever Node and npm the machine has: `npm ci` runs on the
 # system Node; everything after it runs on Node 24.
 set -euo pipefail
@@ -67,7 +68,12 @@ if [ "$tests" = 1 ]; then
   need php-cli php                    # docs/origin-verification.md's PHP verifier runs under a real php-cli
 fi
 
+# The etcd versions the tests run on (.tools/etcd-v*/; docs/development.md "The etcd matrix").
+# ETCD_MATRIX_LATER=1: the caller prepares it itself (.ci/run, in the background during lint).
+matrix() { if [ "$tests" = 1 ] && [ "${ETCD_MATRIX_LATER:-}" != 1 ]; then bash scripts/etcd-matrix.sh; fi; }
+
 if [ ${#missing[@]} -eq 0 ]; then
+  matrix
   exit 0
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -76,6 +82,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   apt-get update -qq >&2
   # Where systemd runs, Debian starts etcd and prometheus services; the tests start their own.
   apt-get install -y -qq "${missing[@]}" >&2
+  matrix
   exit 0
 fi
 say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})."
@@ -83,6 +90,7 @@ if [ "$tests" = 1 ]; then
   say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
 fi
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+  matrix
   exit 0
 fi
 say "etcd is required. Install it with one of:"

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePorts } from "./ports.js";
 
-/** A real etcd server (Debian's `etcd-server`) on loopback with a temporary data dir. */
+/** A real etcd server (the version `ETCD_BIN` names: testkit/etcd-choice.ts) on loopback with a temporary data dir. */
 export interface EtcdServer {
   readonly endpoint: string;
   readonly clientPort: number;
@@ -16,11 +16,11 @@ export interface EtcdServer {
   restart(): Promise<void>;
   /** Stops etcd and removes its data dir. */
   stop(): Promise<void>;
-  /** Runs `etcdctl` against this server and returns stdout. */
+  /** Runs `etcdctl` (the first on PATH: the same version's, see `applyEtcdChoice`) against this server and returns stdout. */
   ctl(...args: string[]): string;
 }
 
-/** Locates the etcd binary: $ETCD_BIN, PATH, or Debian's /usr/bin/etcd. */
+/** The etcd binary: `ETCD_BIN` (set by the entry point's `applyEtcdChoice`), else `etcd` on PATH. */
 export function etcdBinary(): string {
   return process.env.ETCD_BIN ?? "etcd";
 }

@@ -27,6 +27,8 @@ export interface TableInput {
   readonly quick: boolean;
   readonly duration_s: number;
   readonly machine: MachineInfo;
+  /** The etcd every section ran on (`--etcd`, `ETCD_BIN`, else the newest of the matrix, else PATH's). */
+  readonly etcd: { readonly version: string; readonly bin: string; readonly source: string };
   readonly propagation_ms: PropagationResult["propagation_ms"] | null;
   readonly edge_propagation_ms: PropagationResult["edge_propagation_ms"] | null;
   readonly burst: BurstResult | null;
@@ -331,7 +333,7 @@ export function renderTable(r: TableInput): string {
   return [
     "",
     `edge-router bench — ${r.quick ? "quick" : "full"} run, ${r.when}, ${r.duration_s} s`,
-    `${m.cores}× ${m.cpu}, node ${m.node}, load average ${m.loadavg_start} → ${m.loadavg_end ?? "?"}`,
+    `${m.cores}× ${m.cpu}, node ${m.node}, load average ${m.loadavg_start} → ${m.loadavg_end ?? "?"}, etcd ${r.etcd.version}`,
     "",
     line(header),
     widths.map((w) => "-".repeat(w)).join("  "),

@@ -5,12 +5,20 @@
  */
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../../testkit/etcd-choice.js";
 import type { FaultContext, Scenario, ScenarioResult } from "./scenario.js";
 import { scenarios } from "./scenarios/index.js";
 import { Transcript } from "./support/transcript.js";
 
 // etcd data dirs on tmpfs: fsync is free, and kill -9 loses nothing the kernel already holds.
 if (!process.env.TMPDIR && existsSync("/dev/shm")) process.env.TMPDIR = "/dev/shm";
+
+// ETCD_BIN, else the newest version of the matrix (.tools/), else PATH's etcd; etcdctl and etcdutl follow it.
+const etcd = chooseEtcd(process.env.ETCD_BIN);
+applyEtcdChoice(process.env, etcd);
+process.stderr.write(
+  `faults: etcd ${etcdVersionOf(etcd.bin) ?? "(not found)"}: ${etcd.bin} (${etcd.source})\n`,
+);
 
 interface Row {
   readonly scenario: Scenario;

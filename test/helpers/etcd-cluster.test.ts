@@ -105,9 +105,10 @@ describe("a 3-member etcd cluster on loopback", () => {
     expect(await get(`${K}d`, old)).toBe("new-leader");
   });
 
-  it("restores every member from a snapshot into a new history at the snapshot's lower revision", async () => {
+  it("restores every member from a snapshot into a new history at the snapshot's lower revision, under the same cluster id (another with a new token)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edge-snap-"));
     try {
+      const clusterId = (await cluster.status(0))?.clusterId;
       await cluster.ctl(["put", `${K}e`, "in-snapshot"]);
       const path = join(dir, "snap.db");
       await cluster.snapshotSave(path);
@@ -122,7 +123,14 @@ describe("a 3-member etcd cluster on loopback", () => {
         expect((await cluster.status(i))?.revision).toBe(savedRev);
         expect(await get(`${K}e`, i)).toBe("in-snapshot");
         expect(await get(`${K}f`, i)).toBe("");
+        expect((await cluster.status(i))?.clusterId).toBe(clusterId);
       }
+      // What the pusher tells a replaced etcd by: another cluster id.
+      await cluster.restoreFromSnapshot(path, { newToken: true });
+      await cluster.waitLeader();
+      const other = (await cluster.status(0))?.clusterId;
+      expect(other).not.toBe(clusterId);
+      for (const i of [1, 2]) expect((await cluster.status(i))?.clusterId).toBe(other);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -14,6 +14,20 @@ export type { MemberStatus } from "./etcd-member.js";
 const run = promisify(execFile);
 
 /**
+ * The tool that restores a snapshot: `etcdutl` (etcd 3.5 on; 3.6 removed `etcdctl snapshot
+ * restore`), or `etcdctl` where no `etcdutl` is installed (etcd 3.4).
+ */
+export async function snapshotTool(): Promise<"etcdutl" | "etcdctl"> {
+  try {
+    await run("etcdutl", ["version"]);
+    return "etcdutl";
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return "etcdctl";
+    throw e;
+  }
+}
+
+/**
  * Raft timing of the test cluster: etcd's own defaults (heartbeat 100 ms, election 1000 ms), which
  * elect a new leader about 1–2 s after the old one dies and are slow enough not to flap on a busy
  * 2-core machine. `--pre-vote=true` (default only from 3.6) keeps a cut-off member from raising
@@ -205,7 +219,7 @@ async function launch(
         const m = member(i);
         m.dataDir = dataDirOf(i);
         await run(
-          "etcdctl",
+          await snapshotTool(),
           [
             ...["snapshot", "restore", path, "--name", m.name, "--data-dir", m.dataDir],
             ...["--initial-cluster", initialCluster, "--initial-cluster-token", token],

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { stringify } from "yaml";
-import type { EtcdServer } from "../../../testkit/etcd.js";
+import { type EtcdServer, etcdBinary } from "../../../testkit/etcd.js";
 import { runOwned, spawnOwned } from "../../../testkit/owned-process.js";
 import { ROOT } from "../../../testkit/pusher-process.js";
 import { Invariants, type Scenario } from "../scenario.js";
@@ -20,7 +20,7 @@ import { startScenarioPusher } from "../support/pusher-process.js";
 const FIXED = { "3.4": 42, "3.5": 28, "3.6": 9 } as Record<string, number>;
 
 function etcdVersion(): string {
-  const out = execFileSync("etcd", ["--version"], { encoding: "utf8" });
+  const out = execFileSync(etcdBinary(), ["--version"], { encoding: "utf8" });
   return /etcd Version: (\S+)/.exec(out)?.[1] ?? "unknown";
 }
 
