@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KvStandin } from "../testkit/kv-standin.js";
+import { freePort } from "../testkit/ports.js";
 import { startWorker, type TestWorker } from "../testkit/worker.js";
+import { type IsolateHeap, openIsolateHeap } from "./isolate-heap.js";
 
 /** A non-2xx answer (or none), kept for the report. */
 export interface BadAnswer {
@@ -15,6 +17,8 @@ export interface BadAnswer {
 /** The Worker under workerd fed from the KV stand-in, with a sequential and a concurrent client. */
 export interface EdgeClients {
   readonly worker: TestWorker;
+  /** The routing Worker's isolate heap (its inspector). */
+  readonly heap: IsolateHeap;
   /** Answers by status (0: no answer). */
   readonly byStatus: Map<number, number>;
   /** The first 50 non-2xx answers. */
@@ -28,7 +32,8 @@ export interface EdgeClients {
 export const CONCURRENCY = 8;
 
 /**
- * Starts the Worker (the vars of a deployment: floor pool, loopback template) and a copier that
+ * Starts the Worker (the vars of a deployment: floor pool, loopback template, 5 s isolate cache;
+ * its inspector open for the isolate's heap) and a copier that
  * puts every new `routes` value of the stand-in into the Worker's `ROUTING` namespace within
  * 100 ms, waits for the first copy, then starts the clients: one request at a time every 50 ms,
  * and `CONCURRENCY` requests at once every 250 ms, countries in turn.
@@ -39,10 +44,17 @@ export async function startEdgeClients(
   countries: readonly string[],
   now: () => number,
 ): Promise<EdgeClients> {
-  const worker = await startWorker({
-    FLOOR_POOL: vars.floorPool,
-    ORIGIN_TEMPLATE: vars.originTemplate,
-  });
+  const inspectorPort = await freePort();
+  const worker = await startWorker(
+    {
+      FLOOR_POOL: vars.floorPool,
+      ORIGIN_TEMPLATE: vars.originTemplate,
+      // The deployed default (testkit's is 0, to read KV on every request).
+      ISOLATE_CACHE_SECONDS: "5",
+    },
+    { inspectorPort },
+  );
+  const heap = await openIsolateHeap(inspectorPort, "edge");
   let running = true;
   let copied: string | undefined;
   let copies = 0;
@@ -62,6 +74,7 @@ export async function startEdgeClients(
     if (Date.now() > deadline) {
       running = false;
       await copier;
+      heap.close();
       await worker.dispose();
       throw new Error("the pusher wrote no routes to KV within 60 s");
     }
@@ -105,12 +118,14 @@ export async function startEdgeClients(
   })();
   return {
     worker,
+    heap,
     byStatus,
     bad,
     copies: () => copies,
     async stop() {
       running = false;
       await Promise.all([copier, sequential, concurrent]);
+      heap.close();
       await worker.dispose();
     },
   };

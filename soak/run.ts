@@ -32,6 +32,11 @@ import { seriesLeftByRemovedPools } from "./series-check.js";
 import { ELECTION_TTL, FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
 
 const HEARTBEAT_VICTIMS = ["p02", "p03", "p04", "p05", "p06", "p18/a"];
+/**
+ * Least RSS or heap rise (MiB) over a judged half shorter than 10 minutes that counts as growth:
+ * a busy pusher's heap saws by 6 MiB between collections.
+ */
+const QUICK_RATE_NOISE_MIB = 10;
 /** Seconds of a process's life left out of its fits. */
 const WARMUP_SECONDS = 60;
 
@@ -184,7 +189,8 @@ async function main(): Promise<number> {
       durationSeconds: seconds,
       warmupSeconds: WARMUP_SECONDS,
       minSamples: 6,
-      minRateRise: seconds / 2 < 600 ? 4 : 0,
+      minRateRise: seconds / 2 < 600 ? QUICK_RATE_NOISE_MIB : 0,
+      floorBinSeconds: 60,
     });
     const grew = growth.filter((g) => g.status === "fail");
     const failures: string[] = [];
