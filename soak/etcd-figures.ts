@@ -21,18 +21,19 @@ export function firstPresent(
 }
 
 /**
- * Metric names by what they count, newest first. etcd 3.4–3.6 count leases only as counters
+ * Metric names by what they count, the current one first (etcd 3.4.23 and 3.5.16 checked by
+ * running them; etcd's current source keeps them; `etcd_storage_…` is older). etcd counts leases only as counters
  * (`etcd_debugging_lease_granted_total`, `…_revoked_total`; an expired lease is revoked through
  * raft, so every member counts it); a member that restarted starts them again from 0, which
  * newer etcd corrects with `etcd_debugging_lease_initial_lease_count` (the leases it recovered).
  * Watchers and watch streams are gauges per member.
  */
 export const ETCD_METRIC_NAMES = {
-  granted: ["etcd_debugging_lease_granted_total", "etcd_lease_granted_total"],
-  revoked: ["etcd_debugging_lease_revoked_total", "etcd_lease_revoked_total"],
-  initial: ["etcd_debugging_lease_initial_lease_count", "etcd_lease_initial_lease_count"],
-  watchers: ["etcd_debugging_mvcc_watcher_total", "etcd_mvcc_watcher_total"],
-  watchStreams: ["etcd_debugging_mvcc_watch_stream_total", "etcd_mvcc_watch_stream_total"],
+  granted: ["etcd_debugging_lease_granted_total"],
+  revoked: ["etcd_debugging_lease_revoked_total"],
+  initial: ["etcd_debugging_lease_initial_lease_count"],
+  watchers: ["etcd_debugging_mvcc_watcher_total", "etcd_storage_watcher_total"],
+  watchStreams: ["etcd_debugging_mvcc_watch_stream_total", "etcd_storage_watch_stream_total"],
 } as const;
 
 /** What one member's metrics say. */

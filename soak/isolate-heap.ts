@@ -1,11 +1,16 @@
 /**
  * The V8 heap of one Worker isolate in workerd, read over its inspector (the Chrome DevTools
- * Protocol's `Runtime.getHeapUsage`): the Worker's own memory, apart from workerd's and the
- * local runtime's.
+ * Protocol): the Worker's own memory, apart from workerd's and the local runtime's.
  */
 export interface IsolateHeap {
-  /** Heap used, MiB; null when the inspector does not answer within 2 s. */
-  usedMiB(): Promise<number | null>;
+  /**
+   * Heap used right after a full collection (`HeapProfiler.collectGarbage`, then
+   * `Runtime.getHeapUsage`), MiB: what the isolate keeps, not the garbage it has not yet
+   * collected (which grows by about 1 KB a request between V8's own collections). workerd
+   * answers the collection only while the isolate serves requests; null when either call
+   * gets no answer within 5 s.
+   */
+  usedAfterGcMiB(): Promise<number | null>;
   close(): void;
 }
 
@@ -19,28 +24,34 @@ export async function openIsolateHeap(port: number, name: string): Promise<Isola
     });
   });
   let nextId = 0;
-  const pending = new Map<number, (used: number | null) => void>();
+  type Result = { usedSize?: number } | undefined;
+  const pending = new Map<number, (result: Result) => void>();
   ws.addEventListener("message", (e) => {
     const msg = JSON.parse(String(e.data)) as { id?: number; result?: { usedSize?: number } };
     if (msg.id === undefined) return;
-    pending.get(msg.id)?.(msg.result?.usedSize ?? null);
+    pending.get(msg.id)?.(msg.result);
     pending.delete(msg.id);
   });
-  return {
-    usedMiB() {
-      if (ws.readyState !== WebSocket.OPEN) return Promise.resolve(null);
-      const id = ++nextId;
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          resolve(null);
-        }, 2_000);
-        pending.set(id, (used) => {
-          clearTimeout(timer);
-          resolve(used === null ? null : used / 2 ** 20);
-        });
-        ws.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
+  const call = (method: string): Promise<Result | null> => {
+    if (ws.readyState !== WebSocket.OPEN) return Promise.resolve(null);
+    const id = ++nextId;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        resolve(null);
+      }, 5_000);
+      pending.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result ?? null);
       });
+      ws.send(JSON.stringify({ id, method }));
+    });
+  };
+  return {
+    async usedAfterGcMiB() {
+      if ((await call("HeapProfiler.collectGarbage")) === null) return null;
+      const used = (await call("Runtime.getHeapUsage"))?.usedSize;
+      return used === undefined ? null : used / 2 ** 20;
     },
     close() {
       ws.close();

@@ -93,7 +93,7 @@ export async function sampleAll(
         );
       }),
     (async () => {
-      put("worker:edge", "heap_mib", await edge.heap.usedMiB(), ageOf(workerdStartedAt));
+      put("worker:edge", "heap_mib", await edge.heap.usedAfterGcMiB(), ageOf(workerdStartedAt));
       for (const pid of await findDescendants(process.pid, /(^|\/)workerd /)) {
         const st = await procStats(pid);
         if (!st) continue;

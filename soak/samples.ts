@@ -17,7 +17,10 @@ export interface Sample {
 export type Figure =
   /** Resident set size, MiB (/proc/PID/status VmRSS). */
   | "rss_mib"
-  /** V8 heap used, MiB (prom-client's nodejs_heap_size_used_bytes). */
+  /**
+   * V8 heap used, MiB: prom-client's nodejs_heap_size_used_bytes for Node; for the Worker
+   * (`worker:edge`) the isolate's heap after a full collection, over workerd's inspector.
+   */
   | "heap_mib"
   /** Open file descriptors (/proc/PID/fd). */
   | "fds"

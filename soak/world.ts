@@ -162,25 +162,28 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
   cleanup.add("heartbeats", async () => {
     await Promise.all(heartbeats.map((h) => h.proc.stop(3_000)));
   });
-  // Every heartbeat has its key on a lease before the pushers start.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await client.getAll().prefix(`${prefix}health/`).exec();
-    const leased = res.kvs.filter((k) => k.lease !== "0").length;
-    if (leased >= heartbeats.length) break;
-    const dead = heartbeats.find((h) => !h.proc.alive());
-    if (dead) throw new Error(`heartbeat ${dead.name} exited:\n${dead.proc.output().slice(-1500)}`);
-    if (Date.now() > deadline)
-      throw new Error(`only ${leased} of ${heartbeats.length} heartbeats registered in 60 s`);
-    await sleep(250);
-  }
-  log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
+  /** Resolves once every heartbeat has its key on a lease. */
+  const waitRegistered = async () => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await client.getAll().prefix(`${prefix}health/`).exec();
+      const leased = res.kvs.filter((k) => k.lease !== "0").length;
+      if (leased >= heartbeats.length) break;
+      const dead = heartbeats.find((h) => !h.proc.alive());
+      if (dead)
+        throw new Error(`heartbeat ${dead.name} exited:\n${dead.proc.output().slice(-1500)}`);
+      if (Date.now() > deadline)
+        throw new Error(`only ${leased} of ${heartbeats.length} heartbeats registered in 60 s`);
+      await sleep(250);
+    }
+  };
 
   const pushers: SoakPusher[] = [];
   let generation = 0;
   const startPusher = async (): Promise<SoakPusher> => {
     const pid = `soak-${String.fromCharCode(97 + (generation % 26))}${generation >= 26 ? generation : ""}`;
     generation += 1;
+    const startedAt = Date.now();
     const process_ = await startPusherProcess({
       id: pid,
       etcdEndpoint: endpoints,
@@ -202,12 +205,13 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     });
     cleanup.add(`pusher ${pid}`, () => process_.stop());
     await process_.ready();
-    const p: SoakPusher = { id: pid, process: process_, startedAt: Date.now() };
+    const p: SoakPusher = { id: pid, process: process_, startedAt };
     pushers.push(p);
     return p;
   };
-  await startPusher();
-  await startPusher();
+  // The pushers start while the heartbeats register (what they compile meanwhile is theirs).
+  await Promise.all([startPusher(), startPusher(), waitRegistered()]);
+  log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
   log(`pushers: ${pushers.map((p) => p.id).join(", ")}`);
 
   return {
