@@ -84,7 +84,8 @@ export async function sampleAll(
     ...world.heartbeats
       .filter((h) => h.proc.alive())
       .map(async (h) => {
-        const metrics = await getText(`http://127.0.0.1:${h.port}/metrics`);
+        const metrics =
+          h.port === null ? null : await getText(`http://127.0.0.1:${h.port}/metrics`);
         await nodeProcess(
           `heartbeat:${h.name}#${h.proc.pid}`,
           h.proc.pid,

@@ -9,7 +9,6 @@ import { type EtcdCluster, startEtcdCluster } from "../test/helpers/etcd-cluster
 import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
 import { type OriginServer, startOrigins } from "../testkit/origins.js";
 import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
-import { freePort } from "../testkit/ports.js";
 import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
 
 /** 20 pools; the last three have three checkers each, the others one heartbeat. */
@@ -28,7 +27,8 @@ export interface Heartbeat {
   readonly name: string;
   readonly pool: string;
   readonly checker: string | undefined;
-  readonly port: number;
+  /** The port its /metrics listens on (it picks one; read from its log), once known. */
+  port: number | null;
   proc: OwnedProcess;
   startedAt: number;
 }
@@ -60,7 +60,7 @@ export interface World {
   readonly originTemplate: string;
   /** Starts one more pusher (the next generation id); resolves once it answers /status. */
   startPusher(): Promise<SoakPusher>;
-  /** SIGKILLs a heartbeat and starts it again on the same port. */
+  /** SIGKILLs a heartbeat and starts it again. */
   restartHeartbeat(hb: Heartbeat): Promise<void>;
 }
 
@@ -128,8 +128,10 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
 
   const edgectlEnv = { ETCD_ENDPOINTS: endpoints, ROUTING_PREFIX: prefix };
   const heartbeats: Heartbeat[] = [];
-  const spawnHeartbeat = (hb: { name: string; pool: string; checker?: string; port: number }) =>
-    spawnOwned(
+  const spawnHeartbeat = (hb: Heartbeat) => {
+    hb.port = null;
+    let head = "";
+    hb.proc = spawnOwned(
       `heartbeat ${hb.name}`,
       process.execPath,
       [
@@ -139,23 +141,27 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
         ...(hb.checker ? ["--checker", hb.checker] : []),
         ...["--ttl", String(HEARTBEAT_TTL), "--interval", "2"],
         ...["--check-url", `${originOf.get(hb.pool)}/healthz`],
-        ...["--listen", `127.0.0.1:${hb.port}`],
+        ...["--listen", "127.0.0.1:0"],
       ],
-      { env: childEnv(edgectlEnv), cwd: ROOT, outputLimit: 20_000 },
+      {
+        env: childEnv(edgectlEnv),
+        cwd: ROOT,
+        outputLimit: 20_000,
+        onOutput: (text) => {
+          if (hb.port !== null || head.length > 20_000) return;
+          head += text;
+          const port = /"listen":"127\.0\.0\.1:(\d+)"/.exec(head)?.[1];
+          if (port) hb.port = Number(port);
+        },
+      },
     );
+    hb.startedAt = Date.now();
+  };
   for (const pool of POOLS) {
     const checkers = (CHECKED_POOLS as readonly string[]).includes(pool) ? CHECKERS : [undefined];
     for (const checker of checkers) {
-      const name = checker ? `${pool}/${checker}` : pool;
-      const port = await freePort();
-      const hb: Heartbeat = {
-        name,
-        pool,
-        checker,
-        port,
-        proc: spawnHeartbeat({ name, pool, port, ...(checker ? { checker } : {}) }),
-        startedAt: Date.now(),
-      };
+      const hb = { name: checker ? `${pool}/${checker}` : pool, pool, checker } as Heartbeat;
+      spawnHeartbeat(hb);
       heartbeats.push(hb);
     }
   }
@@ -230,13 +236,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     startPusher,
     async restartHeartbeat(hb) {
       await hb.proc.kill9();
-      hb.proc = spawnHeartbeat({
-        name: hb.name,
-        pool: hb.pool,
-        port: hb.port,
-        ...(hb.checker ? { checker: hb.checker } : {}),
-      });
-      hb.startedAt = Date.now();
+      spawnHeartbeat(hb);
     },
   };
 }
