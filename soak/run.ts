@@ -237,6 +237,10 @@ async function main(): Promise<number> {
         boostFailures: driver.boostFailures(),
         tempPools: driver.tempPools(),
         kvWrites: world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length,
+        kvWritesPerHour: Math.round(
+          (world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length / endT) *
+            3600,
+        ),
         kvRequests: world.kv.requests.length,
         routesCopiedToWorker: edge.copies(),
         answers: Object.fromEntries(edge.byStatus),
