@@ -4,11 +4,11 @@ import { fitSlope, type SlopeFit } from "./slope.js";
 /**
  * The goal of one figure over the second half of the run:
  * - `rate`: the slope must not be above `maxPerHour` (units of the figure per hour). It fails
- *   when the whole 95 % interval lies above the goal, and the line rises by more than
- *   `minRateRise` over the window. Memory saws up between collections: over a window of at
- *   least `floorBinSeconds` × 6 the line is fitted through each bin's lowest sample (the floor
- *   the collector returns to); a shorter window is fitted on every sample and its noise floor
- *   is `minRateRise` (a 5-minute run catches only gross growth).
+ *   when the whole 95 % interval lies above the goal, and, for a series spanning less than
+ *   `resolvedSpanSeconds`, the line rises by more than `minRateRise` over it (a few minutes
+ *   cannot resolve 1 MiB/h: only gross growth fails there). Memory saws up between
+ *   collections: a series spanning at least `floorBinSeconds` × 6 is fitted through each bin's
+ *   lowest sample (the floor the collector returns to), a shorter one on every sample.
  * - `flat`: the figure must not grow. It fails when the 95 % interval of the slope excludes 0
  *   (growth, not noise) and the line rises by more than `tolerance` over the window.
  */
@@ -54,10 +54,28 @@ export interface WindowOptions {
   readonly warmupSeconds: number;
   /** Fewest samples a series needs in the window to be judged. */
   readonly minSamples: number;
-  /** Least rise (figure units) a `rate` goal needs to fail: a short window's noise floor. */
+  /** Least rise (figure units) a `rate` goal needs to fail over a short series: its noise floor. */
   readonly minRateRise: number;
+  /** A series spanning at least this many seconds is judged on its interval alone. */
+  readonly resolvedSpanSeconds: number;
   /** Bin width (s) whose lowest sample a `rate` fit uses, when the window holds 6 bins. */
   readonly floorBinSeconds: number;
+}
+
+/** Seconds of a process's life left out of its fits. */
+export const WARMUP_SECONDS = 60;
+
+/** How a run of `seconds` is judged (soak/README.md, "No growth"). */
+export function windowOptions(seconds: number): WindowOptions {
+  return {
+    durationSeconds: seconds,
+    warmupSeconds: WARMUP_SECONDS,
+    minSamples: 6,
+    // A busy pusher's heap saws by 6 MiB between collections.
+    minRateRise: 10,
+    resolvedSpanSeconds: 600,
+    floorBinSeconds: 60,
+  };
 }
 
 /** One series judged against one goal. */
@@ -128,12 +146,13 @@ export function judgeGrowth(
       const [lo, hi] = fit.ci95;
       if (goal.kind === "rate") {
         const perHour = fit.slope * 3600;
-        const fail = lo * 3600 > goal.maxPerHour && fit.rise > o.minRateRise;
+        const short = fit.spanSeconds < o.resolvedSpanSeconds;
+        const fail = lo * 3600 > goal.maxPerHour && (!short || fit.rise > o.minRateRise);
         out.push({
           figure: goal.figure,
           series,
           status: fail ? "fail" : "pass",
-          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s)`,
+          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${o.minRateRise}` : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
           fit,
         });
       } else {

@@ -14,7 +14,7 @@ import { ROOT } from "../testkit/pusher-process.js";
 import { type SoakClock, startClock } from "./clock.js";
 import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
-import { GROWTH_GOALS, judgeGrowth } from "./no-growth.js";
+import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
 import { parseSoakOptions } from "./options.js";
 import {
   type Convergence,
@@ -32,13 +32,6 @@ import { seriesLeftByRemovedPools } from "./series-check.js";
 import { ELECTION_TTL, FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
 
 const HEARTBEAT_VICTIMS = ["p02", "p03", "p04", "p05", "p06", "p18/a"];
-/**
- * Least RSS or heap rise (MiB) over a judged half shorter than 10 minutes that counts as growth:
- * a busy pusher's heap saws by 6 MiB between collections.
- */
-const QUICK_RATE_NOISE_MIB = 10;
-/** Seconds of a process's life left out of its fits. */
-const WARMUP_SECONDS = 60;
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -185,13 +178,7 @@ async function main(): Promise<number> {
     await edge.stop();
 
     // Verdicts.
-    const growth = judgeGrowth(samples, GROWTH_GOALS, {
-      durationSeconds: seconds,
-      warmupSeconds: WARMUP_SECONDS,
-      minSamples: 6,
-      minRateRise: seconds / 2 < 600 ? QUICK_RATE_NOISE_MIB : 0,
-      floorBinSeconds: 60,
-    });
+    const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
     const grew = growth.filter((g) => g.status === "fail");
     const failures: string[] = [];
     for (const g of grew) failures.push(`no growth: ${g.figure} grew in ${g.series}: ${g.detail}`);

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { floorPoints, GROWTH_GOALS, judgeGrowth } from "../../soak/no-growth.js";
+import { floorPoints, GROWTH_GOALS, judgeGrowth, windowOptions } from "../../soak/no-growth.js";
 import type { Figure, Sample } from "../../soak/samples.js";
 
 /** A quick run: 300 s, sampled every 10 s; the judged half is 150–300 s. */
-const QUICK = {
-  durationSeconds: 300,
-  warmupSeconds: 60,
-  minSamples: 6,
-  minRateRise: 10,
-  floorBinSeconds: 60,
-};
+const QUICK = windowOptions(300);
 
 function series(figure: Figure, name: string, value: (t: number) => number, age0 = 0): Sample[] {
   return Array.from({ length: 31 }, (_, i) => i * 10).map((t) => ({
@@ -68,7 +62,7 @@ describe("no-growth test over the second half", () => {
         value: 25 + ((t % 70) / 70) * 6 + (t / 3600) * perHour,
         age: t + 100,
       }));
-    const opts = { ...QUICK, durationSeconds: 1800, minRateRise: 0 };
+    const opts = windowOptions(1800);
     expect(judgeGrowth(long(0), GROWTH_GOALS, opts)[0]?.status).toBe("pass");
     const [v] = judgeGrowth(long(20), GROWTH_GOALS, opts);
     expect(v?.status).toBe("fail");
