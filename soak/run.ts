@@ -249,6 +249,8 @@ async function main(): Promise<number> {
       leasePolls,
     };
     await writeFile(join(out, "results.json"), `${JSON.stringify(result, null, 1)}\n`);
+    const { samples: _s, leasePolls: _p, ...summary } = result;
+    await writeFile(join(out, "summary.json"), `${JSON.stringify(summary, null, 1)}\n`);
 
     // Report.
     const judged = growth.filter((g) => g.status !== "short");
