@@ -242,7 +242,7 @@ async function main(): Promise<number> {
       etcdMetricNames: [...metricNames].sort(),
       events,
       badAnswers: edge.bad,
-      growth: growth.map((g) => ({ ...g, fit: g.fit })),
+      growth,
       failures,
       plots: plots.map((p) => relative(ROOT, p)),
       samples,
