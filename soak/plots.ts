@@ -25,6 +25,13 @@ export const PLOTS: readonly PlotSpec[] = [
     lines: "process",
   },
   {
+    file: "anon.png",
+    title: "Anonymous RSS per process (RSS less mapped files)",
+    yTitle: "MiB",
+    figures: ["anon_mib"],
+    lines: "process",
+  },
+  {
     file: "heap.png",
     title: "V8 heap used per process",
     yTitle: "MiB",

@@ -2,17 +2,25 @@ import { readdir, readFile } from "node:fs/promises";
 
 /** What Linux's /proc says about one process. */
 export interface ProcStats {
+  /** VmRSS: every resident page, the mapped binary and libraries included. */
   readonly rssMiB: number;
+  /**
+   * RssAnon: resident anonymous memory (heaps, stacks, buffers), what a leak grows. RSS also
+   * counts file pages (RssFile: the node binary's code alone is about 55 MiB), which grow as
+   * more code paths run once and are not a leak.
+   */
+  readonly anonMiB: number;
   readonly fds: number;
 }
 
-/** RSS (VmRSS) and open descriptors of `pid`, or null once it has gone. */
+/** RSS, anonymous RSS and open descriptors of `pid`, or null once it has gone. */
 export async function procStats(pid: number): Promise<ProcStats | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const rssKiB = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+    const kib = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1] ?? Number.NaN);
     const fds = (await readdir(`/proc/${pid}/fd`)).length;
-    return { rssMiB: rssKiB / 1024, fds };
+    return { rssMiB: kib("VmRSS") / 1024, anonMiB: kib("RssAnon") / 1024, fds };
   } catch {
     return null;
   }

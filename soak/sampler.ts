@@ -54,6 +54,7 @@ export async function sampleAll(
     const st = await procStats(pid);
     if (!st) return;
     put(series, "rss_mib", st.rssMiB, age);
+    put(series, "anon_mib", st.anonMiB, age);
     put(series, "fds", st.fds, age);
     if (metricsText) {
       const totals = metricTotals(metricsText);
@@ -99,6 +100,7 @@ export async function sampleAll(
         const st = await procStats(pid);
         if (!st) continue;
         put(`workerd#${pid}`, "rss_mib", st.rssMiB, ageOf(workerdStartedAt));
+        put(`workerd#${pid}`, "anon_mib", st.anonMiB, ageOf(workerdStartedAt));
         put(`workerd#${pid}`, "fds", st.fds, ageOf(workerdStartedAt));
       }
     })(),
@@ -110,6 +112,7 @@ export async function sampleAll(
       if (!st) return;
       const age = ageOf(memberStarts[i] ?? clock.startedAt);
       put(`etcd:${m.name}#${pid}`, "rss_mib", st.rssMiB, age);
+      put(`etcd:${m.name}#${pid}`, "anon_mib", st.anonMiB, age);
       put(`etcd:${m.name}#${pid}`, "fds", st.fds, age);
     }),
     (async () => {

@@ -17,6 +17,8 @@ export interface Sample {
 export type Figure =
   /** Resident set size, MiB (/proc/PID/status VmRSS). */
   | "rss_mib"
+  /** Anonymous resident memory, MiB (RssAnon: RSS less the mapped binary and libraries). */
+  | "anon_mib"
   /**
    * V8 heap used, MiB: prom-client's nodejs_heap_size_used_bytes for Node; for the Worker
    * (`worker:edge`) the isolate's heap after a full collection, over workerd's inspector.

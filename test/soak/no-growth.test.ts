@@ -44,11 +44,11 @@ describe("no-growth test over the second half", () => {
   });
 
   it("RSS in a 5-minute run: GC noise passes, gross growth (400 MiB/h) fails, less is below its noise floor", () => {
-    const noisy = series("rss_mib", "heartbeat:p02#7", (t) => 60 + ((t * 7919) % 13) / 4);
+    const noisy = series("anon_mib", "heartbeat:p02#7", (t) => 60 + ((t * 7919) % 13) / 4);
     expect(verdict(noisy)[0]?.status).toBe("pass");
-    const leaking = series("rss_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 400);
+    const leaking = series("anon_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 400);
     expect(verdict(leaking)[0]?.status).toBe("fail");
-    const small = series("rss_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 100);
+    const small = series("anon_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 100);
     expect(verdict(small)[0]?.status).toBe("pass");
   });
 
