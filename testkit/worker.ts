@@ -146,6 +146,11 @@ export interface StartOptions {
    * workerd, the origins, the client) is not the edge waiting on its KV.
    */
   readonly control?: boolean;
+  /**
+   * Serve workerd's V8 inspector on this loopback port (each worker at `ws://…/core:user:NAME`),
+   * for reading the isolate's heap.
+   */
+  readonly inspectorPort?: number;
 }
 
 /** The control Worker of `StartOptions.control`. */
@@ -201,6 +206,7 @@ export async function startWorker(
     ],
     // A fixed placeholder `request.cf` instead of downloading one.
     cf: false,
+    ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
   });
   await mf.ready;
   const kv = withKv ? await mf.getKVNamespace(KV_INNER_BINDING, KV_WRAPPER_WORKER) : null;

@@ -1,0 +1,172 @@
+import { type Figure, type Sample, seriesKind } from "./samples.js";
+import { fitSlope, type SlopeFit } from "./slope.js";
+
+/**
+ * The goal of one figure over the second half of the run:
+ * - `rate`: the slope must not be above `maxPerHour` (units of the figure per hour). It fails
+ *   when the whole 95 % interval lies above the goal, and, for a series spanning less than
+ *   `resolvedSpanSeconds`, the line rises by more than `minRateRise` over it (a few minutes
+ *   cannot resolve 1 MiB/h: only gross growth fails there). Memory saws up between
+ *   collections: a series spanning at least `floorBinSeconds` × 6 is fitted through each bin's
+ *   lowest sample (the floor the collector returns to), a shorter one on every sample.
+ * - `flat`: the figure must not grow. It fails when the 95 % interval of the slope excludes 0
+ *   (growth, not noise) and the line rises by more than `tolerance` over the window.
+ */
+export type GrowthGoal =
+  | {
+      readonly figure: Figure;
+      readonly kind: "rate";
+      readonly maxPerHour: number;
+      readonly unit: string;
+      readonly kinds: readonly string[];
+    }
+  | {
+      readonly figure: Figure;
+      readonly kind: "flat";
+      readonly tolerance: number;
+      readonly kinds: readonly string[];
+    };
+
+const NODE = ["pusher", "heartbeat"];
+
+/**
+ * The goals of issue 27 (soak/README.md). workerd's RSS is recorded, not judged: under
+ * Miniflare it grows with every request even for a Worker that only returns "ok" (the local
+ * runtime's cost, not the Worker's); the Worker's own memory is its isolate's heap (`worker`).
+ */
+export const GROWTH_GOALS: readonly GrowthGoal[] = [
+  // RSS less its file pages (proc-stats.ts): the node binary's code pages in as paths first run.
+  { figure: "anon_mib", kind: "rate", maxPerHour: 1, unit: "MiB", kinds: NODE },
+  { figure: "heap_mib", kind: "rate", maxPerHour: 1, unit: "MiB", kinds: [...NODE, "worker"] },
+  { figure: "fds", kind: "flat", tolerance: 2, kinds: [...NODE, "workerd", "etcd"] },
+  { figure: "handles", kind: "flat", tolerance: 2, kinds: NODE },
+  // Bounded label sets (a GC kind, a watch-restart reason) appear once, later in a run.
+  { figure: "series", kind: "flat", tolerance: 4, kinds: NODE },
+  { figure: "leases_held", kind: "flat", tolerance: 1, kinds: ["cluster"] },
+  { figure: "watchers", kind: "flat", tolerance: 1, kinds: ["cluster"] },
+  { figure: "watch_streams", kind: "flat", tolerance: 1, kinds: ["cluster"] },
+];
+
+/** How the second half is cut. */
+export interface WindowOptions {
+  /** Seconds of the measured run (the window is its second half). */
+  readonly durationSeconds: number;
+  /** Samples of a process younger than this are warm-up and left out. */
+  readonly warmupSeconds: number;
+  /** Fewest samples a series needs in the window to be judged. */
+  readonly minSamples: number;
+  /** Least rise (figure units) a `rate` goal needs to fail over a short series: its noise floor. */
+  readonly minRateRise: number;
+  /** A series spanning at least this many seconds is judged on its interval alone. */
+  readonly resolvedSpanSeconds: number;
+  /** Bin width (s) whose lowest sample a `rate` fit uses, when the window holds 6 bins. */
+  readonly floorBinSeconds: number;
+}
+
+/** Seconds of a process's life left out of its fits. */
+export const WARMUP_SECONDS = 60;
+
+/** How a run of `seconds` is judged (soak/README.md, "No growth"). */
+export function windowOptions(seconds: number): WindowOptions {
+  return {
+    durationSeconds: seconds,
+    warmupSeconds: WARMUP_SECONDS,
+    minSamples: 6,
+    // A busy pusher's heap saws by 6 MiB between collections.
+    minRateRise: 10,
+    resolvedSpanSeconds: 600,
+    floorBinSeconds: 60,
+  };
+}
+
+/** One series judged against one goal. */
+export interface GrowthVerdict {
+  readonly figure: Figure;
+  readonly series: string;
+  readonly status: "pass" | "fail" | "short";
+  /** The fit, per hour for `rate` goals and per window for `flat` ones, in words. */
+  readonly detail: string;
+  readonly fit: SlopeFit | null;
+}
+
+/**
+ * The lowest sample of each `bin`-second bin (at the bin's middle), when the points span at
+ * least 6 bins; else the points as they are.
+ */
+export function floorPoints(
+  pts: ReadonlyArray<{ readonly x: number; readonly y: number }>,
+  bin: number,
+): Array<{ x: number; y: number }> {
+  if (pts.length === 0) return [];
+  const x0 = Math.min(...pts.map((p) => p.x));
+  const x1 = Math.max(...pts.map((p) => p.x));
+  if (x1 - x0 < 6 * bin) return pts.map((p) => ({ ...p }));
+  const lows = new Map<number, number>();
+  for (const p of pts) {
+    const b = Math.floor((p.x - x0) / bin);
+    lows.set(b, Math.min(lows.get(b) ?? Number.POSITIVE_INFINITY, p.y));
+  }
+  return [...lows].map(([b, y]) => ({ x: x0 + (b + 0.5) * bin, y }));
+}
+
+function fmt(v: number): string {
+  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3);
+}
+
+/** Fits every series of every goal over the second half, excluding each process's warm-up. */
+export function judgeGrowth(
+  samples: readonly Sample[],
+  goals: readonly GrowthGoal[],
+  o: WindowOptions,
+): GrowthVerdict[] {
+  const from = o.durationSeconds / 2;
+  const out: GrowthVerdict[] = [];
+  for (const goal of goals) {
+    const bySeries = new Map<string, Array<{ x: number; y: number }>>();
+    for (const s of samples) {
+      if (s.figure !== goal.figure || s.t < from || !goal.kinds.includes(seriesKind(s.series)))
+        continue;
+      if (s.age !== undefined && s.age < o.warmupSeconds) continue;
+      const pts = bySeries.get(s.series) ?? [];
+      pts.push({ x: s.t, y: s.value });
+      bySeries.set(s.series, pts);
+    }
+    for (const [series, all] of bySeries) {
+      const pts = goal.kind === "rate" ? floorPoints(all, o.floorBinSeconds) : all;
+      const fit = all.length >= o.minSamples ? fitSlope(pts) : null;
+      if (!fit) {
+        out.push({
+          figure: goal.figure,
+          series,
+          status: "short",
+          detail: `${all.length} samples after warm-up in the second half (fewer than ${o.minSamples}): not judged`,
+          fit: null,
+        });
+        continue;
+      }
+      const [lo, hi] = fit.ci95;
+      if (goal.kind === "rate") {
+        const perHour = fit.slope * 3600;
+        const short = fit.spanSeconds < o.resolvedSpanSeconds;
+        const fail = lo * 3600 > goal.maxPerHour && (!short || fit.rise > o.minRateRise);
+        out.push({
+          figure: goal.figure,
+          series,
+          status: fail ? "fail" : "pass",
+          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${o.minRateRise}` : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
+          fit,
+        });
+      } else {
+        const fail = lo > 0 && fit.rise > goal.tolerance;
+        out.push({
+          figure: goal.figure,
+          series,
+          status: fail ? "fail" : "pass",
+          detail: `rise ${fmt(fit.rise)} over ${fmt(fit.spanSeconds)} s (95 % ${fmt(lo * fit.spanSeconds)}…${fmt(hi * fit.spanSeconds)}; tolerance ${goal.tolerance}; range ${fmt(fit.range)})`,
+          fit,
+        });
+      }
+    }
+  }
+  return out;
+}

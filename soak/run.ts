@@ -1,0 +1,301 @@
+/**
+ * `npm run soak -- [--minutes N | --quick]`: the whole system for a long while under steady
+ * change and regular kills, recording every process's memory, descriptors, handles and metric
+ * series, and etcd's leases and watchers, every 10 s; then the no-growth test over the second
+ * half and the invariants of the whole run. See soak/README.md.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Lease } from "etcd3";
+import { Cleanup } from "../bench/lib/cleanup.js";
+import { COUNTRIES } from "../test/faults/support/etcd-world.js";
+import { ROOT } from "../testkit/pusher-process.js";
+import { type SoakClock, startClock } from "./clock.js";
+import { startDriver } from "./driver.js";
+import { startEdgeClients } from "./edge-clients.js";
+import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
+import { parseSoakOptions } from "./options.js";
+import {
+  type Convergence,
+  checkConverged,
+  heldLeases,
+  type KillEvent,
+  type LeasePoll,
+  leasesBackAfterKills,
+} from "./oracle.js";
+import { writePlots } from "./plots.js";
+import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js";
+import type { Sample } from "./samples.js";
+import { chaosSchedule } from "./schedule.js";
+import { seriesLeftByRemovedPools } from "./series-check.js";
+import { ELECTION_TTL, FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
+
+const HEARTBEAT_VICTIMS = ["p02", "p03", "p04", "p05", "p06", "p18/a"];
+
+const t0 = Date.now();
+const log = (line: string) =>
+  process.stderr.write(`[soak ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+async function main(): Promise<number> {
+  const opts = parseSoakOptions(process.argv.slice(2));
+  const seconds = opts.minutes * 60;
+  const cleanup = new Cleanup();
+  let stopping = false;
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      stopping = true;
+      log(`${sig}: stopping`);
+      void cleanup.runAll().then(() => process.exit(130));
+    });
+  }
+  try {
+    const world = await startWorld(cleanup, log);
+    let measuring: SoakClock | null = null;
+    const edge = await startEdgeClients(
+      world.kv,
+      { floorPool: FLOOR_POOL, originTemplate: world.originTemplate },
+      COUNTRIES,
+      () => measuring?.now() ?? 0,
+    );
+    cleanup.add("worker and clients", () => edge.stop());
+    const workerdStartedAt = Date.now();
+    const clock = startClock();
+    measuring = clock;
+    const startupSeconds = (clock.startedAt - t0) / 1000;
+    log(`started in ${startupSeconds.toFixed(1)} s; measuring ${opts.minutes} min`);
+    const memberStarts: MemberStarts = world.cluster.members.map(() => clock.startedAt - 1);
+    const driver = startDriver(world, clock, opts.seed);
+    cleanup.add("driver", () => driver.stop());
+    const alive = () => !stopping && clock.now() < seconds;
+
+    const baseline = await heldLeases(world);
+    if (baseline === null) throw new Error("etcd listed no leases at start");
+    log(
+      `leases held at start: ${baseline} (${world.heartbeats.length} heartbeats, ${world.pushers.length} pushers)`,
+    );
+
+    const samples: Sample[] = [];
+    const metricNames = new Set<string>();
+    const sample = () =>
+      sampleAll(world, edge, driver, clock, memberStarts, workerdStartedAt, samples, metricNames);
+    const sampler = (async () => {
+      await sample();
+      while (alive()) {
+        await clock.untilPhase(SAMPLE_EVERY_SECONDS, 0, alive);
+        if (alive()) await sample();
+      }
+    })();
+
+    const convergences: Convergence[] = [];
+    const oracle = (async () => {
+      while (alive()) {
+        await clock.untilPhase(10, 5, alive);
+        if (!alive()) break;
+        const c = await checkConverged(world, driver, clock);
+        convergences.push(c);
+        if (c.ms === null) log(`KV did not equal compile(etcd) in 30 s: ${c.mismatch}`);
+      }
+    })();
+
+    const leasePolls: LeasePoll[] = [];
+    const leasePoller = (async () => {
+      while (alive()) {
+        const held = await heldLeases(world);
+        if (held !== null) leasePolls.push({ t: clock.now(), held });
+        await sleep(2_000);
+      }
+    })();
+
+    const kills: KillEvent[] = [];
+    const events: Array<{ t: number; what: string }> = [];
+    const planted: Lease[] = [];
+    const note = (what: string) => {
+      events.push({ t: clock.now(), what });
+      log(what);
+    };
+    const chaos = (async () => {
+      let victim = 0;
+      for (const step of chaosSchedule(seconds, opts.plantLeak === "lease")) {
+        await clock.until(step.t, alive);
+        if (!alive()) break;
+        if (step.kind === "kill-heartbeat") {
+          const name = HEARTBEAT_VICTIMS[victim++ % HEARTBEAT_VICTIMS.length];
+          const hb = world.heartbeats.find((h) => h.name === name);
+          if (!hb) continue;
+          await world.restartHeartbeat(hb);
+          kills.push({ t: clock.now(), what: `heartbeat ${name}`, ttl: HEARTBEAT_TTL });
+          note(`killed heartbeat ${name} (SIGKILL) and started it again`);
+        } else if (step.kind === "kill-leader-pusher") {
+          const live = world.pushers.filter((p) => p.process.proc.alive());
+          const roles = await Promise.all(live.map((p) => p.process.status()));
+          const leader = live.find((_, i) => roles[i]?.role === "leader");
+          if (!leader) {
+            note("no leader pusher to kill");
+            continue;
+          }
+          await leader.process.proc.kill9();
+          kills.push({ t: clock.now(), what: `pusher ${leader.id}`, ttl: ELECTION_TTL });
+          const next = await world.startPusher();
+          note(`killed leader pusher ${leader.id} (SIGKILL); started ${next.id} as standby`);
+        } else if (step.kind === "kill-etcd-member") {
+          await world.cluster.kill(2);
+          kills.push({ t: clock.now(), what: "etcd member m2", ttl: HEARTBEAT_TTL });
+          note("killed etcd member m2 (SIGKILL)");
+        } else if (step.kind === "restart-etcd-member") {
+          await world.cluster.restart(2);
+          memberStarts[2] = Date.now();
+          note("started etcd member m2 again");
+        } else {
+          const lease = world.client.lease(60, { autoKeepAlive: true });
+          await lease.grant();
+          planted.push(lease);
+          note(`planted leak: lease ${planted.length} kept`);
+        }
+      }
+    })();
+    cleanup.add("planted leases", async () => {
+      await Promise.all(planted.map((l) => l.revoke().catch(() => undefined)));
+    });
+
+    const progress = (async () => {
+      while (alive()) {
+        await clock.untilPhase(60, 9, alive);
+        if (!alive()) break;
+        const last = convergences[convergences.length - 1];
+        log(
+          `t=${clock.now().toFixed(0)} s: ${driver.changes()} changes (${driver.failed()} refused, ${driver.skipped()} skipped), ${driver.boosts()} boosts, ${convergences.filter((c) => c.ms !== null).length}/${convergences.length} converged (last ${last?.ms ?? "-"} ms), answers ${JSON.stringify(Object.fromEntries(edge.byStatus))}`,
+        );
+      }
+    })();
+
+    await clock.until(seconds, () => !stopping);
+    await Promise.all([sampler, oracle, leasePoller, chaos, progress]);
+    const endT = clock.now();
+    await driver.stop();
+    const seriesLeft = await seriesLeftByRemovedPools(world);
+    const finalHeld = await heldLeases(world);
+    await edge.stop();
+
+    // Verdicts.
+    const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
+    const grew = growth.filter((g) => g.status === "fail");
+    const failures: string[] = [];
+    for (const g of grew) failures.push(`no growth: ${g.figure} grew in ${g.series}: ${g.detail}`);
+    const notConverged = convergences.filter((c) => c.ms === null);
+    for (const c of notConverged)
+      failures.push(
+        `invariant: at t=${c.t.toFixed(0)} s KV did not equal compile(etcd) within 30 s: ${c.mismatch}`,
+      );
+    if (convergences.length < Math.floor(seconds / 10) - 2)
+      failures.push(`invariant: only ${convergences.length} convergence checks ran`);
+    const non2xx = [...edge.byStatus].filter(([s]) => s < 200 || s > 299);
+    for (const [status, n] of non2xx)
+      failures.push(`invariant: the Worker answered ${n} × ${status === 0 ? "no answer" : status}`);
+    for (const miss of leasesBackAfterKills(leasePolls, kills, baseline, endT))
+      failures.push(`invariant: leases did not return to baseline after ${miss}`);
+    if (finalHeld !== baseline)
+      failures.push(
+        `invariant: leases held at the end ${finalHeld ?? "unknown"}, at the start ${baseline}`,
+      );
+    for (const s of seriesLeft) failures.push(`series: ${s}`);
+    if (driver.changes() < seconds * 10 * 0.6)
+      failures.push(`driver: only ${driver.changes()} changes in ${seconds} s (goal 10/s)`);
+
+    const out = resolve(ROOT, opts.out);
+    await mkdir(out, { recursive: true });
+    const plots = await writePlots(join(out, "plots"), samples, seconds / 2);
+    const ms = convergences.flatMap((c) => (c.ms === null ? [] : [c.ms])).sort((a, b) => a - b);
+    const result = {
+      options: opts,
+      startedAt: new Date(clock.startedAt).toISOString(),
+      startupSeconds,
+      measuredSeconds: endT,
+      totalSeconds: (Date.now() - t0) / 1000,
+      processes: {
+        heartbeats: world.heartbeats.length,
+        pushers: world.pushers.map((p) => p.id),
+        etcdMembers: world.cluster.size,
+      },
+      counts: {
+        changes: driver.changes(),
+        changesRefused: driver.failed(),
+        boosts: driver.boosts(),
+        boostFailures: driver.boostFailures(),
+        tempPools: driver.tempPools(),
+        kvWrites: world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length,
+        kvWritesPerHour: Math.round(
+          (world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length / endT) *
+            3600,
+        ),
+        kvRequests: world.kv.requests.length,
+        routesCopiedToWorker: edge.copies(),
+        answers: Object.fromEntries(edge.byStatus),
+      },
+      convergence: {
+        checks: convergences.length,
+        failed: notConverged.length,
+        p50Ms: ms[Math.floor(ms.length / 2)] ?? null,
+        maxMs: ms[ms.length - 1] ?? null,
+      },
+      leases: { baseline, final: finalHeld, kills },
+      etcdMetricNames: [...metricNames].sort(),
+      events,
+      badAnswers: edge.bad,
+      growth,
+      failures,
+      plots: plots.map((p) => relative(ROOT, p)),
+      samples,
+      leasePolls,
+    };
+    await writeFile(join(out, "results.json"), `${JSON.stringify(result, null, 1)}\n`);
+    const { samples: _s, leasePolls: _p, ...summary } = result;
+    await writeFile(join(out, "summary.json"), `${JSON.stringify(summary, null, 1)}\n`);
+
+    // Report.
+    const judged = growth.filter((g) => g.status !== "short");
+    process.stdout.write(
+      `\nno growth over the second half (${seconds / 2} s; warm-up ${WARMUP_SECONDS} s of each process left out):\n`,
+    );
+    for (const g of judged) {
+      if (g.status === "fail" || !g.series.startsWith("heartbeat:"))
+        process.stdout.write(
+          `  ${g.status === "fail" ? "FAIL" : "ok  "} ${g.figure.padEnd(12)} ${g.series.padEnd(34)} ${g.detail}\n`,
+        );
+    }
+    const hbJudged = judged.filter((g) => g.series.startsWith("heartbeat:"));
+    process.stdout.write(
+      `  (${hbJudged.filter((g) => g.status === "pass").length} of ${hbJudged.length} heartbeat fits pass; all in results.json)\n`,
+    );
+    process.stdout.write(
+      `convergence: ${convergences.length} checks, ${notConverged.length} failed, p50 ${result.convergence.p50Ms} ms, max ${result.convergence.maxMs} ms\n` +
+        `changes ${driver.changes()} (${driver.failed()} refused), boosts ${driver.boosts()}, temp pools ${driver.tempPools()}, KV writes ${result.counts.kvWrites}, answers ${JSON.stringify(result.counts.answers)}\n` +
+        `leases held: baseline ${baseline}, end ${finalHeld}; results in ${relative(ROOT, out)}/results.json, plots in ${relative(ROOT, out)}/plots\n`,
+    );
+    for (const f of failures) process.stdout.write(`FAIL ${f}\n`);
+    log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+    if (opts.expectFail.length > 0) {
+      const figures = [...new Set(grew.map((g) => g.figure))].sort();
+      const want = [...opts.expectFail].sort();
+      const ok = figures.length > 0 && want.every((f) => figures.includes(f as never));
+      process.stdout.write(
+        ok
+          ? `self-check passed: the planted leak was caught (grew: ${figures.join(", ")})\n`
+          : `self-check FAILED: expected growth of ${want.join(", ")}, saw ${figures.join(", ") || "none"}\n`,
+      );
+      return ok ? 0 : 1;
+    }
+    return failures.length === 0 ? 0 : 1;
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`soak: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(2);
+  },
+);

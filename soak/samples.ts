@@ -1,0 +1,55 @@
+/**
+ * What the soak records: one value of one figure of one series at one time. A series is one
+ * process in one role (`pusher:soak-a#4242@leader`), or `cluster` for figures of the whole
+ * system (etcd leases and watchers, KV writes, the Worker's answers).
+ */
+export interface Sample {
+  /** Seconds since the measured run started. */
+  readonly t: number;
+  readonly series: string;
+  readonly figure: Figure;
+  readonly value: number;
+  /** Seconds since the process started (process series only). */
+  readonly age?: number;
+}
+
+/** Every figure the soak records. */
+export type Figure =
+  /** Resident set size, MiB (/proc/PID/status VmRSS). */
+  | "rss_mib"
+  /** Anonymous resident memory, MiB (RssAnon: RSS less the mapped binary and libraries). */
+  | "anon_mib"
+  /**
+   * V8 heap used, MiB: prom-client's nodejs_heap_size_used_bytes for Node; for the Worker
+   * (`worker:edge`) the isolate's heap after a full collection, over workerd's inspector.
+   */
+  | "heap_mib"
+  /** Open file descriptors (/proc/PID/fd). */
+  | "fds"
+  /** libuv handles the process holds open (prom-client's nodejs_active_handles_total). */
+  | "handles"
+  /** Series of the process's /metrics (label sets; a histogram counts once: series-count.ts). */
+  | "series"
+  /** Leases etcd holds (its own metrics: granted − revoked, plus the initial count if exposed). */
+  | "leases"
+  /** `leases` less those of live boosts (each boost holds one for its TTL). */
+  | "leases_held"
+  /** Leases etcd lists (the LeaseLeases RPC), to check the metric. */
+  | "leases_listed"
+  /** Watchers registered on every running etcd member (etcd_debugging_mvcc_watcher_total). */
+  | "watchers"
+  /** gRPC watch streams on every running etcd member (etcd_debugging_mvcc_watch_stream_total). */
+  | "watch_streams"
+  /** KV writes (bulk PUTs the stand-in stored), cumulative. */
+  | "kv_writes"
+  /** Changes the driver made in etcd, cumulative. */
+  | "changes"
+  /** The Worker's answers with status 2xx, cumulative. */
+  | "responses_2xx"
+  /** The Worker's answers with any other status (or no answer), cumulative. */
+  | "responses_other";
+
+/** The process kind a series belongs to (the part before `:` or `#`). */
+export function seriesKind(series: string): string {
+  return series.split(/[:#]/)[0] ?? series;
+}

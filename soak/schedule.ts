@@ -1,0 +1,39 @@
+/** One step of the chaos schedule, at `t` seconds into the measured run. */
+export interface ChaosStep {
+  readonly t: number;
+  readonly kind:
+    | "kill-heartbeat"
+    | "kill-leader-pusher"
+    | "kill-etcd-member"
+    | "restart-etcd-member"
+    | "plant-lease";
+}
+
+/** Seconds an etcd member stays down. */
+export const ETCD_DOWN_SECONDS = 15;
+
+/**
+ * The schedule of a run of `seconds`: a heartbeat killed (and restarted) every minute; the
+ * leader pusher every 5 minutes (restarted as standby); one etcd member once, at 40 % of the
+ * run (a quarter in a short run), for 15 s; with `plant`, one lease kept every minute. Steps sit off the minute (3, 33, 37
+ * and 44 s past it) so they do not meet the sampler (second 0 of every 10). A run shorter than
+ * 10 minutes kills the leader pusher once at a third of the run, in the warm-up half, so the
+ * judged half sees the pushers it fits.
+ */
+export function chaosSchedule(seconds: number, plant: boolean): ChaosStep[] {
+  const steps: ChaosStep[] = [];
+  for (let t = 63; t < seconds - 30; t += 60) steps.push({ t, kind: "kill-heartbeat" });
+  if (seconds < 600) {
+    steps.push({ t: Math.round(seconds / 3 / 10) * 10 + 3, kind: "kill-leader-pusher" });
+  } else {
+    for (let t = 333; t < seconds - 60; t += 300) steps.push({ t, kind: "kill-leader-pusher" });
+  }
+  const etcdAt =
+    seconds < 600
+      ? Math.round(seconds / 4 / 10) * 10 + 4
+      : Math.round((seconds * 0.4) / 60) * 60 + 44;
+  steps.push({ t: etcdAt, kind: "kill-etcd-member" });
+  steps.push({ t: etcdAt + ETCD_DOWN_SECONDS, kind: "restart-etcd-member" });
+  if (plant) for (let t = 37; t < seconds; t += 60) steps.push({ t, kind: "plant-lease" });
+  return steps.sort((a, b) => a.t - b.t);
+}

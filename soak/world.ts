@@ -1,0 +1,242 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Etcd3 } from "etcd3";
+import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
+import type { Cleanup } from "../bench/lib/cleanup.js";
+import { COUNTRIES } from "../test/faults/support/etcd-world.js";
+import { type EtcdCluster, startEtcdCluster } from "../test/helpers/etcd-cluster.js";
+import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
+import { type OriginServer, startOrigins } from "../testkit/origins.js";
+import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
+import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
+
+/** 20 pools; the last three have three checkers each, the others one heartbeat. */
+export const POOLS = Array.from({ length: 20 }, (_, i) => `p${String(i + 1).padStart(2, "0")}`);
+export const CHECKED_POOLS = ["p18", "p19", "p20"] as const;
+export const CHECKERS = ["a", "b", "c"] as const;
+export const FLOOR_POOL = "p01";
+/** Heartbeat lease TTL (s): a killed heartbeat's key and lease are gone this long after. */
+export const HEARTBEAT_TTL = 10;
+/** Pusher election TTL (s). */
+export const ELECTION_TTL = 5;
+
+/** One heartbeat process: `edgectl heartbeat POOL [--checker NAME]`, serving its /metrics. */
+export interface Heartbeat {
+  /** `p02` or `p18/a`. */
+  readonly name: string;
+  readonly pool: string;
+  readonly checker: string | undefined;
+  /** The port its /metrics listens on (it picks one; read from its log), once known. */
+  port: number | null;
+  proc: OwnedProcess;
+  startedAt: number;
+}
+
+/** A pusher of the soak, by generation (`soak-a`, `soak-b`, `soak-c`…). */
+export interface SoakPusher {
+  readonly id: string;
+  readonly process: PusherProcess;
+  readonly startedAt: number;
+}
+
+/** Everything the soak runs. */
+export interface World {
+  readonly cluster: EtcdCluster;
+  /** The driver's client (every member, with the product's fast failover). */
+  readonly client: Etcd3;
+  /** One client per member, for the oracle and the samplers. */
+  readonly members: readonly Etcd3[];
+  readonly prefix: string;
+  readonly electionKey: string;
+  readonly origins: readonly OriginServer[];
+  readonly originOf: ReadonlyMap<string, string>;
+  readonly kv: KvStandin;
+  readonly heartbeats: Heartbeat[];
+  readonly pushers: SoakPusher[];
+  /** `ETCD_ENDPOINTS` and `ROUTING_PREFIX` for edgectl. */
+  readonly edgectlEnv: Record<string, string>;
+  /** The pusher's compile settings (the oracle compiles with the same). */
+  readonly originTemplate: string;
+  /** Starts one more pusher (the next generation id); resolves once it answers /status. */
+  startPusher(): Promise<SoakPusher>;
+  /** SIGKILLs a heartbeat and starts it again. */
+  restartHeartbeat(hb: Heartbeat): Promise<void>;
+}
+
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    ...extra,
+  };
+}
+
+/** Starts the cluster, origins, KV stand-in, seeds the world, heartbeats and two pushers. */
+export async function startWorld(cleanup: Cleanup, log: (line: string) => void): Promise<World> {
+  const id = randomUUID().slice(0, 8);
+  const prefix = `/soak-${id}/routing/v1/`;
+  const electionKey = `/soak-${id}/leader`;
+  const cluster = await startEtcdCluster();
+  cleanup.add("etcd cluster", () => cluster.stop());
+  log(`etcd: 3 members at ${cluster.endpoints.join(", ")}`);
+  const endpoints = cluster.endpoints.join(",");
+  const client = new Etcd3({
+    hosts: [...cluster.endpoints],
+    defaultCallOptions: () => ({ deadline: Date.now() + 3_000 }),
+    faultHandling: { host: fastRecoveryBreaker },
+  });
+  cleanup.add("driver etcd client", () => client.close());
+  const members = cluster.endpoints.map(
+    (hosts) =>
+      new Etcd3({
+        hosts,
+        defaultCallOptions: () => ({ deadline: Date.now() + 2_000 }),
+        faultHandling: { host: fastRecoveryBreaker },
+      }),
+  );
+  cleanup.add("member etcd clients", () => {
+    for (const m of members) m.close();
+  });
+
+  const origins = await startOrigins(POOLS);
+  cleanup.add("origins", () => origins.close());
+  const originOf = new Map(POOLS.map((p) => [p, origins.get(p).url]));
+  const originTemplate = originOf.get(FLOOR_POOL) as string;
+
+  const kv = await startKvStandin({ perKeyWriteLimit: "off" });
+  cleanup.add("kv stand-in", () => kv.close());
+
+  // Pools and countries; health comes from the heartbeats.
+  const puts = [
+    ...POOLS.map((p) => [`pool/${p}`, JSON.stringify({ origin: originOf.get(p) })] as const),
+    ["country/_default", JSON.stringify({ primary: "p02", fallbacks: [FLOOR_POOL] })] as const,
+    ...COUNTRIES.map(
+      (cc, i) =>
+        [
+          `country/${cc}`,
+          JSON.stringify({
+            primary: POOLS[i % POOLS.length],
+            fallbacks: [POOLS[(i + 1) % POOLS.length]],
+          }),
+        ] as const,
+    ),
+    ["epoch", "1"] as const,
+  ];
+  await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
+
+  const edgectlEnv = { ETCD_ENDPOINTS: endpoints, ROUTING_PREFIX: prefix };
+  const heartbeats: Heartbeat[] = [];
+  const spawnHeartbeat = (hb: Heartbeat) => {
+    hb.port = null;
+    let head = "";
+    hb.proc = spawnOwned(
+      `heartbeat ${hb.name}`,
+      process.execPath,
+      [
+        join(ROOT, "bin/edgectl.js"),
+        "heartbeat",
+        hb.pool,
+        ...(hb.checker ? ["--checker", hb.checker] : []),
+        ...["--ttl", String(HEARTBEAT_TTL), "--interval", "2"],
+        ...["--check-url", `${originOf.get(hb.pool)}/healthz`],
+        ...["--listen", "127.0.0.1:0"],
+      ],
+      {
+        env: childEnv(edgectlEnv),
+        cwd: ROOT,
+        outputLimit: 20_000,
+        onOutput: (text) => {
+          if (hb.port !== null || head.length > 20_000) return;
+          head += text;
+          const port = /"listen":"127\.0\.0\.1:(\d+)"/.exec(head)?.[1];
+          if (port) hb.port = Number(port);
+        },
+      },
+    );
+    hb.startedAt = Date.now();
+  };
+  for (const pool of POOLS) {
+    const checkers = (CHECKED_POOLS as readonly string[]).includes(pool) ? CHECKERS : [undefined];
+    for (const checker of checkers) {
+      const hb = { name: checker ? `${pool}/${checker}` : pool, pool, checker } as Heartbeat;
+      spawnHeartbeat(hb);
+      heartbeats.push(hb);
+    }
+  }
+  cleanup.add("heartbeats", async () => {
+    await Promise.all(heartbeats.map((h) => h.proc.stop(3_000)));
+  });
+  /** Resolves once every heartbeat has its key on a lease. */
+  const waitRegistered = async () => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await client.getAll().prefix(`${prefix}health/`).exec();
+      const leased = res.kvs.filter((k) => k.lease !== "0").length;
+      if (leased >= heartbeats.length) break;
+      const dead = heartbeats.find((h) => !h.proc.alive());
+      if (dead)
+        throw new Error(`heartbeat ${dead.name} exited:\n${dead.proc.output().slice(-1500)}`);
+      if (Date.now() > deadline)
+        throw new Error(`only ${leased} of ${heartbeats.length} heartbeats registered in 60 s`);
+      await sleep(250);
+    }
+  };
+
+  const pushers: SoakPusher[] = [];
+  let generation = 0;
+  const startPusher = async (): Promise<SoakPusher> => {
+    const pid = `soak-${String.fromCharCode(97 + (generation % 26))}${generation >= 26 ? generation : ""}`;
+    generation += 1;
+    const startedAt = Date.now();
+    const process_ = await startPusherProcess({
+      id: pid,
+      etcdEndpoint: endpoints,
+      prefix,
+      electionKey,
+      electionTtl: ELECTION_TTL,
+      outputLimit: 50_000,
+      env: {
+        NODE_ENV: "production",
+        HEARTBEAT_SECONDS: "10",
+        ORIGIN_TEMPLATE: originTemplate,
+        FLOOR_POOL,
+        KV_SINK: "cloudflare",
+        CF_ACCOUNT_ID: kv.accountId,
+        CF_API_TOKEN: kv.token,
+        CF_API_BASE_URL: kv.url,
+        KV_NAMESPACE_ID: kv.namespaceId,
+      },
+    });
+    cleanup.add(`pusher ${pid}`, () => process_.stop());
+    await process_.ready();
+    const p: SoakPusher = { id: pid, process: process_, startedAt };
+    pushers.push(p);
+    return p;
+  };
+  // The pushers start while the heartbeats register (what they compile meanwhile is theirs).
+  await Promise.all([startPusher(), startPusher(), waitRegistered()]);
+  log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
+  log(`pushers: ${pushers.map((p) => p.id).join(", ")}`);
+
+  return {
+    cluster,
+    client,
+    members,
+    prefix,
+    electionKey,
+    origins: origins.all,
+    originOf,
+    kv,
+    heartbeats,
+    pushers,
+    edgectlEnv,
+    originTemplate,
+    startPusher,
+    async restartHeartbeat(hb) {
+      await hb.proc.kill9();
+      spawnHeartbeat(hb);
+    },
+  };
+}

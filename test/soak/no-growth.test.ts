@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { floorPoints, GROWTH_GOALS, judgeGrowth, windowOptions } from "../../soak/no-growth.js";
+import type { Figure, Sample } from "../../soak/samples.js";
+
+/** A quick run: 300 s, sampled every 10 s; the judged half is 150–300 s. */
+const QUICK = windowOptions(300);
+
+function series(figure: Figure, name: string, value: (t: number) => number, age0 = 0): Sample[] {
+  return Array.from({ length: 31 }, (_, i) => i * 10).map((t) => ({
+    t,
+    series: name,
+    figure,
+    value: value(t),
+    age: age0 + t,
+  }));
+}
+
+const verdict = (samples: Sample[]) => judgeGrowth(samples, GROWTH_GOALS, QUICK);
+
+describe("no-growth test over the second half", () => {
+  it("a lease kept every minute (the planted leak) fails leases_held in a 5-minute run", () => {
+    // 28 leases, one more at 30, 90, 150, 210, 270 s; a killed heartbeat's lease lingers one
+    // sample after each minute's kill.
+    const held = series("leases_held", "cluster", (t) => {
+      const planted = Math.floor((t + 30) / 60);
+      const lingering = t % 60 === 10 && t > 60 ? 1 : 0;
+      return 28 + planted + lingering;
+    });
+    const [v] = verdict(held);
+    expect(v?.status).toBe("fail");
+    expect(v?.figure).toBe("leases_held");
+  });
+
+  it("the same run without the leak passes, lingering leases after kills and all", () => {
+    const held = series("leases_held", "cluster", (t) => 28 + (t % 60 === 10 && t > 60 ? 1 : 0));
+    expect(verdict(held)[0]?.status).toBe("pass");
+  });
+
+  it("a bounded set of series appearing once (a GC kind) is within tolerance; one per 10 s is not", () => {
+    const once = series("series", "pusher:a#1@leader", (t) => 120 + (t >= 220 ? 2 : 0));
+    expect(verdict(once)[0]?.status).toBe("pass");
+    const perPool = series("series", "pusher:a#1@leader", (t) => 120 + Math.floor(t / 10) * 4);
+    expect(verdict(perPool)[0]?.status).toBe("fail");
+  });
+
+  it("RSS in a 5-minute run: GC noise passes, gross growth (400 MiB/h) fails, less is below its noise floor", () => {
+    const noisy = series("anon_mib", "heartbeat:p02#7", (t) => 60 + ((t * 7919) % 13) / 4);
+    expect(verdict(noisy)[0]?.status).toBe("pass");
+    const leaking = series("anon_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 400);
+    expect(verdict(leaking)[0]?.status).toBe("fail");
+    const small = series("anon_mib", "pusher:a#1@leader", (t) => 80 + (t / 3600) * 100);
+    expect(verdict(small)[0]?.status).toBe("pass");
+  });
+
+  it("heap over a 30-minute run: a sawtooth passes; the same sawtooth on 20 MiB/h fails (fitted on each minute's floor)", () => {
+    const long = (perHour: number): Sample[] =>
+      Array.from({ length: 181 }, (_, i) => i * 10).map((t) => ({
+        t,
+        series: "pusher:a#1@leader",
+        figure: "heap_mib" as const,
+        // Collected every 70 s, 6 MiB allocated in between.
+        value: 25 + ((t % 70) / 70) * 6 + (t / 3600) * perHour,
+        age: t + 100,
+      }));
+    const opts = windowOptions(1800);
+    expect(judgeGrowth(long(0), GROWTH_GOALS, opts)[0]?.status).toBe("pass");
+    const [v] = judgeGrowth(long(20), GROWTH_GOALS, opts);
+    expect(v?.status).toBe("fail");
+    expect(v?.fit?.n).toBe(16);
+  });
+
+  it("floor points: each bin's lowest sample, only when the window holds 6 bins", () => {
+    const pts = Array.from({ length: 14 }, (_, i) => ({ x: i * 30, y: i % 2 === 0 ? 10 + i : 50 }));
+    expect(floorPoints(pts, 60)).toEqual(
+      Array.from({ length: 7 }, (_, b) => ({ x: 30 + 60 * b, y: 10 + 2 * b })),
+    );
+    expect(floorPoints(pts.slice(0, 6), 60)).toHaveLength(6);
+  });
+
+  it("leaves out a process's warm-up, and does not judge a series with too few samples", () => {
+    // Started at t = 200 s: only its samples from 260 s on count, 5 of them.
+    const young = series("fds", "pusher:c#3@standby", (t) => 20 + t, -200).filter(
+      (s) => (s.age ?? 0) >= 0,
+    );
+    const [v] = verdict(young);
+    expect(v?.status).toBe("short");
+    expect(v?.detail).toContain("5 samples");
+    // Started at t = 250 s: nothing left after its warm-up.
+    const younger = series("fds", "pusher:d#4@standby", (t) => 20 + t, -250).filter(
+      (s) => (s.age ?? 0) >= 0,
+    );
+    expect(verdict(younger)).toEqual([]);
+  });
+
+  it("judges only the kinds a goal names (the harness and workerd's RSS are not judged)", () => {
+    expect(verdict(series("rss_mib", "harness", (t) => t))).toEqual([]);
+    expect(verdict(series("rss_mib", "workerd#9", (t) => t))).toEqual([]);
+    // The Worker's own memory is: its isolate's heap.
+    expect(verdict(series("heap_mib", "worker:edge", (t) => 5 + t / 10))[0]?.status).toBe("fail");
+  });
+});
