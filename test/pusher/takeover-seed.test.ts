@@ -45,18 +45,24 @@ describe("takeoverSeed: the last valid rules a new writer starts from", () => {
     expect(takeoverSeed(own, otherHistory)).toBe(otherHistory);
   });
 
+  /** fra-1 with watermarks 800/2000 at p90 `p90`, compiled `s` seconds after 15:00:00 at `rev`. */
+  const at = (s: number, p90: number, rev: number, previous: CompiledMap | null) =>
+    compile(
+      snap(
+        world({
+          "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
+          "health/fra-1": { status: "healthy", p90_ms: p90 },
+        }),
+        rev,
+      ),
+      opts({
+        previous,
+        now: new Date(Date.parse("2026-11-29T15:00:00.000Z") + s * 1000),
+        shedRecoverSeconds: 60,
+      }),
+    ).map;
+
   it("never takes a shed's fall clock (below_since) from KV: a restart can delay a step down, never hasten it", () => {
-    const t0 = Date.parse("2026-11-29T15:00:00.000Z");
-    const slow = (p90: number) =>
-      world({
-        "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
-        "health/fra-1": { status: "healthy", p90_ms: p90 },
-      });
-    const at = (s: number, p90: number, rev: number, previous: CompiledMap | null) =>
-      compile(
-        snap(slow(p90), rev),
-        opts({ previous, now: new Date(t0 + s * 1000), shedRecoverSeconds: 60 }),
-      ).map;
     const rose = at(0, 1400, 10, null);
     expect(rose.sheds?.["fra-1"]).toEqual({ share: 50, at: "2026-11-29T15:00:00.000Z" });
     // KV's copy: written when the p90 first dipped, 10 s in. The p90 rose again after it (which
@@ -79,17 +85,6 @@ describe("takeoverSeed: the last valid rules a new writer starts from", () => {
   });
 
   it("steps shed shares from KV's, which the edge serves, not from a standby's compile without hysteresis", () => {
-    const t0 = Date.parse("2026-11-29T15:00:00.000Z");
-    const slow = (p90: number) =>
-      world({
-        "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
-        "health/fra-1": { status: "healthy", p90_ms: p90 },
-      });
-    const at = (s: number, p90: number, rev: number, previous: CompiledMap | null) =>
-      compile(
-        snap(slow(p90), rev),
-        opts({ previous, now: new Date(t0 + s * 1000), shedRecoverSeconds: 60 }),
-      ).map;
     const served = at(0, 1400, 10, null); // the leader shed 50 % at the peak
     // A standby (or a restarted pusher) compiling from nothing at 1100: 20 %, newer revision
     const own = at(20, 1100, 14, null);
