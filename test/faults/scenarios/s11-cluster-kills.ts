@@ -14,7 +14,7 @@ import {
   type CommittedChange,
   describeSpread,
   kvLatency,
-  routesTimeline,
+  kvTimeline,
   waitAllInKv,
 } from "../support/kv-latency.js";
 import { applyLoop, boostLoop, LIVE_POOLS } from "../support/operator-loops.js";
@@ -85,7 +85,7 @@ export const clusterKills: Scenario = {
       ...boosted.flatMap((b) => (b.change ? [b.change] : [])),
       ...probe.changes,
     ];
-    await waitAllInKv(() => routesTimeline(kv.writes), changes, KV_LIMIT_MS + 500);
+    await waitAllInKv(() => kvTimeline(kv.writes), changes, KV_LIMIT_MS + 500);
 
     // Applies: judged from etcd's history, not from what edgectl said.
     const client = await mc.any(async (c) => {
@@ -127,7 +127,7 @@ export const clusterKills: Scenario = {
     );
 
     // Every change reached KV within 10 s of its commit.
-    const timeline = routesTimeline(kv.writes);
+    const timeline = kvTimeline(kv.writes);
     const latencies: number[] = [];
     for (const c of changes) {
       const ms = kvLatency(timeline, c);

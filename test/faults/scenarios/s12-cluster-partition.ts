@@ -12,7 +12,7 @@ import {
   type CommittedChange,
   describeSpread,
   kvLatency,
-  routesTimeline,
+  kvTimeline,
 } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 
@@ -69,7 +69,7 @@ export const clusterPartition: Scenario = {
         proxies,
         m,
         () => probe.change(`pin ${k} to m${m}`),
-        (c) => kvLatency(routesTimeline(kv.writes), c) !== null,
+        (c) => kvLatency(kvTimeline(kv.writes), c) !== null,
       );
       if (!pinned) throw new Error(`the pusher did not push through m${m} alone`);
       await sleep(1_000);
@@ -84,7 +84,7 @@ export const clusterPartition: Scenario = {
       const second = await probe.change(`cut ${k}: second`, avoid);
       // Hold the cut until both are in KV, or past the limit for the later one.
       while (Date.now() - second.at < KV_LIMIT_MS + 500) {
-        const t = routesTimeline(kv.writes);
+        const t = kvTimeline(kv.writes);
         if (kvLatency(t, first) !== null && kvLatency(t, second) !== null) break;
         await sleep(100);
       }
@@ -97,7 +97,7 @@ export const clusterPartition: Scenario = {
     }
     await probe.change("after the cuts");
     await sleep(3_000);
-    const timeline = routesTimeline(kv.writes);
+    const timeline = kvTimeline(kv.writes);
     const latencies: number[] = [];
     for (const c of probe.changes) {
       const ms = kvLatency(timeline, c);

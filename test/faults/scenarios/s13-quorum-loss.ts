@@ -3,7 +3,7 @@ import { type CompiledMap, parseMap } from "../../../core/index.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
 import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
-import { kvLatency, routesTimeline } from "../support/kv-latency.js";
+import { kvLatency, kvTimeline } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 
 /** docs/reference.md §5.6: `/readyz` is 503 once etcd has been unreachable for longer than this. */
@@ -26,7 +26,7 @@ export const quorumLoss: Scenario = {
     const { kv, pusher } = await startClusterPusher(ctx, world);
     const probe = new ProbeWriter(mc, prefix);
     const before = await probe.change("before the outage");
-    while (kvLatency(routesTimeline(kv.writes), before) === null && Date.now() - before.at < 30_000)
+    while (kvLatency(kvTimeline(kv.writes), before) === null && Date.now() - before.at < 30_000)
       await sleep(100);
     const last = kv.routes();
     if (!last || last.rev < before.rev) throw new Error("the pusher never pushed the seed state");
@@ -86,7 +86,7 @@ export const quorumLoss: Scenario = {
     let ready200: number | null = null;
     const lastReady = 0;
     while (Date.now() - backAt < KV_LIMIT_MS + 5_000 && (inKv === null || ready200 === null)) {
-      inKv ??= kvLatency(routesTimeline(kv.writes), after);
+      inKv ??= kvLatency(kvTimeline(kv.writes), after);
       if (ready200 === null && (await pusher.code("/readyz")) === 200)
         ready200 = Date.now() - backAt;
       await sleep(100);

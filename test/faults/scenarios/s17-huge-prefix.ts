@@ -10,11 +10,11 @@ import {
   describeMismatch,
   names,
   POOLS,
-  parseMap,
   scenarioEtcd,
   seedWorld,
   waitConverged,
 } from "../support/etcd-world.js";
+import { kvTimeline } from "../support/kv-latency.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";
 
@@ -112,17 +112,9 @@ export const hugePrefix: Scenario = {
     }
 
     const reach: number[] = [];
-    /** When KV first held a `routes` of at least `rev`: from the stand-in's own write log. */
-    let scanned = 0;
-    const arrivals: { rev: number; at: number }[] = [];
-    const arrivedAt = (rev: number): number | null => {
-      for (; scanned < kv.writes.length; scanned++) {
-        const w = kv.writes[scanned];
-        if (w?.key !== "routes") continue;
-        arrivals.push({ rev: parseMap(w.value)?.rev ?? -1, at: w.at });
-      }
-      return arrivals.find((a) => a.rev >= rev)?.at ?? null;
-    };
+    /** When KV first reflected `rev` (`routes` or `meta`): from the stand-in's own write log. */
+    const arrivedAt = (rev: number): number | null =>
+      kvTimeline(kv.writes).find((a) => a.rev >= rev)?.at ?? null;
     /** Puts a new rule for a country; resolves once KV holds it, or after 10 s. */
     const change = async (n: number, limitMs: number): Promise<void> => {
       const cc = COUNTRIES[Math.floor(r() * 10)] ?? "DE";

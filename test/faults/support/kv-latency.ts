@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseMap } from "../../../core/index.js";
-import type { RecordedWrite } from "./kv-recorder.js";
+import { metaRevision, type RecordedWrite } from "./kv-recorder.js";
 
 /** A change the scenario committed: etcd's revision for it and when it was acknowledged. */
 export interface CommittedChange {
@@ -10,16 +10,23 @@ export interface CommittedChange {
   readonly at: number;
 }
 
-/** `routes` writes with their parsed revisions, in order. */
-export function routesTimeline(writes: readonly RecordedWrite[]): { at: number; rev: number }[] {
-  return writes
-    .filter((w) => w.key === "routes")
-    .map((w) => ({ at: w.at, rev: parseMap(w.value)?.rev ?? -1 }));
+/**
+ * The revisions KV reflected over time: each `routes` write with its map's `rev`, and each `meta`
+ * write with the revision it confirms `routes` at (a change that leaves routing as it was is in
+ * KV once `meta` confirms it: docs/reference.md §3). Unparsable writes count as -1.
+ */
+export function kvTimeline(writes: readonly RecordedWrite[]): { at: number; rev: number }[] {
+  const out: { at: number; rev: number }[] = [];
+  for (const w of writes) {
+    if (w.key === "routes") out.push({ at: w.at, rev: parseMap(w.value)?.rev ?? -1 });
+    else if (w.key === "meta") out.push({ at: w.at, rev: metaRevision(w.value) });
+  }
+  return out;
 }
 
 /**
- * Milliseconds from `since` (default: the change's acknowledgement) to the first `routes` write
- * compiled at the change's revision or later, i.e. the first KV map that includes it; null if none.
+ * Milliseconds from `since` (default: the change's acknowledgement) to the first KV write at the
+ * change's revision or later (`kvTimeline`), i.e. the first time KV reflects it; null if none.
  */
 export function kvLatency(
   timeline: readonly { at: number; rev: number }[],

@@ -115,16 +115,17 @@ export function routesRevisions(writes: readonly RecordedWrite[]): number[] {
 
 /** Revisions of every `meta` write in order (unparsable writes count as -1). */
 export function metaRevisions(writes: readonly RecordedWrite[]): number[] {
-  return writes
-    .filter((w) => w.key === "meta")
-    .map((w) => {
-      try {
-        const rev = (JSON.parse(w.value) as { rev?: unknown }).rev;
-        return typeof rev === "number" ? rev : -1;
-      } catch {
-        return -1;
-      }
-    });
+  return writes.filter((w) => w.key === "meta").map((w) => metaRevision(w.value));
+}
+
+/** The `rev` of a `meta` document's text; -1 when it is unparsable or has none. */
+export function metaRevision(text: string): number {
+  try {
+    const rev = (JSON.parse(text) as { rev?: unknown }).rev;
+    return typeof rev === "number" ? rev : -1;
+  } catch {
+    return -1;
+  }
 }
 
 /**
