@@ -14,6 +14,7 @@ export * from "./header-safe.js";
 export * from "./keys.js";
 export * from "./last-valid-rule.js";
 export * from "./map-budget.js";
+export * from "./map-equality.js";
 export * from "./map-schema.js";
 export * from "./map-shape.js";
 export * from "./market-attrs.js";
