@@ -14,6 +14,8 @@ export interface StatusDocument {
   readonly history: number;
   readonly etcd_revision: number | null;
   readonly pushed_revision: number | null;
+  /** `rev` of the `routes` KV holds as far as this pusher knows: where routing last changed. */
+  readonly routes_revision: number | null;
   readonly lag_revisions: number | null;
   readonly lag_seconds: number;
   readonly epoch: number | null;
@@ -46,6 +48,8 @@ export class PusherStatus {
   /** Newest revision known to hold a routing change (read header or watch event). */
   etcdRevision: number | null = null;
   pushedRevision: number | null = null;
+  /** `rev` of KV's `routes` as last written or read by this pusher. */
+  routesRevision: number | null = null;
   epoch: number | null = null;
   countries: number | null = null;
   private problemLines: readonly string[] = [];
@@ -87,15 +91,20 @@ export class PusherStatus {
     this.updateBehind();
   }
 
-  /** Records a successful push of the map at `revision` (in `history`). */
+  /**
+   * Records a successful push of the map at `revision` (in `history`), with KV's `routes` at
+   * `routesRevision`.
+   */
   pushed(
     revision: number,
     epoch: number,
     countries: number,
     problems: readonly string[],
     history = this.history,
+    routesRevision: number | null = revision,
   ): void {
     this.pushedRevision = revision;
+    this.routesRevision = routesRevision;
     this.pushedHistory = history;
     this.epoch = epoch;
     this.countries = countries;
@@ -167,6 +176,7 @@ export class PusherStatus {
       history: this.history,
       etcd_revision: this.etcdRevision,
       pushed_revision: this.pushedRevision,
+      routes_revision: this.routesRevision,
       lag_revisions: this.lagRevisions(),
       lag_seconds: this.lagSeconds(),
       epoch: this.epoch,

@@ -243,7 +243,14 @@ export class WriteScheduler {
       this.metaWrittenAt = started;
     }
     const m = metaSource;
-    this.o.status.pushed(m.rev, m.epoch, Object.keys(m.countries).length, m.problems, m.history);
+    this.o.status.pushed(
+      m.rev,
+      m.epoch,
+      Object.keys(m.countries).length,
+      m.problems,
+      m.history,
+      this.view.written?.rev ?? null,
+    );
     this.o.logger.info(
       {
         revision: m.rev,

@@ -25,6 +25,7 @@ export interface PusherStatusDoc {
   readonly pusher: string;
   readonly etcd_revision: number | null;
   readonly pushed_revision: number | null;
+  readonly routes_revision: number | null;
   readonly problems: readonly string[];
   readonly kv_ok: boolean;
   readonly lag_seconds: number;

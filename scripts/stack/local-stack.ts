@@ -184,20 +184,30 @@ export class LocalStack {
     for (const p of pools) sup.spawn(heartbeatSpec(cfg, etcd.endpoint, p));
     const healthRev = await this.waitHealthKeys(etcd.endpoint, pools, signal);
 
-    this.step("pusher: waiting for /healthz…");
-    await waitFor(async () => ((await probe(`${pusherUrl}/healthz`))?.ok ? true : undefined), {
-      what: "pusher /healthz",
-      timeoutMs: 90_000,
-      signal,
-    });
+    this.step("pusher: waiting for KV to hold the pools' registration…");
+    // `meta` confirms the registration's revision; the Worker serves `routes`, whose revision is
+    // where routing last changed, which may be older than the registration.
+    const routesRev = await waitFor(
+      async () => {
+        const res = await probe(`${pusherUrl}/status`);
+        if (!res?.ok) return undefined;
+        const s = (await res.json()) as { pushed_revision?: unknown; routes_revision?: unknown };
+        return typeof s.pushed_revision === "number" &&
+          s.pushed_revision >= healthRev &&
+          typeof s.routes_revision === "number"
+          ? s.routes_revision
+          : undefined;
+      },
+      { what: "pusher /status", timeoutMs: 90_000, signal },
+    );
 
-    this.step("worker: waiting for /__edge/health to report a revision…");
+    this.step("worker: waiting for /__edge/health to report that map…");
     const revision = await waitFor(
       async () => {
         const res = await probe(`http://127.0.0.1:${cfg.workerPort}/__edge/health`);
         if (!res?.ok) return undefined;
         const body = (await res.json()) as { rev?: unknown };
-        return typeof body.rev === "number" && body.rev >= healthRev ? body.rev : undefined;
+        return typeof body.rev === "number" && body.rev >= routesRev ? body.rev : undefined;
       },
       { what: "worker /__edge/health", timeoutMs: cfg.readyTimeoutMs, intervalMs: 300, signal },
     );

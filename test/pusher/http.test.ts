@@ -59,6 +59,7 @@ describe("pusher HTTP endpoints", () => {
       pusher: "pusher-http",
       lease_ok: true,
       pushed_revision: routes.rev,
+      routes_revision: routes.rev,
       etcd_revision: routes.rev,
       lag_revisions: 0,
       lag_seconds: 0,

@@ -51,6 +51,11 @@ describe("KV routes is rewritten only when routing changes (docs/reference.md §
     await waitFor("status confirmed", () => p.pusher.status.pushedRevision === rev);
     expect(p.pusher.status.lagRevisions()).toBe(0);
     expect(await kvRevision(p.kv)).toBe(rev);
+    // /status tells the two apart: confirmed at `rev`, routing last changed at `first.rev`
+    expect(p.pusher.status.document()).toMatchObject({
+      pushed_revision: rev,
+      routes_revision: first.rev,
+    });
 
     // a p90 past the watermark changes routing: routes is written at that revision
     const slow = await put(`${prefix}health/fra-1`, { status: "healthy", p90_ms: 1400 });
@@ -62,6 +67,7 @@ describe("KV routes is rewritten only when routing changes (docs/reference.md §
     expect(shed.sheds?.["fra-1"]?.share).toBe(50);
     // meta follows in its own write slot
     await waitFor("meta at the shed's revision", () => metaOf(p.kv)?.rev === slow);
+    await waitFor("status at the shed", () => p.pusher.status.routesRevision === slow);
   });
 
   it("a p90 that wanders around a shed level moves only meta, below_since included", async () => {
