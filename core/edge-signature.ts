@@ -28,26 +28,42 @@ export interface SignedFields {
   readonly attrs: ReadonlyArray<readonly [string, string]>;
 }
 
+/** Every field of a signature but `t` and the pool: what one request's attempts share. */
+export type RequestFields = Omit<SignedFields, "t" | "pool">;
+
+/**
+ * A request's canonical string around its `t` and pool: `t`, `before`, the pool, `after`, one
+ * per line. Worked out once per request; each attempt only adds its time and pool.
+ */
+export interface CanonicalFrame {
+  /** The upper-case method, the lower-case host, path and query. */
+  readonly before: string;
+  /** Country, revision, then `name:value` per attribute header sorted by lower-case name. */
+  readonly after: string;
+}
+
+/** The {@link CanonicalFrame} of a request's fields. */
+export function canonicalFrame(f: RequestFields): CanonicalFrame {
+  const attrs = f.attrs
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  let after = `${f.country}\n${f.revision}`;
+  for (const [name, value] of attrs) after += `\n${name}:${value}`;
+  return { before: `${f.method.toUpperCase()}\n${f.host.toLowerCase()}\n${f.pathAndQuery}`, after };
+}
+
+/** The canonical string of `frame` signed at `t` for `pool`. */
+export function framedString(frame: CanonicalFrame, t: number, pool: string): string {
+  return `${t}\n${frame.before}\n${pool}\n${frame.after}`;
+}
+
 /**
  * The canonical string: one field per line, `t`, the upper-case method, the lower-case host,
  * path and query, pool, country, revision, then `name:value` for every attribute header sorted
  * by its lower-case name.
  */
 export function canonicalString(f: SignedFields): string {
-  const attrs = [...f.attrs]
-    .map(([name, value]) => [name.toLowerCase(), value] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => `${name}:${value}`);
-  return [
-    String(f.t),
-    f.method.toUpperCase(),
-    f.host.toLowerCase(),
-    f.pathAndQuery,
-    f.pool,
-    f.country,
-    f.revision,
-    ...attrs,
-  ].join("\n");
+  return framedString(canonicalFrame(f), f.t, f.pool);
 }
 
 const encoder = new TextEncoder();
@@ -87,8 +103,9 @@ function hmacKey(secret: string): CryptoKey | Promise<CryptoKey> {
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
 function toHex(bytes: ArrayBuffer): string {
+  const u = new Uint8Array(bytes);
   let out = "";
-  for (const b of new Uint8Array(bytes)) out += HEX[b];
+  for (let i = 0; i < u.length; i++) out += HEX[u[i] as number];
   return out;
 }
 
@@ -99,22 +116,43 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
   return out;
 }
 
+/** HMAC-SHA256 of `data` under `secret`, in lower-case hex. */
+export function hmacHex(secret: string, data: string): Promise<string> {
+  const key = hmacKey(secret);
+  const bytes = encoder.encode(data);
+  const mac =
+    key instanceof Promise
+      ? key.then((k) => crypto.subtle.sign("HMAC", k, bytes))
+      : crypto.subtle.sign("HMAC", key, bytes);
+  return mac.then(toHex);
+}
+
+/**
+ * The `X-Edge-Signature` value of `data` signed at `t`: one `v1` per secret, in the order given
+ * (the current secret first, then the previous one during a rotation).
+ */
+export function signatureValue(
+  data: string,
+  t: number,
+  secrets: readonly string[],
+): Promise<string> {
+  const head = `t=${t}`;
+  // One secret but during a rotation: one MAC to wait for, no array of them.
+  if (secrets.length === 1)
+    return hmacHex(secrets[0] as string, data).then((hex) => `${head},v1=${hex}`);
+  return Promise.all(secrets.map((secret) => hmacHex(secret, data))).then((hexes) => {
+    let value = head;
+    for (const hex of hexes) value += `,v1=${hex}`;
+    return value;
+  });
+}
+
 /**
  * The `X-Edge-Signature` value for `fields`: one `v1` per secret, in the order given (the
  * current secret first, then the previous one during a rotation).
  */
-export async function signEdgeRequest(
-  fields: SignedFields,
-  secrets: readonly string[],
-): Promise<string> {
-  const data = encoder.encode(canonicalString(fields));
-  const parts = [`t=${fields.t}`];
-  for (const secret of secrets) {
-    const key = hmacKey(secret);
-    const mac = await crypto.subtle.sign("HMAC", key instanceof Promise ? await key : key, data);
-    parts.push(`v1=${toHex(mac)}`);
-  }
-  return parts.join(",");
+export function signEdgeRequest(fields: SignedFields, secrets: readonly string[]): Promise<string> {
+  return signatureValue(canonicalString(fields), fields.t, secrets);
 }
 
 /** A parsed `X-Edge-Signature`, or `null` when it is not one. */

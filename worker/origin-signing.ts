@@ -1,22 +1,23 @@
-import { SIGNATURE_HEADER, type SignedFields, signEdgeRequest } from "../core/edge-signature.js";
-
-/** What a request's signatures share on every attempt: all the signed fields but `t` and the pool. */
-export type RequestSigningFields = Omit<SignedFields, "t" | "pool">;
+import {
+  type CanonicalFrame,
+  framedString,
+  SIGNATURE_HEADER,
+  signatureValue,
+} from "../core/edge-signature.js";
 
 /**
  * Sets `X-Edge-Signature` on an origin request for `pool` (docs/reference.md §11): signed with
- * every secret in `secrets`, current first. `fields` hold exactly what the request's headers
+ * every secret in `secrets`, current first. `frame` holds exactly what the request's headers
  * carry (`X-Forwarded-Host`, `X-Edge-Country`, `X-Edge-Revision`, `X-Edge-Attr-*`).
  */
-export async function signOriginRequest(
+export function signOriginRequest(
   headers: Headers,
-  fields: RequestSigningFields,
+  frame: CanonicalFrame,
   pool: string,
   secrets: readonly string[],
 ): Promise<void> {
-  const value = await signEdgeRequest(
-    { ...fields, t: Math.floor(Date.now() / 1000), pool },
-    secrets,
-  );
-  headers.set(SIGNATURE_HEADER, value);
+  const t = Math.floor(Date.now() / 1000);
+  return signatureValue(framedString(frame, t, pool), t, secrets).then((value) => {
+    headers.set(SIGNATURE_HEADER, value);
+  });
 }

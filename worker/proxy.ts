@@ -1,9 +1,10 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
+import { type CanonicalFrame, canonicalFrame } from "../core/edge-signature.js";
 import { type AttrHeader, attrHeaders } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
-import { type RequestSigningFields, signOriginRequest } from "./origin-signing.js";
+import { signOriginRequest } from "./origin-signing.js";
 import type { EjectionSettings, OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 
@@ -119,20 +120,20 @@ function originHeaders(
 }
 
 /** What every signature of this request covers but `t` and the pool: what its headers say. */
-function signingFields(
+function signingFrame(
   method: string,
   path: string,
   country: string,
   o: OriginHeaders,
-): RequestSigningFields {
-  return {
+): CanonicalFrame {
+  return canonicalFrame({
     method,
     host: o.host,
     pathAndQuery: path,
     country,
     revision: o.revision,
     attrs: o.attrs.map((a) => [a.lower, a.value] as const),
-  };
+  });
 }
 
 function edgeError(allTimedOut: boolean): Response {
@@ -165,7 +166,7 @@ export async function proxyToOrigins(
   const origin = originHeaders(request, url, ctx, route.attrs);
   const headers = origin.headers;
   const signed =
-    ctx.signingSecrets.length > 0 ? signingFields(method, path, ctx.country, origin) : null;
+    ctx.signingSecrets.length > 0 ? signingFrame(method, path, ctx.country, origin) : null;
   const tried: string[] = [];
   let last: { response: Response; link: ChainLink } | null = null;
   let link = links[0] ?? { pool: route.pool, origin: route.origin };
