@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { COUNTRIES } from "../test/faults/support/etcd-world.js";
 import { seededRandom } from "../testkit/kv-standin.js";
 import { runOwned } from "../testkit/owned-process.js";
 import { ROOT } from "../testkit/pusher-process.js";
+import { COUNTRIES } from "../testkit/sample-countries.js";
 import type { SoakClock } from "./clock.js";
 import { FLOOR_POOL, POOLS, type World } from "./world.js";
 

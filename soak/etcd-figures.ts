@@ -1,5 +1,5 @@
 import type { Etcd3 } from "etcd3";
-import { parsePromText } from "../test/helpers/prom-text.js";
+import { parsePromText } from "../testkit/prom-text.js";
 
 /** Every sample of a `/metrics` text summed by name (labels added up). */
 export function metricTotals(text: string): Map<string, number> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { type CompiledMap, compile, parseMap } from "../core/index.js";
-import { describeMismatch, matches, readSnapshot } from "../test/faults/support/etcd-world.js";
+import { describeMismatch, matches, readSnapshot } from "../testkit/map-oracle.js";
 import type { SoakClock } from "./clock.js";
 import type { Driver } from "./driver.js";
 import { boostLeases, listedLeases } from "./etcd-figures.js";

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parsePromText } from "../test/helpers/prom-text.js";
+import { parsePromText } from "../testkit/prom-text.js";
 import { anyMember } from "./oracle.js";
 import type { World } from "./world.js";
 

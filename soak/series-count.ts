@@ -1,4 +1,4 @@
-import { parsePromText } from "../test/helpers/prom-text.js";
+import { parsePromText } from "../testkit/prom-text.js";
 
 /**
  * Series of a `/metrics` text as a time-series database holds what grows with labels: one per

@@ -4,12 +4,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import type { Cleanup } from "../bench/lib/cleanup.js";
-import { COUNTRIES } from "../test/faults/support/etcd-world.js";
-import { type EtcdCluster, startEtcdCluster } from "../test/helpers/etcd-cluster.js";
+import { type EtcdCluster, startEtcdCluster } from "../testkit/etcd-cluster.js";
 import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
 import { type OriginServer, startOrigins } from "../testkit/origins.js";
 import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
 import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
+import { COUNTRIES } from "../testkit/sample-countries.js";
 
 /** 20 pools; the last three have three checkers each, the others one heartbeat. */
 export const POOLS = Array.from({ length: 20 }, (_, i) => `p${String(i + 1).padStart(2, "0")}`);

@@ -10,15 +10,15 @@ import { auditStamp } from "../../edgectl/audit/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
 import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { readPrefix } from "../../edgectl/etcd/read-prefix.js";
+import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
 import { freePort } from "../../testkit/ports.js";
+import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import {
   type ApplyAttempt,
   applyAttemptOf,
   judgeApplies,
   keyHistory,
 } from "../faults/support/apply-history.js";
-import { type EtcdCluster, startEtcdCluster } from "../helpers/etcd-cluster.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { exampleState, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let cluster: EtcdCluster;

@@ -5,7 +5,7 @@ import { healthValue, needsRewrite } from "../../edgectl/heartbeat/published-hea
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { type OriginServer, type Origins, startOrigins } from "../../testkit/origins.js";
 import { freePort } from "../../testkit/ports.js";
-import { parsePromText, sampleValue } from "../helpers/prom-text.js";
+import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { type CliResult, runCli, uniquePrefix, waitFor } from "./cli-harness.js";
 
 describe("LatencyWindow", () => {

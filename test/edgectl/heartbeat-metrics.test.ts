@@ -6,9 +6,9 @@ import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";
+import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { getWithHost } from "../helpers/host-request.js";
 import { parseLogLines } from "../helpers/log-schema.js";
-import { parsePromText, sampleValue } from "../helpers/prom-text.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let etcd: EtcdServer;

@@ -42,7 +42,7 @@ export const ETCD_VITEST_PATHS = [
  */
 export const CI_VITEST_PATHS = [
   "test/etcd-matrix",
-  "test/helpers/etcd-cluster.test.ts",
+  "test/testkit/etcd-cluster.test.ts",
   "test/adapters/paged-range.test.ts",
   "test/pusher/prefix-mirror.test.ts",
   "test/pusher/delta-reads.test.ts",

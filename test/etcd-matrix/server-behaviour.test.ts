@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3, GRPCOutOfRangeError } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
-import { type EtcdCluster, startEtcdCluster } from "../helpers/etcd-cluster.js";
+import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
 
 /**
  * The etcd server behaviours the pusher and edgectl depend on, asserted on whichever etcd the run

@@ -3,9 +3,9 @@ import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CompiledMap } from "../../core/index.js";
 import { startStatusServer } from "../../pusher/http-server.js";
-import { type EtcdCluster, startEtcdCluster } from "../helpers/etcd-cluster.js";
+import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
+import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import {
   type Cleanup,
   kvConverged,

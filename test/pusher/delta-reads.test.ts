@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePromText, sampleValue } from "../helpers/prom-text.js";
+import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { kvConverged, kvRoutes, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const suite = useEtcd();

@@ -17,8 +17,8 @@ import { createEtcdClient, createWatchClient } from "../../pusher/etcd-client.js
 import { createPusher, type Pusher, type PusherTuning } from "../../pusher/pusher.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 /** A unique routing prefix and election key for one test. */
 export function uniqueNames(): { prefix: string; electionKey: string } {

@@ -8,7 +8,7 @@ import { createLocalSink } from "../../adapters/kv/local-sink.js";
 import { parseMap } from "../../core/index.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";
-import { startTcpProxy } from "../helpers/tcp-proxy.js";
+import { startTcpProxy } from "../../testkit/tcp-proxy.js";
 import { seedRouting, testClient, uniqueNames, waitFor } from "./harness.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/edge-pusher.js");

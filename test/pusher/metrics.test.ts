@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
-import { parsePromText, sampleValue } from "../helpers/prom-text.js";
+import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { kvConverged, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const suite = useEtcd();

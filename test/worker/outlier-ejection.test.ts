@@ -8,10 +8,10 @@ import {
   startBlackhole,
   startOrigins,
 } from "../../testkit/origins.js";
+import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/worker.js";
 import { type EjectionSettings, OutlierEjection } from "../../worker/outlier-ejection.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 describe("OutlierEjection (one isolate's memory, a fake clock)", () => {
   const s: EjectionSettings = { ejectAfter: 2, ejectMs: 10_000 };

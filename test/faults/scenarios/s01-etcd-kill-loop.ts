@@ -2,15 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import {
-  describeMismatch,
-  expectedMap,
-  names,
-  scenarioEtcd,
-  seedWorld,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { names, scenarioEtcd, seedWorld } from "../support/etcd-world.js";
 import { IntentWriter } from "../support/intent-writer.js";
 import { firstRevRegression, routesRevisions, startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";

@@ -1,7 +1,7 @@
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
-import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";
 import { firstRevRegression } from "../support/kv-recorder.js";
 import { startProxiedPusher } from "../support/proxied-pusher.js";
 

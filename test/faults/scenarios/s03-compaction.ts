@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { writeRevisions } from "../support/bulk-writes.js";
-import { describeMismatch, expectedMap, waitConverged } from "../support/etcd-world.js";
 import { randomRule } from "../support/intent-writer.js";
 import { startProxiedPusher } from "../support/proxied-pusher.js";
 

@@ -1,15 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import {
-  describeMismatch,
-  expectedMap,
-  names,
-  scenarioEtcd,
-  seedWorld,
-  testClient,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { names, scenarioEtcd, seedWorld, testClient } from "../support/etcd-world.js";
 import { IntentWriter } from "../support/intent-writer.js";
 import { firstRevRegression, startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
+import { expectedMap, readSnapshot, waitConverged } from "../../../testkit/map-oracle.js";
+import { COUNTRIES } from "../../../testkit/sample-countries.js";
 import { startWorker } from "../../../testkit/worker.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { badFiles, badValues } from "../support/bad-values.js";
@@ -13,16 +15,7 @@ import {
   edgectlInProcess,
   STACK_FRAME,
 } from "../support/edgectl.js";
-import {
-  COUNTRIES,
-  expectedMap,
-  names,
-  readSnapshot,
-  scenarioEtcd,
-  seedWorld,
-  testClient,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { names, scenarioEtcd, seedWorld, testClient } from "../support/etcd-world.js";
 import { kvRevision, startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";
 

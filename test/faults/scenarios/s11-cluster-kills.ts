@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { judgeApplies } from "../support/apply-history.js";
 import {
@@ -8,7 +9,6 @@ import {
   startClusterPusher,
   waitSeedPushed,
 } from "../support/cluster-world.js";
-import { describeMismatch, waitConverged } from "../support/etcd-world.js";
 import { healthHistory, startHeartbeats } from "../support/heartbeats.js";
 import {
   type CommittedChange,

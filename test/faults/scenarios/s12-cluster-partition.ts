@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
+import { describeMismatch, waitConverged } from "../../../testkit/map-oracle.js";
+import { startTcpProxy, type TcpProxy } from "../../../testkit/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import {
   expectedMapOf,
@@ -7,7 +8,6 @@ import {
   startClusterPusher,
   waitSeedPushed,
 } from "../support/cluster-world.js";
-import { describeMismatch, waitConverged } from "../support/etcd-world.js";
 import {
   type CommittedChange,
   describeSpread,

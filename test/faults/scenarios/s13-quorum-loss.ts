@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, parseMap } from "../../../core/index.js";
+import { describeMismatch, matches, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
-import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
 import { kvLatency, kvTimeline } from "../support/kv-latency.js";
 import { ProbeWriter } from "../support/probe-writer.js";
 

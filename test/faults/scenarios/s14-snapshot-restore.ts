@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serializeMap } from "../../../core/index.js";
-import { snapshotTool } from "../../helpers/etcd-cluster.js";
+import { snapshotTool } from "../../../testkit/etcd-cluster.js";
+import { describeMismatch, matches, waitConverged } from "../../../testkit/map-oracle.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { expectedMapOf, seededCluster, startClusterPusher } from "../support/cluster-world.js";
-import { describeMismatch, matches, waitConverged } from "../support/etcd-world.js";
 import { startWarmWorker } from "../support/warm-worker.js";
 
 const KV_LIMIT_MS = 10_000;

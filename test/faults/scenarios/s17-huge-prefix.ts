@@ -4,16 +4,10 @@ import { type CompiledMap, compile } from "../../../core/index.js";
 import { createEtcdClient } from "../../../pusher/etcd-client.js";
 import { readPrefix } from "../../../pusher/snapshot-reader.js";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { describeMismatch, waitConverged } from "../../../testkit/map-oracle.js";
+import { COUNTRIES } from "../../../testkit/sample-countries.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
-import {
-  COUNTRIES,
-  describeMismatch,
-  names,
-  POOLS,
-  scenarioEtcd,
-  seedWorld,
-  waitConverged,
-} from "../support/etcd-world.js";
+import { names, POOLS, scenarioEtcd, seedWorld } from "../support/etcd-world.js";
 import { kvTimeline } from "../support/kv-latency.js";
 import { startRecordedKv } from "../support/kv-recorder.js";
 import { startScenarioPusher } from "../support/pusher-process.js";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { startOrigins } from "../../../testkit/origins.js";
-import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
+import { startTcpProxy, type TcpProxy } from "../../../testkit/tcp-proxy.js";
 import { Invariants, type Scenario, secs } from "../scenario.js";
 import { CHECKED_COUNTRIES, checkedRoutes, checkerWorld } from "../support/checker-world.js";
 import { parseMap } from "../support/etcd-world.js";

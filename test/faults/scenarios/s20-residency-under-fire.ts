@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { type CompiledMap, compile, serializeMap } from "../../../core/index.js";
 import { seededRandom } from "../../../testkit/kv-standin.js";
+import { readSnapshot } from "../../../testkit/map-oracle.js";
 import { type ReceivedRequest, startOrigins } from "../../../testkit/origins.js";
 import { startWorker } from "../../../testkit/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { edgectlInProcess } from "../support/edgectl.js";
-import { names, readSnapshot, scenarioEtcd, testClient } from "../support/etcd-world.js";
+import { names, scenarioEtcd, testClient } from "../support/etcd-world.js";
 
 const EU = ["fra-1", "ams-1", "waw-1", "par-1"] as const;
 const OUTSIDE = ["use-1", "sgp-1"] as const;

@@ -1,5 +1,5 @@
 import type { Etcd3 } from "etcd3";
-import { COUNTRIES } from "./etcd-world.js";
+import { COUNTRIES } from "../../../testkit/sample-countries.js";
 import { randomRule } from "./intent-writer.js";
 
 /** Makes `count` revisions of valid country puts (concurrently); resolves to the last revision. */

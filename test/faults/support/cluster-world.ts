@@ -2,10 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../../../adapters/etcd-fault-handling.js";
 import type { CompiledMap } from "../../../core/index.js";
+import { type EtcdCluster, startEtcdCluster } from "../../../testkit/etcd-cluster.js";
+import { expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
 import type { PusherProcess } from "../../../testkit/pusher-process.js";
-import { type EtcdCluster, startEtcdCluster } from "../../helpers/etcd-cluster.js";
 import type { FaultContext } from "../scenario.js";
-import { expectedMap, names, seedWorld, waitConverged } from "./etcd-world.js";
+import { names, seedWorld } from "./etcd-world.js";
 import { type RecordedKv, startRecordedKv } from "./kv-recorder.js";
 import { startScenarioPusher } from "./pusher-process.js";
 

@@ -1,5 +1,6 @@
 import type { Etcd3, Lease } from "etcd3";
-import { COUNTRIES, POOLS } from "./etcd-world.js";
+import { COUNTRIES } from "../../../testkit/sample-countries.js";
+import { POOLS } from "./etcd-world.js";
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;

@@ -1,13 +1,7 @@
-import { startTcpProxy } from "../../helpers/tcp-proxy.js";
+import { expectedMap, waitConverged } from "../../../testkit/map-oracle.js";
+import { startTcpProxy } from "../../../testkit/tcp-proxy.js";
 import type { FaultContext } from "../scenario.js";
-import {
-  expectedMap,
-  names,
-  scenarioEtcd,
-  seedWorld,
-  testClient,
-  waitConverged,
-} from "./etcd-world.js";
+import { names, scenarioEtcd, seedWorld, testClient } from "./etcd-world.js";
 import { startRecordedKv } from "./kv-recorder.js";
 import { startScenarioPusher } from "./pusher-process.js";
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { etcdBinary, waitHealthy } from "../../testkit/etcd.js";
+import { etcdBinary, waitHealthy } from "./etcd.js";
 
 /** What one member of a test etcd cluster reports about itself (`Maintenance.Status`). */
 export interface MemberStatus {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EtcdCluster, startEtcdCluster } from "./etcd-cluster.js";
+import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
 
 let cluster: EtcdCluster;
 const K = "/edge-test/cluster-helper/";

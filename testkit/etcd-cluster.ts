@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { freePorts } from "../../testkit/ports.js";
 import { type EtcdMember, etcdMember, type MemberStatus } from "./etcd-member.js";
 import { peerPartitions } from "./peer-partitions.js";
+import { freePorts } from "./ports.js";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 
 export type { MemberStatus } from "./etcd-member.js";
