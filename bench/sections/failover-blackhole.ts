@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Miniflare } from "miniflare";
 import { serializeMap } from "../../core/index.js";
 import { buildMap } from "../../testkit/map-builder.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
@@ -34,6 +35,25 @@ export interface BlackholeFailoverOptions {
 }
 
 /**
+ * The routing Worker alone in a workerd on a loopback port, with an in-memory `ROUTING`, two
+ * attempts per request, an hour of isolate cache and `vars` on top.
+ */
+function routingWorkerd(script: string, date: string, vars: Record<string, string>): Miniflare {
+  return newMiniflare({
+    host: "127.0.0.1",
+    port: 0,
+    cf: false,
+    workers: [
+      {
+        ...edgeWorker(script, date, HOST),
+        kvNamespaces: ["ROUTING"],
+        bindings: { MAX_ATTEMPTS: "2", ISOLATE_CACHE_SECONDS: "3600", ...vars },
+      },
+    ],
+  });
+}
+
+/**
  * The first pool of the route accepts the connection and never answers (a hung origin, a
  * black-holed network path): time until the client has the answer of the next pool. Each run
  * is paired with a request routed to the healthy pool at once (the floor).
@@ -48,24 +68,11 @@ export async function blackholeFailover(
     compatibilityDate(),
   ]);
   o.cleanup.add("blackhole", () => hole.close());
-  const mf = newMiniflare({
-    host: "127.0.0.1",
-    port: 0,
-    cf: false,
-    workers: [
-      {
-        ...edgeWorker(script, date, HOST),
-        kvNamespaces: ["ROUTING"],
-        bindings: {
-          ORIGIN_TIMEOUT_MS: String(o.originTimeoutMs),
-          MAX_ATTEMPTS: "2",
-          ISOLATE_CACHE_SECONDS: "3600",
-          // every run must meet the silent origin: ejection would pass it over (blackholeStall)
-          EDGE_EJECT_AFTER: "0",
-          DEBUG_TOKEN: TOKEN,
-        },
-      },
-    ],
+  const mf = routingWorkerd(script, date, {
+    ORIGIN_TIMEOUT_MS: String(o.originTimeoutMs),
+    // every run must meet the silent origin: ejection would pass it over (blackholeStall)
+    EDGE_EJECT_AFTER: "0",
+    DEBUG_TOKEN: TOKEN,
   });
   o.cleanup.add("workerd (blackhole)", () => mf.dispose());
   const url = `${(await mf.ready).origin}/video/segment-1.ts`;
@@ -157,23 +164,10 @@ export async function blackholeStall(o: BlackholeStallOptions): Promise<Blackhol
   );
 
   const client = async (everyMs: number): Promise<{ requests: number; stalled: number }> => {
-    const mf = newMiniflare({
-      host: "127.0.0.1",
-      port: 0,
-      cf: false,
-      workers: [
-        {
-          ...edgeWorker(script, date, HOST),
-          kvNamespaces: ["ROUTING"],
-          bindings: {
-            ORIGIN_TIMEOUT_MS: String(DEFAULTS.originTimeoutMs),
-            MAX_ATTEMPTS: "2",
-            EDGE_EJECT_AFTER: String(DEFAULTS.ejectAfter),
-            EDGE_EJECT_SECONDS: String(DEFAULTS.ejectSeconds),
-            ISOLATE_CACHE_SECONDS: "3600",
-          },
-        },
-      ],
+    const mf = routingWorkerd(script, date, {
+      ORIGIN_TIMEOUT_MS: String(DEFAULTS.originTimeoutMs),
+      EDGE_EJECT_AFTER: String(DEFAULTS.ejectAfter),
+      EDGE_EJECT_SECONDS: String(DEFAULTS.ejectSeconds),
     });
     const dispose = o.cleanup.add("workerd (stall)", () => mf.dispose());
     try {
