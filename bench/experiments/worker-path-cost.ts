@@ -1,6 +1,6 @@
 // What does each side's own code cost per request in workerd, without the network or the load
-// generator? `tsx bench/experiments/worker-path-cost.ts [rounds] [n]`: one isolate runs the
-// routing Worker (plain and signing) and the contract floor N times per call with `fetch`
+// generator? `tsx bench/experiments/worker-path-cost.ts [rounds] [n]`: the routing Worker (plain
+// and signing) and the contract floor, each in its own isolate, run N times per call with `fetch`
 // answering at once (bench/workers/path-cost.ts); the calls alternate sides and are timed from
 // outside. Prints µs per request per side (median over rounds) and each side minus the floor.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,22 +37,22 @@ try {
   const mf = newMiniflare({
     resourcePersistencePath: localPersistRoot(persistDir),
     cf: false,
-    workers: [
-      {
-        name: "cost",
-        modules: true,
-        script,
-        compatibilityDate: date,
-        kvNamespaces: { ROUTING: "cost" },
-        bindings: { ORIGIN },
-      },
-    ],
+    // One isolate per side, as in the bench: what one side holds (the map) weighs on no other.
+    workers: SIDES.map((side) => ({
+      name: side,
+      modules: true,
+      script,
+      compatibilityDate: date,
+      kvNamespaces: { ROUTING: "cost" },
+      bindings: { ORIGIN },
+      routes: [`${side}.cost/*`],
+    })),
   });
   cleanup.add("workerd", () => mf.dispose());
   await mf.ready;
   const run = async (side: string, count: number): Promise<number> => {
     const t = performance.now();
-    const res = await mf.dispatchFetch(`http://cost/?side=${side}&n=${count}`);
+    const res = await mf.dispatchFetch(`http://${side}.cost/?side=${side}&n=${count}`);
     const body = await res.text();
     if (body !== "200") throw new Error(`${side}: ${res.status} ${body}`);
     return ((performance.now() - t) * 1000) / count;
