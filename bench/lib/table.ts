@@ -292,7 +292,7 @@ function rows(r: TableInput): Row[] {
     out.push([
       "edgectl status p50 (local stack)",
       ms(k.status_ms),
-      `node -e 0: ${ms(k.node_start_ms)}; --help ${ms(k.help_ms)}`,
+      `node -e 0: ${ms(k.node_start_ms)}; --help ${ms(k.help_ms)}${k.status_floor_ms === undefined ? "" : `; its reads alone ${ms(k.status_floor_ms)}`}`,
       signed(k.status_ms - k.node_start_ms, "node"),
       "≤ node + 150 ms",
       check(k.status_ms <= k.node_start_ms + 150),

@@ -19,6 +19,11 @@ export interface CliResult {
   /** Median of `edgectl status` against a local stack (etcd, the installed pusher, KV stand-in). */
   readonly status_ms: number;
   readonly status_ms_max: number;
+  /**
+   * Floor of `status`, same run: Node loading etcd3 and making one range read, then reading KV
+   * and the pusher's `/status` with Node's `fetch` (`STATUS_FLOOR`), and nothing of edgectl.
+   */
+  readonly status_floor_ms: number;
   readonly runs: number;
   /** `du` of the production install's node_modules, in MiB. */
   readonly install_mb: number;
@@ -35,14 +40,27 @@ export interface CliOptions {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
+/** What `edgectl status` cannot do without: its three reads, with the libraries they need. */
+const STATUS_FLOOR = `
+const { Etcd3 } = await import("etcd3");
+const client = new Etcd3({ hosts: process.env.ETCD_ENDPOINTS });
+await client.get("/edge/routing/v1/epoch").string();
+client.close();
+const kv = await fetch(process.env.FLOOR_KV_URL, {
+  headers: { authorization: "Bearer " + process.env.CF_API_TOKEN },
+});
+await kv.text();
+await (await fetch(process.env.FLOOR_STATUS_URL)).text();
+`;
+
 /**
  * Wall time of one run of `node ARGS`, in ms; throws when it exits non-zero. Asynchronous: the KV
  * stand-in answers from this process, so blocking on the child would starve it.
  */
-function timed(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+function timed(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, args, { env, cwd, timeout: 30_000 }, (err, stdout, stderr) => {
       const ms = performance.now() - t0;
       if (err) {
         const out = `${stdout}${stderr}`.slice(-800);
@@ -53,10 +71,15 @@ function timed(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number>
 }
 
 /** Median (and max) of `runs` timed runs, after one warm-up run (V8's code cache, page cache). */
-async function medianOf(runs: number, args: readonly string[], env: NodeJS.ProcessEnv) {
-  await timed(args, env);
+async function medianOf(
+  runs: number,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+) {
+  await timed(args, env, cwd);
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) times.push(await timed(args, env));
+  for (let i = 0; i < runs; i++) times.push(await timed(args, env, cwd));
   const s = summarize(times);
   return { p50: s.p50, max: s.max };
 }
@@ -120,7 +143,20 @@ export async function cli(o: CliOptions): Promise<CliResult> {
   );
   if (synced === null) throw lastError ?? new Error("edgectl status never reported in sync");
   const status = await medianOf(o.runs, statusArgs, env);
-  o.log(`  edgectl status p50 ${status.p50.toFixed(0)} ms (in sync, exit 0)`);
+  // Run from the install, so `import("etcd3")` resolves to the package's own dependency.
+  const statusFloor = await medianOf(
+    o.runs,
+    ["--input-type=module", "-e", STATUS_FLOOR],
+    {
+      ...env,
+      FLOOR_KV_URL: `${kv.url}/accounts/${kv.accountId}/storage/kv/namespaces/${kv.namespaceId}/values/routes`,
+      FLOOR_STATUS_URL: `http://127.0.0.1:${port}/status`,
+    },
+    pkg.prefix,
+  );
+  o.log(
+    `  edgectl status p50 ${status.p50.toFixed(0)} ms (in sync, exit 0); its floor ${statusFloor.p50.toFixed(0)} ms`,
+  );
 
   return {
     help_ms: round(help.p50),
@@ -128,6 +164,7 @@ export async function cli(o: CliOptions): Promise<CliResult> {
     node_start_ms: round(floor.p50),
     status_ms: round(status.p50),
     status_ms_max: round(status.max),
+    status_floor_ms: round(statusFloor.p50),
     runs: o.runs,
     install_mb: round(installKb / 1024),
     install_packages: packages,
