@@ -71,9 +71,9 @@ TLS=()
 [ -n "${ETCD_CERT:-}" ] && TLS+=(--cert "$ETCD_CERT")       # e.g. /etc/etcd/admin.pem
 [ -n "${ETCD_KEY:-}" ] && TLS+=(--key "$ETCD_KEY")          # e.g. /etc/etcd/admin-key.pem
 
-export ETCDCTL_API=3
 # Nobody's credentials leak in from the operator's shell; ctl_root sets root's for one call.
-unset ETCDCTL_USER ETCDCTL_PASSWORD
+# Every supported etcdctl speaks v3 by default; a stray ETCDCTL_API from the shell is dropped.
+unset ETCDCTL_USER ETCDCTL_PASSWORD ETCDCTL_API
 umask 077
 
 ctl() { etcdctl "${TLS[@]}" "$@"; }

@@ -158,7 +158,6 @@ async function launch(
   const ctl = async (args: readonly string[], i?: number) => {
     const endpoints = i === undefined ? runningEndpoints() : [member(i).endpoint];
     const { stdout } = await run("etcdctl", ["--endpoints", endpoints.join(","), ...args], {
-      env: { ...process.env, ETCDCTL_API: "3" },
       encoding: "utf8",
     });
     return stdout;
@@ -218,15 +217,11 @@ async function launch(
       for (let i = 0; i < size; i++) {
         const m = member(i);
         m.dataDir = dataDirOf(i);
-        await run(
-          await snapshotTool(),
-          [
-            ...["snapshot", "restore", path, "--name", m.name, "--data-dir", m.dataDir],
-            ...["--initial-cluster", initialCluster, "--initial-cluster-token", token],
-            ...["--initial-advertise-peer-urls", peerUrl(i)],
-          ],
-          { env: { ...process.env, ETCDCTL_API: "3" } },
-        );
+        await run(await snapshotTool(), [
+          ...["snapshot", "restore", path, "--name", m.name, "--data-dir", m.dataDir],
+          ...["--initial-cluster", initialCluster, "--initial-cluster-token", token],
+          ...["--initial-advertise-peer-urls", peerUrl(i)],
+        ]);
       }
       for (const d of old) rmSync(d, { recursive: true, force: true });
       await Promise.all(members.map((m) => m.start("healthy")));

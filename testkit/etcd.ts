@@ -127,7 +127,6 @@ export async function startEtcd(opts: { extraArgs?: string[] } = {}): Promise<Et
     },
     ctl(...ctlArgs: string[]) {
       return execFileSync("etcdctl", ["--endpoints", endpoint, ...ctlArgs], {
-        env: { ...process.env, ETCDCTL_API: "3" },
         encoding: "utf8",
       });
     },

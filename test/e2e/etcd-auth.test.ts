@@ -64,13 +64,7 @@ afterAll(async () => {
 /** `etcdctl --user U:P ARGS`; resolves to whether etcd accepted it. */
 async function as(user: string, password: string, ...args: string[]): Promise<boolean> {
   try {
-    await run(
-      "etcdctl",
-      ["--endpoints", etcd!.endpoint, "--user", `${user}:${password}`, ...args],
-      {
-        env: { ...process.env, ETCDCTL_API: "3" },
-      },
-    );
+    await run("etcdctl", ["--endpoints", etcd!.endpoint, "--user", `${user}:${password}`, ...args]);
     return true;
   } catch {
     return false;
@@ -152,21 +146,15 @@ describe("deploy/etcd-auth.sh", () => {
     const exited = new Promise<number | null>((done) => hb.once("exit", (code) => done(code)));
     try {
       const rootGet = () =>
-        run(
-          "etcdctl",
-          [
-            "--endpoints",
-            etcd!.endpoint,
-            "--user",
-            "root:root-pw",
-            "get",
-            `${P}health/fra-1`,
-            "--print-value-only",
-          ],
-          {
-            env: { ...process.env, ETCDCTL_API: "3" },
-          },
-        );
+        run("etcdctl", [
+          "--endpoints",
+          etcd!.endpoint,
+          "--user",
+          "root:root-pw",
+          "get",
+          `${P}health/fra-1`,
+          "--print-value-only",
+        ]);
       const deadline = Date.now() + 30_000;
       while (!(await rootGet()).stdout.includes("healthy")) {
         if (Date.now() > deadline || hb.exitCode !== null)

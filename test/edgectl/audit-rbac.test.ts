@@ -37,13 +37,7 @@ afterAll(async () => {
 /** Whether `etcdctl` as USER may run ARGS. */
 async function may(user: string, password: string, ...args: string[]): Promise<boolean> {
   try {
-    await exec(
-      "etcdctl",
-      ["--endpoints", etcd.endpoint, "--user", `${user}:${password}`, ...args],
-      {
-        env: { ...process.env, ETCDCTL_API: "3" },
-      },
-    );
+    await exec("etcdctl", ["--endpoints", etcd.endpoint, "--user", `${user}:${password}`, ...args]);
     return true;
   } catch {
     return false;
