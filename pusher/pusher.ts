@@ -191,9 +191,12 @@ export function createPusher(deps: PusherDeps): Pusher {
       deps.solo ? "writing snapshot files (no election)" : "leading: writing to KV",
     );
     scheduler.activate();
-    // A former leader's write sent just before its window closed may still land: check KV again.
+    // A former leader's write sent just before its window closed may still land: read KV
+    // again. Only KV: etcd was read at activation, and the watch follows it since.
     if (lateWriteTimer) clearTimeout(lateWriteTimer);
-    lateWriteTimer = setTimeout(() => resync(), config.electionTtl * 1000);
+    lateWriteTimer = setTimeout(() => {
+      if (!stopped) scheduler.requestReconcile();
+    }, config.electionTtl * 1000);
     lateWriteTimer.unref();
   });
   leadership.on("demoted", (reason) => {

@@ -16,6 +16,8 @@ export class MemoryKv implements KvSink {
   readonly kind = "local" as const;
   readonly data = new Map<string, string>();
   readonly writes: MemoryKvWrite[] = [];
+  /** Every `get`, with its key and start time. */
+  readonly reads: { at: number; key: string }[] = [];
   /** Every failed attempt, with its start time. */
   readonly failures: { at: number; keys: string[] }[] = [];
   private failing: { error: () => KvError; remaining: number } | null = null;
@@ -42,6 +44,7 @@ export class MemoryKv implements KvSink {
   }
 
   async get(key: string): Promise<string | null> {
+    this.reads.push({ at: Date.now(), key });
     if (this.latencyMs) await sleep(this.latencyMs);
     if (this.failReads) throw new KvError("network", "read failed");
     return this.data.get(key) ?? null;

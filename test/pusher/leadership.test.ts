@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { MapMeta } from "../../core/index.js";
+import type { CompiledMap, MapMeta } from "../../core/index.js";
 import { MemoryKv, type MemoryKvWrite } from "../helpers/memory-kv.js";
 import { type PusherUnderTest, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
@@ -102,7 +102,43 @@ describe("pusher leadership", () => {
     expect(a.pusher.status.document().lease_ok).toBe(false);
     expect(b.pusher.status.role).toBe("leader");
   });
+
+  it("reads KV once more a TTL after winning, not etcd, and repairs a former leader's late write", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(ctx.client, prefix);
+    const kv = new MemoryKv();
+    const ttl = 3;
+    const a = start({ prefix, electionKey, kv, id: "pusher-a", electionTtl: ttl });
+    await waitFor("a pushed", () => metaWrites(kv, "pusher-a").length > 0);
+    const reads = await rangeReads(a);
+    // The former leader's write lands after the takeover: the same revision, routed elsewhere.
+    const routes = kv.json<CompiledMap>("routes");
+    const de = routes?.countries.DE;
+    if (!routes || !de) throw new Error("no DE route in KV");
+    kv.data.set(
+      "routes",
+      JSON.stringify({
+        ...routes,
+        countries: { ...routes.countries, DE: { ...de, pool: "late-1" } },
+      }),
+    );
+    const placedAt = Date.now();
+    await waitFor(
+      "the late write repaired",
+      () => kv.json<CompiledMap>("routes")?.countries.DE?.pool === de.pool,
+      (ttl + 3) * 1000,
+    );
+    expect(kv.reads.filter((r) => r.key === "routes" && r.at >= placedAt).length).toBeGreaterThan(
+      0,
+    );
+    // KV was read again; etcd was not (its state is the watch's since the activation).
+    expect(await rangeReads(a)).toBe(reads);
+  });
 });
+
+async function rangeReads(p: PusherUnderTest): Promise<number> {
+  return (await p.pusher.metrics.rangeReads.get()).values[0]?.value ?? 0;
+}
 
 async function fetchHealth(p: PusherUnderTest) {
   return p.pusher.status.health();
