@@ -214,7 +214,7 @@ async function main(): Promise<number> {
       totalSeconds: (Date.now() - t0) / 1000,
       processes: {
         heartbeats: world.heartbeats.length,
-        pushers: world.pushers.map((p) => p.id),
+        pushers: [...world.pushers, world.snapshot].map((p) => p.id),
         etcdMembers: world.cluster.size,
       },
       counts: {

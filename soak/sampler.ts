@@ -70,7 +70,7 @@ export async function sampleAll(
   };
 
   await Promise.all([
-    ...world.pushers
+    ...[...world.pushers, world.snapshot]
       .filter((p) => p.process.proc.alive())
       .map(async (p) => {
         const [status, metrics] = await Promise.all([p.process.status(), p.process.metrics()]);

@@ -15,7 +15,7 @@ export async function seriesLeftByRemovedPools(world: World): Promise<string[]> 
     return new Set(res.map((k) => k.slice(`${world.prefix}pool/`.length)));
   });
   const out: string[] = [];
-  for (const p of world.pushers.filter((x) => x.process.proc.alive())) {
+  for (const p of [...world.pushers, world.snapshot].filter((x) => x.process.proc.alive())) {
     const text = await p.process.metrics();
     if (text === null) continue;
     const stale = parsePromText(text).filter(

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
@@ -54,6 +56,12 @@ export interface World {
   readonly kv: KvStandin;
   readonly heartbeats: Heartbeat[];
   readonly pushers: SoakPusher[];
+  /**
+   * A pusher on the file sink (`KV_SINK=file`): no election and never killed, so the pusher's
+   * code runs the whole measured time in one process (the two in the election live 10 minutes
+   * at most). Sampled and judged like them.
+   */
+  readonly snapshot: SoakPusher;
   /** `ETCD_ENDPOINTS` and `ROUTING_PREFIX` for edgectl. */
   readonly edgectlEnv: Record<string, string>;
   /** The pusher's compile settings (the oracle compiles with the same). */
@@ -215,10 +223,37 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     pushers.push(p);
     return p;
   };
+  const startSnapshot = async (): Promise<SoakPusher> => {
+    const dir = mkdtempSync(join(tmpdir(), "edge-soak-snapshot-"));
+    cleanup.add("snapshot dir", () => rmSync(dir, { recursive: true, force: true }));
+    const startedAt = Date.now();
+    const process_ = await startPusherProcess({
+      id: "soak-snapshot",
+      etcdEndpoint: endpoints,
+      prefix,
+      electionKey,
+      outputLimit: 50_000,
+      env: {
+        NODE_ENV: "production",
+        ORIGIN_TEMPLATE: originTemplate,
+        FLOOR_POOL,
+        KV_SINK: "file",
+        KV_FILE_DIR: dir,
+      },
+    });
+    cleanup.add("pusher soak-snapshot", () => process_.stop());
+    await process_.ready();
+    return { id: "soak-snapshot", process: process_, startedAt };
+  };
   // The pushers start while the heartbeats register (what they compile meanwhile is theirs).
-  await Promise.all([startPusher(), startPusher(), waitRegistered()]);
+  const [, , snapshot] = await Promise.all([
+    startPusher(),
+    startPusher(),
+    startSnapshot(),
+    waitRegistered(),
+  ]);
   log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
-  log(`pushers: ${pushers.map((p) => p.id).join(", ")}`);
+  log(`pushers: ${pushers.map((p) => p.id).join(", ")}, and ${snapshot.id} on the file sink`);
 
   return {
     cluster,
@@ -231,6 +266,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     kv,
     heartbeats,
     pushers,
+    snapshot,
     edgectlEnv,
     originTemplate,
     startPusher,
