@@ -20,8 +20,13 @@ describe("pusher reads only what changed (real etcd, docs/reference.md §5.3/§5
     const fullOf = async (reason: string) =>
       sampleValue(await scrape(), "edge_pusher_full_reads_total", { reason }) ?? 0;
     expect(await fullOf("first")).toBe(1);
-    // A new leader reconciles once its predecessor's window has closed (electionTtl): a full read.
-    await waitFor("the new leader's reconcile", async () => (await fullOf("asked")) === 1);
+    // A new leader reads KV again once its predecessor's window has closed (electionTtl): KV
+    // only, no read of etcd.
+    await waitFor(
+      "the new leader's late-write check",
+      () => p.kv.reads.filter((r) => r.key === "routes").length >= 2,
+    );
+    expect(await fullOf("asked")).toBe(0);
     const fullBefore = await fullReads();
     const readsBefore = await reads();
 
@@ -60,6 +65,6 @@ describe("pusher reads only what changed (real etcd, docs/reference.md §5.3/§5
     expect(await fullReads()).toBe(fullBefore);
 
     p.pusher.resync();
-    await waitFor("a full read for the reconcile", async () => (await fullOf("asked")) === 2);
+    await waitFor("a full read for the resync", async () => (await fullOf("asked")) === 1);
   });
 });
