@@ -43,6 +43,25 @@ describe("no-growth test over the second half", () => {
     expect(verdict(perPool)[0]?.status).toBe("fail");
   });
 
+  it("workerd's descriptors: its connection pool coming and going passes; a steady leak fails", () => {
+    // Connections to origins and clients opened over the judged half (the quick run: 2.5 → 16).
+    const pool = series(
+      "fds",
+      "workerd#9",
+      (t) => 30 + (t >= 150 ? Math.min(14, (t - 150) / 10) : 0),
+    );
+    expect(verdict(pool)[0]?.status).toBe("pass");
+    const leak = series("fds", "workerd#9", (t) => 30 + t / 4);
+    expect(verdict(leak)[0]?.status).toBe("fail");
+    // A Node process gets no such allowance.
+    const node = series(
+      "fds",
+      "pusher:a#1@leader",
+      (t) => 30 + (t >= 150 ? Math.min(14, (t - 150) / 10) : 0),
+    );
+    expect(verdict(node)[0]?.status).toBe("fail");
+  });
+
   it("RSS in a 5-minute run: GC noise passes, gross growth (400 MiB/h) fails, less is below its noise floor", () => {
     const noisy = series("anon_mib", "heartbeat:p02#7", (t) => 60 + ((t * 7919) % 13) / 4);
     expect(verdict(noisy)[0]?.status).toBe("pass");
