@@ -230,12 +230,14 @@ export class LocalStack {
     const client = new Etcd3({ hosts: [endpoint] });
     const healthPrefix = `${this.cfg.prefix}health/`;
     try {
-      // The revision at which every pool had registered: the edge is ready once it serves that.
+      // The revision at which every pool had registered (the newest health key's): a change
+      // under the prefix, so the pusher's `meta` reaches it.
       return await waitFor(
         async () => {
           const res = await client.getAll().prefix(healthPrefix).exec();
           const have = new Set(res.kvs.map((kv) => kv.key.toString().slice(healthPrefix.length)));
-          return pools.every((p) => have.has(p.pool)) ? Number(res.header.revision) : undefined;
+          if (!pools.every((p) => have.has(p.pool))) return undefined;
+          return Math.max(...res.kvs.map((kv) => Number(kv.mod_revision)));
         },
         { what: "heartbeats (health/ keys)", timeoutMs: 60_000, signal },
       );
