@@ -11,9 +11,11 @@ import type { Lease } from "etcd3";
 import { Cleanup } from "../bench/lib/cleanup.js";
 import { ROOT } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
+import { runChaosStep } from "./chaos.js";
 import { type SoakClock, startClock } from "./clock.js";
 import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
+import { invariantFailures } from "./invariants.js";
 import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
 import { parseSoakOptions } from "./options.js";
 import {
@@ -22,16 +24,14 @@ import {
   heldLeases,
   type KillEvent,
   type LeasePoll,
-  leasesBackAfterKills,
 } from "./oracle.js";
 import { writePlots } from "./plots.js";
+import { printReport } from "./report.js";
 import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js";
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
-import { ELECTION_TTL, FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
-
-const HEARTBEAT_VICTIMS = ["p02", "p03", "p04", "p05", "p06", "p18/a"];
+import { FLOOR_POOL, startWorld } from "./world.js";
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -115,43 +115,13 @@ async function main(): Promise<number> {
       log(what);
     };
     const chaos = (async () => {
-      let victim = 0;
+      let heartbeatKills = 0;
+      const c = { world, clock, kills, planted, memberStarts, note };
       for (const step of chaosSchedule(seconds, opts.plantLeak === "lease")) {
         await clock.until(step.t, alive);
         if (!alive()) break;
-        if (step.kind === "kill-heartbeat") {
-          const name = HEARTBEAT_VICTIMS[victim++ % HEARTBEAT_VICTIMS.length];
-          const hb = world.heartbeats.find((h) => h.name === name);
-          if (!hb) continue;
-          await world.restartHeartbeat(hb);
-          kills.push({ t: clock.now(), what: `heartbeat ${name}`, ttl: HEARTBEAT_TTL });
-          note(`killed heartbeat ${name} (SIGKILL) and started it again`);
-        } else if (step.kind === "kill-leader-pusher") {
-          const live = world.pushers.filter((p) => p.process.proc.alive());
-          const roles = await Promise.all(live.map((p) => p.process.status()));
-          const leader = live.find((_, i) => roles[i]?.role === "leader");
-          if (!leader) {
-            note("no leader pusher to kill");
-            continue;
-          }
-          await leader.process.proc.kill9();
-          kills.push({ t: clock.now(), what: `pusher ${leader.id}`, ttl: ELECTION_TTL });
-          const next = await world.startPusher();
-          note(`killed leader pusher ${leader.id} (SIGKILL); started ${next.id} as standby`);
-        } else if (step.kind === "kill-etcd-member") {
-          await world.cluster.kill(2);
-          kills.push({ t: clock.now(), what: "etcd member m2", ttl: HEARTBEAT_TTL });
-          note("killed etcd member m2 (SIGKILL)");
-        } else if (step.kind === "restart-etcd-member") {
-          await world.cluster.restart(2);
-          memberStarts[2] = Date.now();
-          note("started etcd member m2 again");
-        } else {
-          const lease = world.client.lease(60, { autoKeepAlive: true });
-          await lease.grant();
-          planted.push(lease);
-          note(`planted leak: lease ${planted.length} kept`);
-        }
+        await runChaosStep(c, step, heartbeatKills);
+        if (step.kind === "kill-heartbeat") heartbeatKills += 1;
       }
     })();
     cleanup.add("planted leases", async () => {
@@ -180,31 +150,26 @@ async function main(): Promise<number> {
     // Verdicts.
     const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
     const grew = growth.filter((g) => g.status === "fail");
-    const failures: string[] = [];
-    for (const g of grew) failures.push(`no growth: ${g.figure} grew in ${g.series}: ${g.detail}`);
-    const notConverged = convergences.filter((c) => c.ms === null);
-    for (const c of notConverged)
-      failures.push(
-        `invariant: at t=${c.t.toFixed(0)} s KV did not equal compile(etcd) within 30 s: ${c.mismatch}`,
-      );
-    if (convergences.length < Math.floor(seconds / 10) - 2)
-      failures.push(`invariant: only ${convergences.length} convergence checks ran`);
-    const non2xx = [...edge.byStatus].filter(([s]) => s < 200 || s > 299);
-    for (const [status, n] of non2xx)
-      failures.push(`invariant: the Worker answered ${n} × ${status === 0 ? "no answer" : status}`);
-    for (const miss of leasesBackAfterKills(leasePolls, kills, baseline, endT))
-      failures.push(`invariant: leases did not return to baseline after ${miss}`);
-    if (finalHeld !== baseline)
-      failures.push(
-        `invariant: leases held at the end ${finalHeld ?? "unknown"}, at the start ${baseline}`,
-      );
-    for (const s of seriesLeft) failures.push(`series: ${s}`);
-    if (driver.changes() < seconds * 10 * 0.6)
-      failures.push(`driver: only ${driver.changes()} changes in ${seconds} s (goal 10/s)`);
+    const failures = [
+      ...grew.map((g) => `no growth: ${g.figure} grew in ${g.series}: ${g.detail}`),
+      ...invariantFailures({
+        seconds,
+        endT,
+        convergences,
+        answers: edge.byStatus,
+        leasePolls,
+        kills,
+        baseline,
+        finalHeld,
+        seriesLeft,
+        changes: driver.changes(),
+      }),
+    ];
 
     const out = resolve(ROOT, opts.out);
     await mkdir(out, { recursive: true });
     const plots = await writePlots(join(out, "plots"), samples, seconds / 2);
+    const kvWrites = world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length;
     const ms = convergences.flatMap((c) => (c.ms === null ? [] : [c.ms])).sort((a, b) => a - b);
     const result = {
       options: opts,
@@ -223,18 +188,15 @@ async function main(): Promise<number> {
         boosts: driver.boosts(),
         boostFailures: driver.boostFailures(),
         tempPools: driver.tempPools(),
-        kvWrites: world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length,
-        kvWritesPerHour: Math.round(
-          (world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length / endT) *
-            3600,
-        ),
+        kvWrites,
+        kvWritesPerHour: Math.round((kvWrites / endT) * 3600),
         kvRequests: world.kv.requests.length,
         routesCopiedToWorker: edge.copies(),
         answers: Object.fromEntries(edge.byStatus),
       },
       convergence: {
         checks: convergences.length,
-        failed: notConverged.length,
+        failed: convergences.filter((c) => c.ms === null).length,
         p50Ms: ms[Math.floor(ms.length / 2)] ?? null,
         maxMs: ms[ms.length - 1] ?? null,
       },
@@ -253,26 +215,17 @@ async function main(): Promise<number> {
     await writeFile(join(out, "summary.json"), `${JSON.stringify(summary, null, 1)}\n`);
 
     // Report.
-    const judged = growth.filter((g) => g.status !== "short");
-    process.stdout.write(
-      `\nno growth over the second half (${seconds / 2} s; warm-up ${WARMUP_SECONDS} s of each process left out):\n`,
-    );
-    for (const g of judged) {
-      if (g.status === "fail" || !g.series.startsWith("heartbeat:"))
-        process.stdout.write(
-          `  ${g.status === "fail" ? "FAIL" : "ok  "} ${g.figure.padEnd(12)} ${g.series.padEnd(34)} ${g.detail}\n`,
-        );
-    }
-    const hbJudged = judged.filter((g) => g.series.startsWith("heartbeat:"));
-    process.stdout.write(
-      `  (${hbJudged.filter((g) => g.status === "pass").length} of ${hbJudged.length} heartbeat fits pass; all in results.json)\n`,
-    );
-    process.stdout.write(
-      `convergence: ${convergences.length} checks, ${notConverged.length} failed, p50 ${result.convergence.p50Ms} ms, max ${result.convergence.maxMs} ms\n` +
-        `changes ${driver.changes()} (${driver.failed()} refused), boosts ${driver.boosts()}, temp pools ${driver.tempPools()}, KV writes ${result.counts.kvWrites}, answers ${JSON.stringify(result.counts.answers)}\n` +
-        `leases held: baseline ${baseline}, end ${finalHeld}; results in ${relative(ROOT, out)}/results.json, plots in ${relative(ROOT, out)}/plots\n`,
-    );
-    for (const f of failures) process.stdout.write(`FAIL ${f}\n`);
+    printReport({
+      judgedSeconds: seconds / 2,
+      warmupSeconds: WARMUP_SECONDS,
+      growth,
+      summary: [
+        `convergence: ${convergences.length} checks, ${result.convergence.failed} failed, p50 ${result.convergence.p50Ms} ms, max ${result.convergence.maxMs} ms`,
+        `changes ${driver.changes()} (${driver.failed()} refused), boosts ${driver.boosts()}, temp pools ${driver.tempPools()}, KV writes ${kvWrites}, answers ${JSON.stringify(result.counts.answers)}`,
+        `leases held: baseline ${baseline}, end ${finalHeld}; results in ${relative(ROOT, out)}/results.json, plots in ${relative(ROOT, out)}/plots`,
+      ],
+      failures,
+    });
     log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
     if (opts.expectFail.length > 0) {

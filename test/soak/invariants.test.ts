@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { invariantFailures, type RunRecord } from "../../soak/invariants.js";
+
+/** A 300 s run where everything held: 30 checks, all 200, leases back, 10 changes/s. */
+const HELD: RunRecord = {
+  seconds: 300,
+  endT: 300,
+  convergences: Array.from({ length: 30 }, (_, i) => ({ t: i * 10, ms: 500, mismatch: null })),
+  answers: new Map([[200, 14_000]]),
+  leasePolls: Array.from({ length: 150 }, (_, i) => ({ t: i * 2, held: 28 })),
+  kills: [{ t: 63, what: "heartbeat p02", ttl: 10 }],
+  baseline: 28,
+  finalHeld: 28,
+  seriesLeft: [],
+  changes: 3_000,
+};
+
+describe("the soak's invariants (soak/README.md)", () => {
+  it("a run where everything held has no failure", () => {
+    expect(invariantFailures(HELD)).toEqual([]);
+  });
+
+  it("names a check that did not converge, an answer that was not 2xx, and a lease not given back", () => {
+    const failures = invariantFailures({
+      ...HELD,
+      convergences: [...HELD.convergences, { t: 120, ms: null, mismatch: "DE: fra-1≠ams-1" }],
+      answers: new Map([
+        [200, 14_000],
+        [502, 3],
+        [0, 1],
+      ]),
+      finalHeld: 29,
+    });
+    expect(failures).toEqual([
+      "invariant: at t=120 s KV did not equal compile(etcd) within 30 s: DE: fra-1≠ams-1",
+      "invariant: the Worker answered 3 × 502",
+      "invariant: the Worker answered 1 × no answer",
+      "invariant: leases held at the end 29, at the start 28",
+    ]);
+  });
+
+  it("fails a run with too few checks, a series left behind or a slow driver", () => {
+    const failures = invariantFailures({
+      ...HELD,
+      convergences: HELD.convergences.slice(0, 20),
+      seriesLeft: ["pusher:soak-a exports tmp-3"],
+      changes: 1_000,
+    });
+    expect(failures).toEqual([
+      "invariant: only 20 convergence checks ran",
+      "series: pusher:soak-a exports tmp-3",
+      "driver: only 1000 changes in 300 s (goal 10/s)",
+    ]);
+  });
+
+  it("fails leases that never came back after a kill", () => {
+    const polls = HELD.leasePolls.map((p) => ({ t: p.t, held: p.t > 60 ? 29 : 28 }));
+    const failures = invariantFailures({ ...HELD, leasePolls: polls, finalHeld: 28 });
+    expect(
+      failures.some((f) => f.startsWith("invariant: leases did not return to baseline after")),
+    ).toBe(true);
+  });
+});
