@@ -15,9 +15,7 @@ export function signOriginRequest(
   frame: CanonicalFrame,
   pool: string,
   secrets: readonly string[],
-): Promise<void> {
+): void {
   const t = Math.floor(Date.now() / 1000);
-  return signatureValue(framedString(frame, t, pool), t, secrets).then((value) => {
-    headers.set(SIGNATURE_HEADER, value);
-  });
+  headers.set(SIGNATURE_HEADER, signatureValue(framedString(frame, t, pool), t, secrets));
 }

@@ -177,7 +177,7 @@ export async function proxyToOrigins(
   const attempt = async (next: ChainLink, base: string): Promise<boolean> => {
     attempts += 1;
     headers.set(EDGE_HEADERS.pool, next.pool);
-    if (signed) await signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
+    if (signed) signOriginRequest(headers, signed, next.pool, ctx.signingSecrets);
     const init: RequestInit = { method, headers, body: request.body, redirect: "manual" };
     const result = retryable
       ? await attemptOrigin(base + path, init, ctx.originTimeoutMs)
