@@ -45,14 +45,30 @@ export interface CanonicalFrame {
   readonly after: string;
 }
 
-/** The {@link CanonicalFrame} of a request's fields. */
-export function canonicalFrame(f: RequestFields): CanonicalFrame {
-  const attrs = f.attrs
+/**
+ * `\nname:value` per attribute header (`name` lower-case), sorted by name: the end of the
+ * canonical string. Depends on the route alone, so a caller may keep it per route.
+ */
+export function attrLines(attrs: RequestFields["attrs"]): string {
+  const sorted = attrs
     .map(([name, value]) => [name.toLowerCase(), value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  let after = `${f.country}\n${f.revision}`;
-  for (const [name, value] of attrs) after += `\n${name}:${value}`;
-  return { before: `${f.method.toUpperCase()}\n${f.host.toLowerCase()}\n${f.pathAndQuery}`, after };
+  let lines = "";
+  for (const [name, value] of sorted) lines += `\n${name}:${value}`;
+  return lines;
+}
+
+/** The {@link CanonicalFrame} of a request's fields whose {@link attrLines} are known. */
+export function frameWithAttrLines(f: Omit<RequestFields, "attrs">, lines: string): CanonicalFrame {
+  return {
+    before: `${f.method.toUpperCase()}\n${f.host.toLowerCase()}\n${f.pathAndQuery}`,
+    after: `${f.country}\n${f.revision}${lines}`,
+  };
+}
+
+/** The {@link CanonicalFrame} of a request's fields. */
+export function canonicalFrame(f: RequestFields): CanonicalFrame {
+  return frameWithAttrLines(f, attrLines(f.attrs));
 }
 
 /** The canonical string of `frame` signed at `t` for `pool`. */

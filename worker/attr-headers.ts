@@ -1,4 +1,5 @@
 import type { Route } from "../core/compiled-map.js";
+import { attrLines } from "../core/edge-signature.js";
 
 /** One market attribute as the origin receives it. */
 export interface AttrHeader {
@@ -33,4 +34,16 @@ export function attrHeaders(attrs: Route["attrs"]): readonly AttrHeader[] {
     made.set(attrs, list);
   }
   return list;
+}
+
+const lines = new WeakMap<readonly AttrHeader[], string>();
+
+/** The signature's attribute lines (`attrLines`) of an {@link attrHeaders} list, once per list. */
+export function signedAttrLines(list: readonly AttrHeader[]): string {
+  let text = lines.get(list);
+  if (text === undefined) {
+    text = attrLines(list.map((a) => [a.lower, a.value] as const));
+    lines.set(list, text);
+  }
+  return text;
 }

@@ -1,6 +1,6 @@
 import type { ChainLink, Route } from "../core/compiled-map.js";
-import { type CanonicalFrame, canonicalFrame } from "../core/edge-signature.js";
-import { type AttrHeader, attrHeaders } from "./attr-headers.js";
+import { type CanonicalFrame, frameWithAttrLines } from "../core/edge-signature.js";
+import { type AttrHeader, attrHeaders, signedAttrLines } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";
 import { attemptOrigin } from "./origin-attempt.js";
@@ -126,14 +126,10 @@ function signingFrame(
   country: string,
   o: OriginHeaders,
 ): CanonicalFrame {
-  return canonicalFrame({
-    method,
-    host: o.host,
-    pathAndQuery: path,
-    country,
-    revision: o.revision,
-    attrs: o.attrs.map((a) => [a.lower, a.value] as const),
-  });
+  return frameWithAttrLines(
+    { method, host: o.host, pathAndQuery: path, country, revision: o.revision },
+    signedAttrLines(o.attrs),
+  );
 }
 
 function edgeError(allTimedOut: boolean): Response {

@@ -19,8 +19,10 @@ interface FloorEnv {
  * The least a Worker meeting docs/reference.md §4 must add to the pass-through, and nothing of the routing
  * Worker's own: it reads `request.cf.country` (workerd parses and freezes the request's whole
  * `cf` object on that first read) and answers with `X-Edge-*` headers, which means rebuilding the
- * origin's response (a fetched response's headers are immutable). No map, no decision, no header
- * scrubbing. The routing Worker measured against it shows what its own code costs.
+ * origin's response (a fetched response's headers are immutable) and, as §4's response rule
+ * requires, dropping any `X-Edge-*` the origin sent, which only a pass over its header names can
+ * find. No map, no decision, no origin hiding. The routing Worker measured against it shows what
+ * its own code costs.
  */
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
@@ -41,6 +43,9 @@ export default {
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);
     const h = response.headers;
+    let sent: string[] | undefined;
+    for (const name of h.keys()) if (name.startsWith("x-edge-")) (sent ??= []).push(name);
+    if (sent) for (const name of sent) h.delete(name);
     h.set("X-Edge-Pool", link.pool);
     h.set("X-Edge-Country", country);
     h.set("X-Edge-Revision", "1");
