@@ -55,9 +55,10 @@ export class PoolCheckers {
   }
 }
 
-/** Pools judged when asked; iteration is in pool order. */
+/** Pools judged when first asked, once each (a compile asks per route); iteration is in pool order. */
 class JudgedPools implements ReadonlyMap<string, PoolHealth> {
   private sortedPools: string[] | null = null;
+  private readonly judged = new Map<string, PoolHealth | undefined>();
 
   constructor(
     private readonly plain: ReadonlyMap<string, Health>,
@@ -66,12 +67,17 @@ class JudgedPools implements ReadonlyMap<string, PoolHealth> {
   ) {}
 
   get(pool: string): PoolHealth | undefined {
+    if (this.judged.has(pool)) return this.judged.get(pool);
     const plain = this.plain.get(pool);
     const named = this.named.get(pool);
-    if (!plain && !named) return undefined;
-    const reports = new Map(named);
-    if (plain) reports.set(PLAIN_CHECKER, plain);
-    return judgePool(reports, this.quorumOf(pool));
+    let health: PoolHealth | undefined;
+    if (plain || named) {
+      const reports = new Map(named);
+      if (plain) reports.set(PLAIN_CHECKER, plain);
+      health = judgePool(reports, this.quorumOf(pool));
+    }
+    this.judged.set(pool, health);
+    return health;
   }
 
   has(pool: string): boolean {

@@ -8,6 +8,26 @@ const down: Health = { status: "unhealthy" };
 const noQuorum = () => undefined;
 
 describe("PoolCheckers: reports by pool, judged when asked", () => {
+  it("judges each pool of a view once, however often a compile asks (one ask per route)", () => {
+    const c = new PoolCheckers();
+    c.set("a", "x", up);
+    c.set("b", undefined, down);
+    const asked: string[] = [];
+    const judged = c.judge((pool) => {
+      asked.push(pool);
+      return undefined;
+    });
+    const first = judged.get("a");
+    for (let i = 0; i < 5; i++) {
+      expect(judged.get("a")).toBe(first);
+      judged.get("b");
+      judged.get("missing");
+    }
+    expect([...judged.values()].map((h) => h.status)).toEqual(["healthy", "unhealthy"]);
+    expect(asked).toEqual(["a", "b"]);
+    expect(judged.get("missing")).toBeUndefined();
+  });
+
   it("judges the plain key and named checkers together, as judgePool does, in pool order", () => {
     const c = new PoolCheckers();
     c.set("b", undefined, up);
