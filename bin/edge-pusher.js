@@ -4,8 +4,8 @@
 import { launch, supportedNode } from "./launch.js";
 
 if (supportedNode("edge-pusher")) {
-  // Once, before anything is loaded: the memory settings of bin/pusher-tuning.js.
-  const { tunePusherProcess } = await import("./pusher-tuning.js");
-  tunePusherProcess();
+  // Once, before anything is loaded: the memory settings of bin/service-tuning.js.
+  const { PUSHER_TUNED, tuneServiceProcess } = await import("./service-tuning.js");
+  tuneServiceProcess(PUSHER_TUNED);
   await launch("edge-pusher");
 }

@@ -2,7 +2,7 @@
  * Signed edge requests (docs/reference.md §11): the Worker signs what it decided, an origin
  * checks it. The same code runs in workerd and in Node.
  */
-import { _HMAC, hmac } from "@noble/hashes/hmac.js";
+import { type _HMAC, hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 

@@ -1,10 +1,9 @@
 import { hostname } from "node:os";
-import type { Logger } from "pino";
 import { ConfigError } from "../adapters/errors.js";
+import { startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
-import { IdleHeapTrim } from "./idle-heap-trim.js";
 
 // Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
 // configuration is known to be valid, so `--help` and configuration errors answer at once.
@@ -26,31 +25,6 @@ function fail(message: string): never {
 function describe(e: unknown): string {
   if (e instanceof ConfigError) return e.message;
   return e instanceof Error ? e.message : String(e);
-}
-
-/**
- * Returns the heap to the OS when the pusher goes quiet (pusher/idle-heap-trim.ts). Needs V8's
- * `gc`, which bin/edge-pusher.js exposes (`--expose-gc`, bin/pusher-tuning.js); without it
- * (node run on dist/ directly, or EDGE_PUSHER_TUNED set) the pusher runs without the trim.
- */
-function startIdleHeapTrim(logger: Logger): IdleHeapTrim | null {
-  const gc = globalThis.gc;
-  if (!gc) {
-    logger.debug("V8's gc not exposed (not started by bin/edge-pusher.js): no idle heap trim");
-    return null;
-  }
-  const trim = new IdleHeapTrim({
-    collect: () => gc({ type: "major", flavor: "last-resort" }),
-    cpuMicros: () => {
-      const u = process.cpuUsage();
-      return u.user + u.system;
-    },
-    rssBytes: () => process.memoryUsage.rss(),
-    now: () => performance.now(),
-    logger,
-  });
-  trim.start();
-  return trim;
 }
 
 async function main(): Promise<void> {

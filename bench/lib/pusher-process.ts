@@ -42,7 +42,7 @@ export async function startBenchPusher(o: BenchPusherOptions): Promise<PusherPro
       KV_NAMESPACE_ID: o.namespaceId,
       // BENCH_PUSHER_NODE_OPTIONS (even empty) wins, for experiments without editing the bench.
       ...nodeOptions(o.nodeOptions),
-      // EDGE_PUSHER_TUNED set (even empty): the pusher runs without bin/pusher-tuning.js's settings.
+      // EDGE_PUSHER_TUNED set (even empty): the pusher runs without bin/service-tuning.js's settings.
       ...(process.env.EDGE_PUSHER_TUNED !== undefined ? { EDGE_PUSHER_TUNED: "0" } : {}),
       ...(JSON.parse(process.env.BENCH_PUSHER_ENV || "{}") as Record<string, string>),
       ...o.env,

@@ -43,9 +43,9 @@ export default {
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);
     const h = response.headers;
-    let sent: string[] | undefined;
-    for (const name of h.keys()) if (name.startsWith("x-edge-")) (sent ??= []).push(name);
-    if (sent) for (const name of sent) h.delete(name);
+    const sent: string[] = [];
+    for (const name of h.keys()) if (name.startsWith("x-edge-")) sent.push(name);
+    for (const name of sent) h.delete(name);
     h.set("X-Edge-Pool", link.pool);
     h.set("X-Edge-Country", country);
     h.set("X-Edge-Revision", "1");

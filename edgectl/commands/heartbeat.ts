@@ -16,6 +16,9 @@ interface HeartbeatOptions {
   readonly allowedHosts?: string;
 }
 
+/** RSS growth after which a quiet heartbeat runs its idle heap trim again. */
+const HEARTBEAT_TRIM_GROWTH_BYTES = 1024 * 1024;
+
 function seconds(flag: string, raw: string, min: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min)
@@ -112,6 +115,9 @@ export function heartbeatCommand(ctx: CommandContext): Command {
         }
         logger.info({ pool, listen: `${listen.host}:${listener.port}` }, "serving /metrics");
       }
+      const { startIdleHeapTrim } = await import("../../adapters/idle-heap-trim.js");
+      // A heartbeat's heap grows by a page at a time: a smaller step than the pusher's bursts.
+      const trim = startIdleHeapTrim(logger, { minGrowthBytes: HEARTBEAT_TRIM_GROWTH_BYTES });
       const members = EtcdMembers.open(settings);
       const signal = ctx.io.signal ?? new AbortController().signal;
       try {
@@ -137,6 +143,7 @@ export function heartbeatCommand(ctx: CommandContext): Command {
           signal,
         });
       } finally {
+        trim?.stop();
         members.close();
         await listener?.close();
       }

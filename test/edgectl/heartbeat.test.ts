@@ -79,6 +79,48 @@ describe("edgectl heartbeat (child process)", () => {
   });
 });
 
+describe("edgectl heartbeat: the idle heap trim (bin/edgectl.js's tuning)", () => {
+  /** The heartbeat's log lines until it has said `msg` (debug level), then SIGTERM. */
+  async function logUntil(tag: string, msg: string, extraEnv: Record<string, string>) {
+    const prefix = uniquePrefix(tag);
+    const hb = start(["heartbeat", "trim-1", "--ttl", "5", "--interval", "1"], {
+      ...envFor(prefix),
+      LOG_LEVEL: "debug",
+      ...extraEnv,
+    });
+    const said = () =>
+      hb
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map(
+          (l) => JSON.parse(l) as { msg: string; rss_mb_before?: number; rss_mb_after?: number },
+        );
+    const found = await waitFor(async () => said().some((l) => l.msg === msg), 30_000);
+    hb.child.kill("SIGTERM");
+    expect(await hb.exited).toBe(0);
+    expect(found, hb.output()).toBe(true);
+    return said();
+  }
+
+  it("runs once the heartbeat is quiet, and hands heap back", async () => {
+    const lines = await logUntil("hb-trim", "idle heap trim", {});
+    const trim = lines.find((l) => l.msg === "idle heap trim");
+    expect(trim?.rss_mb_after).toBeLessThan(trim?.rss_mb_before ?? 0);
+  });
+
+  it("is off with EDGE_HEARTBEAT_TUNED set, and says so", async () => {
+    const lines = await logUntil(
+      "hb-untuned",
+      "V8's gc not exposed (not started by its bin): no idle heap trim",
+      {
+        EDGE_HEARTBEAT_TUNED: "0",
+      },
+    );
+    expect(lines.some((l) => l.msg === "idle heap trim")).toBe(false);
+  });
+});
+
 describe("edgectl heartbeat (in-process)", () => {
   let server: Server | undefined;
   afterEach(async () => {

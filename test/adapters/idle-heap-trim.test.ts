@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdleHeapTrim } from "../../pusher/idle-heap-trim.js";
+import { IdleHeapTrim } from "../../adapters/idle-heap-trim.js";
 
 const MIB = 1024 * 1024;
 

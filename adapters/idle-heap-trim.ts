@@ -36,8 +36,9 @@ export interface IdleHeapTrimOptions {
 }
 
 /**
- * Hands the heap that a burst of work left behind back to the OS once the pusher goes quiet.
+ * Hands the heap that work left behind back to the OS once the process goes quiet.
  *
+ * The pusher:
  * Every full range read promotes its decoded entries to V8's old space, so after startup or a
  * burst of changes the heap holds ~15 MiB of free pages (fragmented pages and V8's page pool).
  * V8's own memory reducer returns them only once it sees a low allocation rate, and in this
@@ -47,6 +48,10 @@ export interface IdleHeapTrimOptions {
  * the pusher uses ~13 % and no trim runs. Each trim is one compacting GC of 40-100 ms; the next
  * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
  * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
+ *
+ * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
+ * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
+ * it runs (`tsx bench/experiments/heartbeat-memory.ts`). The same trim returns them.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
@@ -125,4 +130,35 @@ export class IdleHeapTrim {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * Starts an {@link IdleHeapTrim} of this process. Needs V8's `gc`, which the bins expose
+ * (`--expose-gc`, bin/service-tuning.js); without it (node run on dist/ directly, or the tuning
+ * marker set) the process runs without the trim and `null` is returned.
+ */
+export function startIdleHeapTrim(
+  logger: Logger,
+  opts: IdleHeapTrimOptions = {},
+): IdleHeapTrim | null {
+  const gc = globalThis.gc;
+  if (!gc) {
+    logger.debug("V8's gc not exposed (not started by its bin): no idle heap trim");
+    return null;
+  }
+  const trim = new IdleHeapTrim(
+    {
+      collect: () => gc({ type: "major", flavor: "last-resort" }),
+      cpuMicros: () => {
+        const u = process.cpuUsage();
+        return u.user + u.system;
+      },
+      rssBytes: () => process.memoryUsage.rss(),
+      now: () => performance.now(),
+      logger,
+    },
+    opts,
+  );
+  trim.start();
+  return trim;
 }
