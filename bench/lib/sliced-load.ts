@@ -35,6 +35,8 @@ export interface SideTally {
   cpuSeconds: number;
   /** req/s of each of its windows, in cycle order. */
   readonly windowRates: number[];
+  /** Server CPU µs per request of each of its windows, in cycle order (NaN: no request). */
+  readonly windowCpuUs: number[];
   /** Latency of every counted response, ms. */
   readonly latenciesMs: number[];
 }
@@ -85,6 +87,7 @@ export async function slicedLoad(o: SlicedLoadOptions): Promise<SlicedLoadResult
     windowMs: 0,
     cpuSeconds: 0,
     windowRates: [],
+    windowCpuUs: [],
     latenciesMs: [],
   }));
   const headersOf = o.sides.map((s) => ({ ...s.headers }));
@@ -131,9 +134,12 @@ export async function slicedLoad(o: SlicedLoadOptions): Promise<SlicedLoadResult
       await sleep(o.sliceMs - o.guardMs);
       counting = false;
       const ms = performance.now() - t0;
-      t.cpuSeconds += o.cpuSeconds() - cpu0;
+      const cpu = o.cpuSeconds() - cpu0;
+      const done = t.requests - before;
+      t.cpuSeconds += cpu;
       t.windowMs += ms;
-      t.windowRates.push(((t.requests - before) * 1000) / ms);
+      t.windowRates.push((done * 1000) / ms);
+      t.windowCpuUs.push(done > 0 ? (cpu * 1e6) / done : Number.NaN);
     }
   } finally {
     run.stop();
@@ -159,6 +165,25 @@ export interface PairedRatio {
   readonly cycles: number;
 }
 
+/** The median of `values` (sorted in place) and its order-statistic 95 % confidence interval. */
+function medianWithCi(values: number[]): {
+  p50: number;
+  min: number;
+  max: number;
+  ci95: [number, number];
+} {
+  values.sort((x, y) => x - y);
+  const n = values.length;
+  const at = (k: number) => values[Math.min(n - 1, Math.max(0, k))] ?? Number.NaN;
+  const half = 0.98 * Math.sqrt(n);
+  return {
+    p50: n % 2 ? at((n - 1) / 2) : (at(n / 2 - 1) + at(n / 2)) / 2,
+    min: at(0),
+    max: at(n - 1),
+    ci95: [at(Math.floor(n / 2 - half) - 1), at(Math.ceil(n / 2 + half))],
+  };
+}
+
 /**
  * `a` against `b`, one ratio per cycle (their windows there are next to each other), and the
  * median of those. A stall (a neighbour's burst, a GC pause, anywhere in the system) empties a
@@ -170,18 +195,33 @@ export function pairedRatio(a: SideTally, b: SideTally): PairedRatio {
     const y = b.windowRates[i];
     if (y !== undefined && (x > 0 || y > 0)) ratios.push(x / y);
   });
-  ratios.sort((x, y) => x - y);
-  const n = ratios.length;
-  const at = (k: number) => ratios[Math.min(n - 1, Math.max(0, k))] ?? Number.NaN;
-  const half = 0.98 * Math.sqrt(n);
-  return {
-    p50: n % 2 ? at((n - 1) / 2) : (at(n / 2 - 1) + at(n / 2)) / 2,
-    min: at(0),
-    max: at(n - 1),
-    ci95: [at(Math.floor(n / 2 - half) - 1), at(Math.ceil(n / 2 + half))],
-    total: sideRate(a) / sideRate(b),
-    cycles: n,
-  };
+  return { ...medianWithCi(ratios), total: sideRate(a) / sideRate(b), cycles: ratios.length };
+}
+
+/** How much more server CPU per request one side costs than another, cycle by cycle. */
+export interface PairedDifference {
+  /** Median over cycles of (this side's window CPU µs per request − the other side's). */
+  readonly p50: number;
+  /** Order-statistic 95 % confidence interval of that median. */
+  readonly ci95: readonly [number, number];
+  /** Total over total (each side's CPU over its requests), for comparison. */
+  readonly total: number;
+  readonly cycles: number;
+}
+
+/**
+ * `a`'s CPU per request minus `b`'s, one difference per cycle (adjacent windows), and the
+ * median of those: as {@link pairedRatio}, a window that a neighbour's burst or a GC hit weighs
+ * on one cycle only, not on a side's total.
+ */
+export function pairedDifference(a: SideTally, b: SideTally): PairedDifference {
+  const diffs: number[] = [];
+  a.windowCpuUs.forEach((x, i) => {
+    const y = b.windowCpuUs[i];
+    if (y !== undefined && Number.isFinite(x) && Number.isFinite(y)) diffs.push(x - y);
+  });
+  const m = medianWithCi(diffs);
+  return { p50: m.p50, ci95: m.ci95, total: sideCpuUs(a) - sideCpuUs(b), cycles: diffs.length };
 }
 
 /** The nearest-rank p99 of a side's latencies, ms. */

@@ -28,7 +28,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
     if (w.cpu_us_over_floor !== undefined)
       out.push([
         "Worker CPU over contract floor (workerd)",
-        `${w.cpu_us_over_floor} µs`,
+        `${w.cpu_us_over_floor} µs${w.cpu_us_over_floor_ci95 ? ` (CI ${ci(w.cpu_us_over_floor_ci95)})` : ""}`,
         `${w.floor_workerd_cpu_us_per_req} µs floor, ${w.workerd_cpu_us_per_req} µs routing`,
         w.aa_cpu_us === undefined ? "" : `control − pass ${w.aa_cpu_us} µs`,
         "≤ 20 µs",
@@ -50,7 +50,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
         ],
         [
           "Worker signature cost (workerd CPU)",
-          `${w.sign_us} µs`,
+          `${w.sign_us} µs${w.sign_us_ci95 ? ` (CI ${ci(w.sign_us_ci95)})` : ""}`,
           `${w.workerd_cpu_us_per_req} µs unsigned`,
           "",
           "≤ 30 µs",
