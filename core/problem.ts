@@ -51,11 +51,16 @@ export function formatProblem(p: Problem): string {
 
 /** `problems` with repeats (same key, code and message) dropped, first ones kept. */
 export function distinctProblems(problems: readonly Problem[]): Problem[] {
-  const seen = new Set<string>();
+  // By key first: most keys have one problem, and no key text is copied to find a repeat.
+  const byKey = new Map<string, Problem[]>();
   return problems.filter((p) => {
-    const id = `${p.key}\u0000${p.code}\u0000${p.message}`;
-    if (seen.has(id)) return false;
-    seen.add(id);
+    const same = byKey.get(p.key);
+    if (!same) {
+      byKey.set(p.key, [p]);
+      return true;
+    }
+    if (same.some((q) => q.code === p.code && q.message === p.message)) return false;
+    same.push(p);
     return true;
   });
 }

@@ -10,9 +10,18 @@ function escapeChar(ch: string): string {
   return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
 }
 
+/** True when `text` is printable ASCII only: nothing in it to escape (most keys and messages). */
+function printableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /** `text` with every control and invisible character escaped as `\uXXXX` (see `safeText`), uncut. */
 export function escapeUnsafe(text: string): string {
-  return text.replace(UNSAFE, escapeChar);
+  return printableAscii(text) ? text : text.replace(UNSAFE, escapeChar);
 }
 
 /**
@@ -24,7 +33,7 @@ export function escapeUnsafe(text: string): string {
 export function safeText(text: string, max: number = MAX_PROBLEM_CHARS): string {
   const limit = Math.max(1, Math.floor(max));
   const head = text.length > limit + 1 ? text.slice(0, limit + 1) : text;
-  const escaped = head.replace(UNSAFE, escapeChar);
+  const escaped = escapeUnsafe(head);
   if (escaped.length <= limit && head.length === text.length) return escaped;
   let cut = limit - 1;
   const code = escaped.charCodeAt(cut - 1);
