@@ -14,14 +14,15 @@ export interface LocalSinkOptions {
 }
 
 /**
- * Between two puts of one `putMany`, a pause long enough for one read by another process.
- * Miniflare's namespace (workerd's SQLite) holds off readers in other processes, such as the
- * Worker under `wrangler dev`, while a put is in progress: with `meta` put right after `routes`,
- * a reader waiting on `routes` got it only once `meta` was written too (about 4 ms later, p50,
- * `tsx bench/experiments/pusher-steps.ts`). Cloudflare's bulk write has no such order; locally, each entry is
- * readable as soon as it lands.
+ * Between two puts of one `putMany`, a pause long enough for a reader in another process to read
+ * the first. Miniflare's namespace (workerd's SQLite) holds off readers in other processes, such
+ * as the Worker under `wrangler dev`, while a put is in progress, and one read of a map-sized
+ * value takes a few ms: with `meta` put 10 ms after `routes`, a reader polling every 2 ms saw
+ * `routes` 12.5 ms after its put ended (p50), against 7.1 for a lone put; 40 ms apart, 6.0
+ * (`tsx bench/experiments/pusher-steps.ts`). Cloudflare's bulk write has no such order; locally,
+ * each entry is readable as soon as it lands.
  */
-export const LOCAL_PUT_GAP_MS = 10;
+export const LOCAL_PUT_GAP_MS = 40;
 
 /**
  * The Miniflare the local sink runs, the one wrangler ships (package.json devDependencies; a
