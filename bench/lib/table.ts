@@ -14,7 +14,7 @@ import type {
 import type { UiRenderResult } from "../sections/ui-render.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
-import type { WorkerOverheadResult } from "../sections/worker-overhead.js";
+import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
