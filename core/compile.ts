@@ -16,6 +16,7 @@ import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map
 import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import { distinctProblems, type Problem } from "./problem.js";
+import { carriedRoute } from "./route-carry-over.js";
 import type { RoutingIndex } from "./routing-index.js";
 import {
   floorRoute,
@@ -161,17 +162,20 @@ export function compileState(
     const fenced = cover.byCountry.get(cc);
     const route = resolve(cc, fenced);
     if (!fenced) {
-      if (route) countries[cc] = route;
+      if (route) countries[cc] = carriedRoute(route, prev?.countries[cc]);
       continue;
     }
     // docs/reference.md §10: the default, checked against this country's fence, then the fence
     // holds whatever decided (the fence's floor when nothing inside it is left).
     const decided = route ?? resolve(DEFAULT_CC, fenced, cc);
-    countries[cc] = fenceRoute(
-      decided ?? floorRoute(state, opts, "all-pools-unhealthy"),
-      fenced,
-      state,
-      originOf,
+    countries[cc] = carriedRoute(
+      fenceRoute(
+        decided ?? floorRoute(state, opts, "all-pools-unhealthy"),
+        fenced,
+        state,
+        originOf,
+      ),
+      prev?.countries[cc],
     );
   }
   // A continent rule no country shows whole (hidden, invalid, unhealthy pools) is kept too.
@@ -193,7 +197,7 @@ export function compileState(
     rev: revision,
     epoch: state.epoch,
     compiled_at: opts.now.toISOString(),
-    default: defaultRoute,
+    default: carriedRoute(defaultRoute, prev?.default),
     countries,
     problems: [],
     history: opts.history ?? 0,

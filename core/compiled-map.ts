@@ -199,37 +199,57 @@ function keptJson(kept: CompiledMap["kept"]): Record<string, KeptRule> | undefin
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** Each route's JSON ({@link routeJson}), kept while the route lives: routes are never mutated. */
+const routeTexts = new WeakMap<Route, string>();
+
 /**
- * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` and
- * `sheds` only when they have entries, so a map with nothing kept is byte-for-byte what older pushers wrote.
+ * A route as stable JSON, serialized once per route object: a map and its routing text (and a
+ * pusher that carries unchanged routes over from the previous compile) share the work.
  */
-export function serializeMap(map: CompiledMap): string {
-  const countries: Record<string, Route> = {};
-  for (const cc of Object.keys(map.countries).sort()) {
-    const route = map.countries[cc];
-    if (route) countries[cc] = routeJson(route);
+export function routeText(route: Route): string {
+  let text = routeTexts.get(route);
+  if (text === undefined) {
+    text = JSON.stringify(routeJson(route));
+    routeTexts.set(route, text);
   }
-  const kept = keptJson(map.kept);
-  const sheds = shedsJson(map.sheds);
-  return JSON.stringify({
-    v: 1,
-    rev: map.rev,
-    epoch: map.epoch,
-    compiled_at: map.compiled_at,
-    default: routeJson(map.default),
-    countries,
-    problems: [...map.problems],
-    history: map.history,
-    ...(kept ? { kept } : {}),
-    ...(sheds ? { sheds } : {}),
-    ...fencesJson(map.fences),
-  });
+  return text;
 }
 
-/** `{ fences }` by name, each value in its canonical field order; nothing when there are none. */
-function fencesJson(fences: CompiledMap["fences"]): { fences?: Record<string, Fence> } {
+/** `,"name":value` for a member JSON.stringify would write; nothing for one it would leave out. */
+function member(name: string, value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? "" : `,"${name}":${text}`;
+}
+
+/**
+ * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` and
+ * `sheds` only when they have entries, so a map with nothing kept is byte-for-byte what older
+ * pushers wrote. Exactly `JSON.stringify` of the document in that order, with each route's text
+ * taken from {@link routeText}.
+ */
+export function serializeMap(map: CompiledMap): string {
+  const parts: string[] = [];
+  for (const cc of Object.keys(map.countries).sort()) {
+    const route = map.countries[cc];
+    if (route) parts.push(`${JSON.stringify(cc)}:${routeText(route)}`);
+  }
+  return [
+    `{"v":1${member("rev", map.rev)}${member("epoch", map.epoch)}`,
+    member("compiled_at", map.compiled_at),
+    `,"default":${routeText(map.default)},"countries":{${parts.join(",")}}`,
+    member("problems", [...map.problems]),
+    member("history", map.history),
+    member("kept", keptJson(map.kept)),
+    member("sheds", shedsJson(map.sheds)),
+    member("fences", fencesJson(map.fences)),
+    "}",
+  ].join("");
+}
+
+/** The fences by name, each value in its canonical field order; `undefined` when there are none. */
+function fencesJson(fences: CompiledMap["fences"]): Record<string, Fence> | undefined {
   const names = fences ? Object.keys(fences).sort() : [];
-  if (!fences || names.length === 0) return {};
+  if (!fences || names.length === 0) return undefined;
   const out: Record<string, Fence> = {};
   for (const name of names) {
     const f = fences[name];
@@ -241,7 +261,7 @@ function fencesJson(fences: CompiledMap["fences"]): { fences?: Record<string, Fe
         floor: f.floor,
       };
   }
-  return { fences: out };
+  return out;
 }
 
 /** Serializes `meta` with its fixed key order. */

@@ -46,7 +46,7 @@ export class KvView {
   } | null = null;
   /** Signatures by map: each map's is computed once (it joins up to 1,000 problems). */
   private readonly signatures = new WeakMap<CompiledMap, string>();
-  /** `routingText` by map: each map is serialized once (~1 ms for a map of 250 countries). */
+  /** `routingText` by map: each map's text (~90 kB for 250 countries) is assembled once. */
   private readonly texts = new WeakMap<CompiledMap, string>();
 
   constructor(private readonly pusherId: string) {}
