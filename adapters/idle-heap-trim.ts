@@ -39,11 +39,6 @@ export interface IdleHeapTrimOptions {
   readonly minIntervalMs?: number;
   /** ...and long enough that trims take at most this share of the time (default 1 %). */
   readonly maxTimeShare?: number;
-  /**
-   * `busy` holds trims off for at most this long after the last trim (default 5 min): a process
-   * that works every second still trims, at the CPU window's verdict, this often.
-   */
-  readonly maxHoldMs?: number;
 }
 
 /**
@@ -60,8 +55,7 @@ export interface IdleHeapTrimOptions {
  * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
  * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
  *
- * The pusher also says when it compiles (`busy`) and waits 3 s after the last compile (at most
- * 5 min since the last trim, as under a steady load a trim must still run): a trim
+ * The pusher also says when it compiles (`busy`) and waits 3 s after the last compile: a trim
  * stops the process for its whole GC, and changes a second apart average under 3 % of a core,
  * so with the CPU window alone a trim would often land just before the next change and hold it
  * up, and the pages it returns fault back in during that change (`propagation_ms` p50 1.33–1.45×
@@ -78,9 +72,6 @@ export class IdleHeapTrim {
   private readonly minGrowthBytes: number;
   private readonly minIntervalMs: number;
   private readonly maxTimeShare: number;
-  private readonly maxHoldMs: number;
-  /** When the last trim ended (construction before the first): `busy` holds off from here. */
-  private lastTrimEnd: number;
   /** CPU-time samples covering the last `quietMs` (the oldest at or before the window start). */
   private samples: Array<{ at: number; cpu: number }> = [];
   /** When the next trim may run (after the last one's `minIntervalMs` and time share). */
@@ -101,8 +92,6 @@ export class IdleHeapTrim {
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
     this.minIntervalMs = opts.minIntervalMs ?? 2_000;
     this.maxTimeShare = opts.maxTimeShare ?? 0.01;
-    this.maxHoldMs = opts.maxHoldMs ?? 300_000;
-    this.lastTrimEnd = deps.now();
     this.restartWindow();
   }
 
@@ -112,11 +101,10 @@ export class IdleHeapTrim {
 
   /**
    * The owner did work that more may follow (the pusher: a compile): the quiet window starts
-   * again, so no trim runs until `quietMs` have passed without any; for at most `maxHoldMs`
-   * after the last trim, so steady work does not keep the heap untrimmed for good.
+   * again, so no trim runs until `quietMs` have passed without any.
    */
   busy(): void {
-    if (this.deps.now() - this.lastTrimEnd < this.maxHoldMs) this.restartWindow();
+    this.restartWindow();
   }
 
   /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */
@@ -140,7 +128,6 @@ export class IdleHeapTrim {
     this.trims++;
     this.rssAfterTrim = after;
     const done = this.deps.now();
-    this.lastTrimEnd = done;
     const ms = done - started;
     this.nextAllowedAt = done + Math.max(this.minIntervalMs, ms / this.maxTimeShare);
     // The GC's own CPU must not count as activity.
