@@ -19,12 +19,6 @@ export interface IdleHeapTrimDeps {
   readonly logger?: Logger;
 }
 
-/**
- * The quiet window of a process that reports its work (`busy`): longer than the gap between
- * changes a second apart, so no trim lands just before the next one. The pusher's setting.
- */
-export const QUIET_AFTER_WORK_MS = 3_000;
-
 /** When a trim runs. */
 export interface IdleHeapTrimOptions {
   /** How often the process's CPU time is sampled (default 250 ms). */

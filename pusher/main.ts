@@ -1,10 +1,6 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../adapters/errors.js";
-import {
-  type IdleHeapTrim,
-  QUIET_AFTER_WORK_MS,
-  startIdleHeapTrim,
-} from "../adapters/idle-heap-trim.js";
+import { type IdleHeapTrim, startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
@@ -20,6 +16,8 @@ import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 const CONNECT_PATIENCE_MS = 5_000;
 /** How long shutdown waits for the pending KV write. */
 const FLUSH_TIMEOUT_MS = 5_000;
+/** The idle heap trim waits this long after the last compile (adapters/idle-heap-trim.ts). */
+const TRIM_QUIET_MS = 3_000;
 
 function fail(message: string): never {
   process.stderr.write(`edge-pusher: ${message.replace(/\s*\n\s*/g, " ")}\n`);
@@ -157,7 +155,7 @@ async function main(): Promise<void> {
     "pusher started",
   );
   pusher.start();
-  trim = startIdleHeapTrim(logger, { quietMs: QUIET_AFTER_WORK_MS });
+  trim = startIdleHeapTrim(logger, { quietMs: TRIM_QUIET_MS });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -233,7 +233,7 @@ function rows(r: TableInput): Row[] {
     ]);
     if (s.rss_mb_rest !== undefined) {
       out.push([
-        "  pusher RSS at rest (8 s after the load)",
+        "  pusher RSS at rest (5 s after the load)",
         `${s.rss_mb_rest} MiB`,
         "",
         "",

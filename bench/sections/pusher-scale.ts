@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { QUIET_AFTER_WORK_MS } from "../../adapters/idle-heap-trim.js";
 import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
@@ -16,15 +15,11 @@ import { maxInWindow, round, summarize } from "../lib/stats.js";
 /** One pusher under the sustained load, on one KV sink. */
 export interface SustainedResult {
   readonly sink: StackSink;
-  /**
-   * The pusher's Node process after the first push, and after the sustained load: each read
-   * once it has been quiet for its idle heap trim's wait (`QUIET_AFTER_WORK_MS`) and 1.5 s more,
-   * as a service settles between bursts; the peak is sampled every second under the load.
-   */
+  /** The pusher's Node process: after the first push, and at the end of the sustained load. */
   readonly rss_mb_start: number;
   readonly rss_mb: number;
   readonly rss_mb_peak: number;
-  /** 3.5 s after `rss_mb` (8 s after the load). */
+  /** 5 s after KV settled, the pusher quiet (its idle heap trim, adapters/idle-heap-trim.ts, ran). */
   readonly rss_mb_rest: number;
   /** The local sink's workerd (a stand-in for Cloudflare; not part of a production pusher). */
   readonly sink_workerd_rss_mb: number;
@@ -156,7 +151,7 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
 /** Drives `rate` country changes per second for `sustainSeconds` and watches the pusher. */
 async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedResult> {
   const { client, prefix, pusher } = stack;
-  await sleep(QUIET_AFTER_WORK_MS + 1_500);
+  await sleep(1_500);
   const rssStart = rssMb(pusher.pid);
   const countries = [...COUNTRY_CODES];
   const total = Math.round(o.rate * o.sustainSeconds);
@@ -194,9 +189,9 @@ async function sustain(stack: Stack, o: PusherScaleOptions): Promise<SustainedRe
   const settle = await stack.waitKvRevision(lastRev, 60_000, 5);
   if (settle === null) throw new Error("KV never caught up with the sustained load");
   const elapsed = (putsDone - t0) / 1000;
-  await sleep(QUIET_AFTER_WORK_MS + 1_500);
+  await sleep(1_500);
   const rssEnd = rssMb(pusher.pid);
-  // Reads and routes writes both counted from the load's start until KV settled (and 4.5 s more).
+  // Reads and routes writes both counted from the load's start until KV settled (and 1.5 s more).
   const reads1 = await metricsCounter(pusher.port, "edge_pusher_range_reads_total");
   const writes = pusher.routesWrites(startedWall - 5);
   const reads = reads0 === null || reads1 === null ? null : reads1 - reads0;
