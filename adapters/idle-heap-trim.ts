@@ -49,12 +49,6 @@ export interface IdleHeapTrimOptions {
  * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
  * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
  *
- * The pusher also says when it compiles (`busy`) and waits 3 s after the last compile: a trim
- * stops the process for its whole GC, and changes a second apart average under 3 % of a core,
- * so with the CPU window alone a trim would often land just before the next change and hold it
- * up, and the pages it returns fault back in during that change (`propagation_ms` p50 1.33–1.45×
- * the relay floor with such trims, 1.15–1.33× without, bench/README.md "Memory").
- *
  * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
  * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
  * it runs (`tsx bench/experiments/heartbeat-memory.ts`). The same trim returns them.
@@ -91,14 +85,6 @@ export class IdleHeapTrim {
 
   private restartWindow(): void {
     this.samples = [{ at: this.deps.now(), cpu: this.deps.cpuMicros() }];
-  }
-
-  /**
-   * The owner did work that more may follow (the pusher: a compile): the quiet window starts
-   * again, so no trim runs until `quietMs` have passed without any.
-   */
-  busy(): void {
-    this.restartWindow();
   }
 
   /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */

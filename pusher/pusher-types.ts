@@ -57,8 +57,6 @@ export interface PusherDeps {
    * its own snapshot files).
    */
   readonly solo?: boolean;
-  /** Told of each compile (the idle heap trim waits for a quiet spell after the last one). */
-  readonly onCompile?: () => void;
 }
 
 /** A running pusher. */

@@ -104,7 +104,6 @@ export function createPusher(deps: PusherDeps): Pusher {
       metrics.rangePages.inc(read.pages);
     },
     onCompiled: (result, compileMs) => {
-      deps.onCompile?.();
       lastCompiled = result.map;
       metrics.compileDuration.observe(compileMs / 1000);
       // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).

@@ -141,7 +141,6 @@ export interface StartPusherOptions {
   /** `SHED_RECOVER_SECONDS`; the pusher's default when absent. */
   readonly shedRecoverSeconds?: number;
   readonly tuning?: PusherTuning;
-  readonly onCompile?: () => void;
 }
 
 /** Starts a pusher against `endpoint` (etcd or a proxy in front of it). */
@@ -168,7 +167,6 @@ export function startPusher(o: StartPusherOptions): PusherUnderTest {
       ...(o.shedRecoverSeconds !== undefined ? { shedRecoverSeconds: o.shedRecoverSeconds } : {}),
     },
     tuning: { kvBackoff: { baseMs: 50, maxMs: 500 }, ...o.tuning },
-    ...(o.onCompile ? { onCompile: o.onCompile } : {}),
   });
   pusher.start();
   let done = false;

@@ -67,25 +67,6 @@ describe("pusher loop (memory KV, real etcd)", () => {
     expect(p.pusher.status.role).toBe("leader");
   });
 
-  it("tells its owner of every compile (onCompile: the idle heap trim's notion of work)", async () => {
-    const { prefix, electionKey } = uniqueNames();
-    await seedRouting(client, prefix);
-    let told = 0;
-    const p = start({ prefix, electionKey, onCompile: () => told++ });
-    const compiles = async () => {
-      const h = await p.pusher.metrics.compileDuration.get();
-      return h.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
-    };
-    await converged(p.kv, prefix);
-    expect(told).toBeGreaterThan(0);
-    expect(told).toBe(await compiles());
-    const before = told;
-    const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: [] });
-    await converged(p.kv, prefix, rev);
-    expect(told).toBeGreaterThan(before);
-    expect(told).toBe(await compiles());
-  });
-
   it("a graceful stop right after a commit still writes it (one last range read)", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
