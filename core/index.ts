@@ -17,6 +17,7 @@ export * from "./last-valid-rule.js";
 export * from "./map-budget.js";
 export * from "./map-equality.js";
 export * from "./map-schema.js";
+export * from "./map-serialize.js";
 export * from "./map-shape.js";
 export * from "./market-attrs.js";
 export * from "./origin-check.js";

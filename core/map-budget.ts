@@ -1,4 +1,5 @@
-import { type CompiledMap, serializeMap } from "./compiled-map.js";
+import type { CompiledMap } from "./compiled-map.js";
+import { serializeMap } from "./map-serialize.js";
 import { formatProblem, type Problem, type ProblemCode } from "./problem.js";
 import { safeText, utf8Length } from "./safe-text.js";
 

@@ -1,4 +1,5 @@
-import { type CompiledMap, type PoolShed, serializeMap } from "./compiled-map.js";
+import type { CompiledMap, PoolShed } from "./compiled-map.js";
+import { serializeMap } from "./map-serialize.js";
 
 /** True when two maps are the same document apart from `compiled_at` (docs/reference.md §5.2). */
 export function sameMap(a: CompiledMap, b: CompiledMap): boolean {
