@@ -33,6 +33,11 @@ export interface IdleHeapTrimOptions {
   readonly minIntervalMs?: number;
   /** ...and long enough that trims take at most this share of the time (default 1 %). */
   readonly maxTimeShare?: number;
+  /**
+   * After `workDone`, the CPU window's trim waits this long without work (default 0): an owner
+   * that reports its work gets its trims right after it, not just before its next piece.
+   */
+  readonly holdAfterWorkMs?: number;
 }
 
 /**
@@ -49,6 +54,13 @@ export interface IdleHeapTrimOptions {
  * waits until trims have taken at most `maxTimeShare` of the time (1 %: ~5 s after a 50 ms one)
  * and until the RSS grew by `minGrowthBytes` again, so an idle pusher does not repeat it.
  *
+ * An owner whose work comes in pieces (the pusher: a change, then its KV write) calls
+ * `workDone` when a piece ended with nothing else waiting. A trim due then runs at once, whatever
+ * the CPU window says, and the CPU window's trim waits `holdAfterWorkMs` after that: a trim stops
+ * the process for its whole GC, and changes a second apart average under 3 % of a core, so on
+ * the CPU window alone a trim often landed just before the next change and held it up
+ * (bench/README.md "Memory"). Work that never pauses leaves the CPU window to decide, as for an owner that reports nothing.
+ *
  * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
  * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
  * it runs (`tsx bench/experiments/heartbeat-memory.ts`). The same trim returns them.
@@ -60,6 +72,9 @@ export class IdleHeapTrim {
   private readonly minGrowthBytes: number;
   private readonly minIntervalMs: number;
   private readonly maxTimeShare: number;
+  private readonly holdAfterWorkMs: number;
+  /** When the owner last reported work done. */
+  private lastWorkAt = Number.NEGATIVE_INFINITY;
   /** CPU-time samples covering the last `quietMs` (the oldest at or before the window start). */
   private samples: Array<{ at: number; cpu: number }> = [];
   /** When the next trim may run (after the last one's `minIntervalMs` and time share). */
@@ -80,11 +95,21 @@ export class IdleHeapTrim {
     this.minGrowthBytes = opts.minGrowthBytes ?? 4 * 1024 * 1024;
     this.minIntervalMs = opts.minIntervalMs ?? 2_000;
     this.maxTimeShare = opts.maxTimeShare ?? 0.01;
+    this.holdAfterWorkMs = opts.holdAfterWorkMs ?? 0;
     this.restartWindow();
   }
 
   private restartWindow(): void {
     this.samples = [{ at: this.deps.now(), cpu: this.deps.cpuMicros() }];
+  }
+
+  /**
+   * The owner finished a piece of work and nothing else waits: a trim that is due (the interval
+   * and time share passed, the RSS grew enough) runs now. Call it outside the work's own stack.
+   */
+  workDone(): void {
+    this.lastWorkAt = this.deps.now();
+    if (this.trimIfDue(this.lastWorkAt)) this.restartWindow();
   }
 
   /** Samples the CPU time and trims when quiet long enough; the timer calls it every `tickMs`. */
@@ -97,11 +122,18 @@ export class IdleHeapTrim {
     }
     const first = this.samples[0];
     if (!first || now - first.at < this.quietMs) return;
+    if (now - this.lastWorkAt < this.holdAfterWorkMs) return;
     // Averaged over the window: a single short spike (a lease keepalive, a scrape) is not work.
     const pct = ((cpu - first.cpu) / 1000 / (now - first.at)) * 100;
-    if (pct > this.quietCpuPct || now < this.nextAllowedAt) return;
+    if (pct > this.quietCpuPct) return;
+    // The GC's own CPU must not count as activity.
+    if (this.trimIfDue(now)) this.restartWindow();
+  }
+
+  private trimIfDue(now: number): boolean {
+    if (now < this.nextAllowedAt) return false;
     const before = this.deps.rssBytes();
-    if (before - this.rssAfterTrim < this.minGrowthBytes) return;
+    if (before - this.rssAfterTrim < this.minGrowthBytes) return false;
     const started = this.deps.now();
     this.deps.collect();
     const after = this.deps.rssBytes();
@@ -110,13 +142,12 @@ export class IdleHeapTrim {
     const done = this.deps.now();
     const ms = done - started;
     this.nextAllowedAt = done + Math.max(this.minIntervalMs, ms / this.maxTimeShare);
-    // The GC's own CPU must not count as activity.
-    this.restartWindow();
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
     this.deps.logger?.debug(
       { rss_mb_before: mib(before), rss_mb_after: mib(after), ms: Math.round(ms) },
       "idle heap trim",
     );
+    return true;
   }
 
   /** Starts sampling (the timer does not keep the process alive). */

@@ -94,6 +94,11 @@ export class CompileLoop {
     return this.lastVersion;
   }
 
+  /** True when no read is under way or waiting for its slot. */
+  get idle(): boolean {
+    return this.running === null && !this.dirty;
+  }
+
   /** Asks for a compile of the current etcd state, within the compile economy. */
   trigger(): void {
     this.dirty = true;

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../adapters/errors.js";
-import { startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
+import { type IdleHeapTrim, startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
@@ -16,6 +16,8 @@ import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 const CONNECT_PATIENCE_MS = 5_000;
 /** How long shutdown waits for the pending KV write. */
 const FLUSH_TIMEOUT_MS = 5_000;
+/** The idle heap trim's CPU window waits this long after the last piece of work. */
+const TRIM_HOLD_AFTER_WORK_MS = 3_000;
 
 function fail(message: string): never {
   process.stderr.write(`edge-pusher: ${message.replace(/\s*\n\s*/g, " ")}\n`);
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
     import("./clock.js"),
   ]);
   const { createUiHandler } = await import("./ui/ui-handler.js");
+  let trim: IdleHeapTrim | null = null;
   const pusher = createPusher({
     etcd,
     openWatchClient: () => createWatchClient(config.etcd),
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
     config,
     tuning: { secrets },
     solo: kvSettings.kind === "file",
+    onIdle: () => trim?.workDone(),
   });
 
   let server: Awaited<ReturnType<typeof startStatusServer>>;
@@ -151,7 +155,7 @@ async function main(): Promise<void> {
     "pusher started",
   );
   pusher.start();
-  const trim = startIdleHeapTrim(logger);
+  trim = startIdleHeapTrim(logger, { holdAfterWorkMs: TRIM_HOLD_AFTER_WORK_MS });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -57,6 +57,12 @@ export interface PusherDeps {
    * its own snapshot files).
    */
   readonly solo?: boolean;
+  /**
+   * Told when a piece of work ended and nothing else waits: a compile with nothing to write
+   * (a standby's, or one that changed nothing), or a KV write with no change or read behind it.
+   * The idle heap trim runs its due trims there, not just before the next change.
+   */
+  readonly onIdle?: () => void;
 }
 
 /** A running pusher. */

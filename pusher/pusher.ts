@@ -70,7 +70,10 @@ export function createPusher(deps: PusherDeps): Pusher {
       return true;
     },
     onKvAhead: (kvMap) => void follower.kvAhead(kvMap, () => stopped),
-    onWriteSettled: () => compileLoop.wake(),
+    onWriteSettled: () => {
+      compileLoop.wake();
+      settled();
+    },
   });
   const history = new HistoryTracker();
   const follower = new HistoryFollower({
@@ -122,8 +125,18 @@ export function createPusher(deps: PusherDeps): Pusher {
         earliest(nextOverrideExpiry(result.state, new Date(clock.now())), result.nextShedStepAt),
       );
       scheduler.submit(result);
+      settled();
     },
   });
+
+  /** Tells `onIdle`, once the current turn is done, if nothing is left to read or write then. */
+  function settled(): void {
+    const onIdle = deps.onIdle;
+    if (!onIdle) return;
+    setImmediate(() => {
+      if (!stopped && compileLoop.idle && !scheduler.hasPending()) onIdle();
+    });
+  }
 
   let stopped = false;
   let relisting: Promise<void> | null = null;

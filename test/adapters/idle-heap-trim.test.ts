@@ -4,7 +4,9 @@ import { IdleHeapTrim } from "../../adapters/idle-heap-trim.js";
 const MIB = 1024 * 1024;
 
 /** A process whose clock, CPU time and RSS (`heap`) the test moves; `collect` shrinks it. */
-function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number; gcMs?: number } = {}) {
+function fakeProcess(
+  opts: { heapMb?: number; gcCpuMs?: number; gcMs?: number; holdAfterWorkMs?: number } = {},
+) {
   const p = { now: 0, cpuUs: 0, heap: (opts.heapMb ?? 115) * MIB, collects: 0 };
   const trim = new IdleHeapTrim(
     {
@@ -25,6 +27,7 @@ function fakeProcess(opts: { heapMb?: number; gcCpuMs?: number; gcMs?: number } 
       minGrowthBytes: 4 * MIB,
       minIntervalMs: 10_000,
       maxTimeShare: 0.01,
+      ...(opts.holdAfterWorkMs !== undefined ? { holdAfterWorkMs: opts.holdAfterWorkMs } : {}),
     },
   );
   /** Advances 250 ms using `cpuPct` of a core, then samples. */
@@ -101,5 +104,55 @@ describe("IdleHeapTrim (memory-reducing GC once the pusher goes quiet)", () => {
     expect(p.collects).toBe(1);
     for (let i = 0; i < 4; i++) step(0); // t = 11 s: 10 s after the first
     expect(p.collects).toBe(2);
+  });
+
+  it("workDone: a due trim runs right after the work, even under steady load", () => {
+    const { p, trim, step } = fakeProcess({ holdAfterWorkMs: 3_000 });
+    // A change every second, 20 % of a core: the CPU window never calls this quiet.
+    for (let s = 0; s < 3; s++) {
+      for (let i = 0; i < 4; i++) step(20);
+      expect(p.collects).toBe(0);
+    }
+    trim.workDone();
+    expect(p.collects).toBe(1); // the startup heap, trimmed after the first piece of work
+    // Right after it, nothing is due: the interval has not passed and the RSS has not grown.
+    p.heap += 10 * MIB;
+    for (let s = 0; s < 5; s++) {
+      for (let i = 0; i < 4; i++) step(20);
+      trim.workDone();
+    }
+    expect(p.collects).toBe(1);
+    for (let s = 0; s < 6; s++) {
+      for (let i = 0; i < 4; i++) step(20);
+      trim.workDone();
+    }
+    expect(p.collects).toBe(2); // 10 s after the first, and grown by 10 MiB
+    // Not grown again: work alone never repeats it.
+    for (let s = 0; s < 30; s++) {
+      for (let i = 0; i < 4; i++) step(20);
+      trim.workDone();
+    }
+    expect(p.collects).toBe(2);
+  });
+
+  it("holdAfterWorkMs: after reported work, the window's trim waits out the hold", () => {
+    /** Work reported at 9 s, not due yet (the 10 s interval); quiet after it. */
+    const run = (holdAfterWorkMs: number) => {
+      const { p, trim, step } = fakeProcess({ holdAfterWorkMs });
+      trim.workDone(); // t = 0: the startup trim
+      expect(p.collects).toBe(1);
+      p.heap += 10 * MIB;
+      for (let i = 0; i < 4 * 9; i++) step(20);
+      trim.workDone();
+      expect(p.collects).toBe(1);
+      const at: number[] = [];
+      for (let i = 0; i < 4 * 6; i++) {
+        step(0);
+        if (p.collects > 1 && at.length === 0) at.push(p.now);
+      }
+      return at[0];
+    };
+    expect(run(0)).toBe(10_000); // the interval's end, the window already quiet
+    expect(run(3_000)).toBe(12_000); // 3 s after the work
   });
 });

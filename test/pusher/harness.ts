@@ -141,6 +141,7 @@ export interface StartPusherOptions {
   /** `SHED_RECOVER_SECONDS`; the pusher's default when absent. */
   readonly shedRecoverSeconds?: number;
   readonly tuning?: PusherTuning;
+  readonly onIdle?: () => void;
 }
 
 /** Starts a pusher against `endpoint` (etcd or a proxy in front of it). */
@@ -167,6 +168,7 @@ export function startPusher(o: StartPusherOptions): PusherUnderTest {
       ...(o.shedRecoverSeconds !== undefined ? { shedRecoverSeconds: o.shedRecoverSeconds } : {}),
     },
     tuning: { kvBackoff: { baseMs: 50, maxMs: 500 }, ...o.tuning },
+    ...(o.onIdle ? { onIdle: o.onIdle } : {}),
   });
   pusher.start();
   let done = false;

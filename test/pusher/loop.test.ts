@@ -67,6 +67,40 @@ describe("pusher loop (memory KV, real etcd)", () => {
     expect(p.pusher.status.role).toBe("leader");
   });
 
+  it("tells its owner when work ends with nothing waiting (onIdle: where the heap trim runs)", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    kv.latencyMs = 40;
+    let inFlight = 0;
+    const putMany = kv.putMany.bind(kv);
+    kv.putMany = async (entries, options) => {
+      inFlight++;
+      try {
+        await putMany(entries, options);
+      } finally {
+        inFlight--;
+      }
+    };
+    const leaderIdle: number[] = [];
+    const p = start({ prefix, electionKey, kv, onIdle: () => leaderIdle.push(inFlight) });
+    await converged(kv, prefix);
+    await waitFor("idle after the first push", () => leaderIdle.length > 0);
+    const standbyIdle: number[] = [];
+    start({ prefix, electionKey, kv: new MemoryKv(), onIdle: () => standbyIdle.push(0) });
+    await waitFor("standby", () => standbyIdle.length > 0);
+    const [leaderBefore, standbyBefore] = [leaderIdle.length, standbyIdle.length];
+    for (const pool of ["par-1", "ams-1", "fra-1"]) {
+      const rev = await put(`${prefix}country/NL`, { primary: pool, fallbacks: [] });
+      await converged(kv, prefix, rev);
+      await waitFor("idle after the write", () => leaderIdle.length > leaderBefore);
+    }
+    await waitFor("standby idle after its compile", () => standbyIdle.length > standbyBefore);
+    // Never while a write is in flight.
+    expect(leaderIdle.every((n) => n === 0)).toBe(true);
+    expect(p.pusher.status.role).toBe("leader");
+  });
+
   it("a graceful stop right after a commit still writes it (one last range read)", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
