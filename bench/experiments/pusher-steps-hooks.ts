@@ -7,9 +7,11 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
 import type { KvEntry, KvSink } from "../../adapters/kv/kv-sink.js";
 import { LOCAL_PUT_GAP_MS } from "../../adapters/kv/local-sink.js";
+import { RoutingIndex } from "../../core/routing-index.js";
 import { sleep } from "../../pusher/clock.js";
 import { CompileLoop } from "../../pusher/compile-loop.js";
 import { ExpiryTimer } from "../../pusher/expiry-timer.js";
+import { PrefixMirror } from "../../pusher/prefix-mirror.js";
 import { RoutingView } from "../../pusher/ui/routing-view.js";
 import { WriteScheduler } from "../../pusher/write-scheduler.js";
 
@@ -62,6 +64,8 @@ Watcher.prototype.emit = function (this: Watcher, event: string | symbol, ...arg
 wrap(CompileLoop.prototype, "trigger", "trigger");
 wrap(CompileLoop.prototype, "read", "read", true);
 wrap(CompileLoop.prototype, "once", "once", true);
+wrap(PrefixMirror.prototype, "applyDelta", "apply");
+wrap(RoutingIndex.prototype, "state", "state");
 wrap(RoutingView.prototype, "update", "compiled");
 wrap(ExpiryTimer.prototype, "arm", "arm");
 wrap(WriteScheduler.prototype, "submit", "submit");

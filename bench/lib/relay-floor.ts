@@ -13,24 +13,39 @@ export interface RelayFloor {
 
 const epoch = () => performance.timeOrigin + performance.now();
 
+/** Which relay: its name (etcd prefix `<root><name>/v1/`, KV key `<name>-probe`), and what it reads. */
+export interface StackRelayOptions {
+  /** Default `relay`. */
+  readonly name?: string;
+  /** Reads the stack's routing prefix before each put, as the pusher does. */
+  readonly readRouting?: boolean;
+}
+
 /**
  * Starts the relay on `<root>relay/v1/`, a sibling of the stack's routing prefix (the pusher
  * neither watches nor reads it), writing `relay-probe` into the stack's namespace, padded to
  * `pad`'s size. `probeKey` is the etcd key whose puts it relays.
  */
-export async function startStackRelay(stack: Stack, pad: string, cleanup: Cleanup) {
+export async function startStackRelay(
+  stack: Stack,
+  pad: string,
+  cleanup: Cleanup,
+  o: StackRelayOptions = {},
+) {
   const root = stack.prefix.replace(/routing\/v1\/$/, "");
+  const name = o.name ?? "relay";
   const relay = await startRelayProcess({
     etcdEndpoint: stack.etcd.endpoint,
-    prefix: `${root}relay/v1/`,
+    prefix: `${root}${name}/v1/`,
     persistDir: stack.persistDir,
     namespaceId: stack.namespaceId,
-    key: "relay-probe",
+    key: `${name}-probe`,
     pad,
     workDir: stack.persistDir,
+    ...(o.readRouting ? { readPrefix: stack.prefix } : {}),
     cleanup,
   });
-  return { relay, probeKey: `${root}relay/v1/probe` };
+  return { relay, probeKey: `${root}${name}/v1/probe` };
 }
 
 /**
@@ -42,12 +57,14 @@ export async function openRelayFloor(o: {
   readonly get: (key: string) => Promise<string | null>;
   readonly poll: (fn: () => Promise<number | null>) => Promise<number | null>;
   readonly cleanup: Cleanup;
+  readonly relay?: StackRelayOptions;
 }): Promise<RelayFloor> {
   const { stack } = o;
   const { relay, probeKey } = await startStackRelay(
     stack,
     (await o.get("routes")) ?? "",
     o.cleanup,
+    o.relay,
   );
   const starts = new Map<string, number>();
   return {

@@ -36,6 +36,8 @@ export interface RelayOptions {
   readonly key: string;
   /** The body of every value it writes (its size is what matters). */
   readonly pad: string;
+  /** Read this prefix before each put, as the pusher does (`readPrefixDelta`). */
+  readonly readPrefix?: string;
   /** Directory for the pad file. */
   readonly workDir: string;
   readonly cleanup: Cleanup;
@@ -46,7 +48,7 @@ export interface RelayOptions {
  * and waits until it watches. Stopped by its PID through `cleanup`.
  */
 export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> {
-  const padFile = join(o.workDir, "relay-pad.txt");
+  const padFile = join(o.workDir, `${o.key}-pad.txt`);
   writeFileSync(padFile, o.pad);
   const proc = spawnOwned("floor relay", process.execPath, ["--import", "tsx", CHILD], {
     cwd: ROOT,
@@ -59,6 +61,7 @@ export async function startRelayProcess(o: RelayOptions): Promise<RelayProcess> 
       RELAY_NAMESPACE: o.namespaceId,
       RELAY_KEY: o.key,
       RELAY_PAD_FILE: padFile,
+      ...(o.readPrefix ? { RELAY_READ_PREFIX: o.readPrefix } : {}),
     },
     stdin: "pipe",
     outputLimit: 64 * 1024,

@@ -18,7 +18,9 @@ import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
-import { check, ms, type Row } from "./row.js";
+import { propagationRows } from "./propagation-rows.js";
+import { pusherScaleRows } from "./pusher-scale-rows.js";
+import { check, ms, type Row, signed } from "./row.js";
 import { workerRows } from "./worker-rows.js";
 
 /** results.json as bench/run.ts writes it: each section's result, null when it failed or did not run. */
@@ -59,49 +61,9 @@ export interface TableInput {
   readonly cli: CliResult | null;
 }
 
-/** `floor + 3.0 ms`, `floor − 3.0 ms`: a figure against its floor. */
-const signed = (d: number, floor: string) => `${floor} ${d < 0 ? "−" : "+"} ${ms(Math.abs(d))}`;
-
 function rows(r: TableInput): Row[] {
   const out: Row[] = [];
-  const p = r.propagation_ms;
-  const e = r.edge_propagation_ms;
-  if (p) {
-    out.push([
-      `propagation etcd→KV p50 (n=${p.changes})`,
-      ms(p.p50),
-      `${ms(p.floor_p50)} (relay: watch ${p.floor_relay_watch_p50}, put ${p.floor_relay_put_p50})`,
-      `${p.ratio_p50}×`,
-      "ratio ≤ 1.15",
-      check(p.ratio_p50 <= 1.15),
-    ]);
-    out.push([
-      "propagation etcd→KV p99 / max",
-      `${ms(p.p99)} / ${ms(p.max)}`,
-      `relay p99 ${ms(p.floor_p99)}`,
-      signed(p.p99 - p.floor_p99, "floor"),
-      "p99 ≤ floor + 30 ms",
-      check(p.p99 <= p.floor_p99 + 30),
-    ]);
-    out.push(["  (pusher's own push log, p50)", ms(p.logged_p50), "", "", "", ""]);
-    out.push([
-      "  (a watch and a KV put, each timed alone)",
-      "",
-      `${ms(p.floor_parts_p50 ?? Number.NaN)} (watch ${p.floor_etcd_watch_p50} + KV put ${p.floor_kv_put_p50})`,
-      `${(p.p50 / (p.floor_parts_p50 ?? Number.NaN)).toFixed(2)}×`,
-      "",
-      "",
-    ]);
-  }
-  if (e)
-    out.push([
-      "propagation etcd→Worker p50 / p99",
-      `${ms(e.p50)} / ${ms(e.p99)}`,
-      p ? ms(p.floor_p50) : "",
-      `${e.ratio_p50}×`,
-      "",
-      "",
-    ]);
+  out.push(...propagationRows(r.propagation_ms, r.edge_propagation_ms));
   const b = r.burst;
   if (b) {
     out.push([
@@ -213,71 +175,7 @@ function rows(r: TableInput): Row[] {
       check(bh.max <= f.origin_timeout_ms + 200),
     ]);
   out.push(...workerRows(r.worker));
-  const s = r.pusher_scale;
-  if (s) {
-    out.push([
-      `compile ${s.keys} keys p50 / max`,
-      `${ms(s.compile_ms_10k)} / ${ms(s.compile_ms_max)}`,
-      `range read ${ms(s.range_read_ms)}`,
-      `${(s.compile_ms_10k / s.range_read_ms).toFixed(2)}×`,
-      "p50 ≤ 20 ms",
-      check(s.compile_ms_10k <= 20),
-    ]);
-    out.push([
-      "pusher RSS start / end / peak (built, cloudflare sink)",
-      `${s.rss_mb_start} / ${s.rss_mb} / ${s.rss_mb_peak} MiB`,
-      "REST stand-in, no Miniflare",
-      "",
-      "≤ 80 MiB",
-      check(s.rss_mb <= 80),
-    ]);
-    if (s.rss_mb_rest !== undefined) {
-      out.push([
-        "  pusher RSS at rest (5 s after the load)",
-        `${s.rss_mb_rest} MiB`,
-        "",
-        "",
-        "",
-        "",
-      ]);
-    }
-    const l = s.local_sink;
-    if (l) {
-      out.push([
-        "  same, local sink (Miniflare in-process)",
-        `${l.rss_mb_start} / ${l.rss_mb} / ${l.rss_mb_peak} MiB`,
-        `+${l.sink_workerd_rss_mb} MiB sink workerd`,
-        "",
-        "",
-        `${l.kv_writes} writes, max ${l.max_writes_per_s_per_key}/s/key`,
-      ]);
-    }
-    out.push([
-      `sustained ${s.changes} changes in ${s.sustained_seconds} s`,
-      `${s.kv_writes} routes writes`,
-      `${s.sustained_seconds} s at ≤ 1/s`,
-      `max ${s.max_writes_per_s_per_key}/s/key`,
-      "≤ 1",
-      check(s.max_writes_per_s_per_key <= 1),
-    ]);
-    out.push([
-      "  pusher CPU at 100 changes/s (KV settle after last change)",
-      `${s.cpu_pct}% of a core`,
-      ms(s.final_settle_ms),
-      "",
-      "≤ 15 %",
-      check(s.cpu_pct <= 15),
-    ]);
-    if (s.reads_per_write !== undefined && s.reads_per_write !== null)
-      out.push([
-        "  range reads per routes write",
-        String(s.reads_per_write),
-        `${s.range_reads ?? "?"} reads, ${s.kv_writes} writes`,
-        "",
-        "≤ 1.5",
-        check(s.reads_per_write <= 1.5),
-      ]);
-  }
+  out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;
   if (k) {
