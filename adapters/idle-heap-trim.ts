@@ -59,7 +59,8 @@ export interface IdleHeapTrimOptions {
  * the CPU window says, and the CPU window's trim waits `holdAfterWorkMs` after that: a trim stops
  * the process for its whole GC, and changes a second apart average under 3 % of a core, so on
  * the CPU window alone a trim often landed just before the next change and held it up
- * (bench/README.md "Memory"). Work that never pauses leaves the CPU window to decide, as for an owner that reports nothing.
+ * (bench/README.md "Memory"). Work that never pauses leaves the CPU window to decide, as for an
+ * owner that reports nothing.
  *
  * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
  * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
