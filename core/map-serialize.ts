@@ -90,10 +90,9 @@ function member(name: string, value: unknown): string {
 }
 
 /**
- * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept` and
- * `sheds` only when they have entries, so a map with nothing kept is byte-for-byte what older
- * pushers wrote. Exactly `JSON.stringify` of the document in that order, with each route's text
- * taken from {@link routeText}.
+ * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept`,
+ * `sheds` and `fences` only when they have entries. Exactly `JSON.stringify` of the document in
+ * that order, with each route's text taken from {@link routeText}.
  */
 export function serializeMap(map: CompiledMap): string {
   const parts: string[] = [];

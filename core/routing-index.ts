@@ -1,3 +1,4 @@
+import { ContinentOverrideKeys } from "./continent-override-keys.js";
 import type { ContinentCode } from "./continents.js";
 import { CopyOnWrite } from "./copy-on-write.js";
 import { DEFAULT_CC } from "./countries.js";
@@ -6,7 +7,7 @@ import { type ParsedKey, parseKey } from "./keys.js";
 import { PoolCheckers } from "./pool-checkers.js";
 import { type Problem, problem } from "./problem.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "./schema.js";
-import type { ContinentOverride, RoutingState, SnapshotEntry } from "./snapshot.js";
+import type { RoutingState, SnapshotEntry } from "./snapshot.js";
 import { decodeFor, problemOf } from "./value-decode.js";
 
 /**
@@ -44,8 +45,7 @@ export class RoutingIndex {
   private invalidOverrides = new Set<string>();
   private continents = new Map<ContinentCode, CountryRule>();
   private invalidContinents = new Set<ContinentCode>();
-  /** Valid continent overrides by continent, then by key: the greatest key wins. */
-  private continentOverrides = new Map<ContinentCode, Map<string, OverrideRule>>();
+  private readonly continentOverrides = new ContinentOverrideKeys();
   private fences = new Map<string, Fence>();
   private invalidFences = new Set<string>();
   private problems = new Map<string, Problem>();
@@ -155,7 +155,7 @@ export class RoutingIndex {
     this.invalidOverrides = new Set();
     this.continents = new Map();
     this.invalidContinents = new Set();
-    this.continentOverrides = new Map();
+    this.continentOverrides.clear();
     this.fences = new Map();
     this.invalidFences = new Set();
     this.problems = new Map();
@@ -185,25 +185,10 @@ export class RoutingIndex {
       problems,
       continents: sortedMap(this.continents),
       invalidContinents: sortedSet(this.invalidContinents),
-      continentOverrides: this.resolvedContinentOverrides(),
+      continentOverrides: this.continentOverrides.resolved(),
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
     };
-  }
-
-  /** As a key-sorted read yields them: ordered by each continent's first valid key, the last wins. */
-  private resolvedContinentOverrides(): Map<ContinentCode, ContinentOverride> {
-    const picks: [string, ContinentCode, ContinentOverride][] = [];
-    for (const [k, byRel] of this.continentOverrides) {
-      const rels = [...byRel.keys()].sort();
-      const first = rels[0];
-      const last = rels[rels.length - 1];
-      const rule = last === undefined ? undefined : byRel.get(last);
-      if (first !== undefined && last !== undefined && rule)
-        picks.push([first, k, { key: last, rule }]);
-    }
-    picks.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return new Map(picks.map(([, k, o]) => [k, o]));
   }
 
   private contribute(key: string, r: KeyRecord): void {
@@ -229,11 +214,12 @@ export class RoutingIndex {
         else this.invalidContinents.add(p.continent);
         break;
       case "continent-override":
-        if (ok) {
-          const byRel = this.continentOverrides.get(p.continent) ?? new Map<string, OverrideRule>();
-          byRel.set(key.slice(this.prefix.length), v as OverrideRule);
-          this.continentOverrides.set(p.continent, byRel);
-        }
+        if (ok)
+          this.continentOverrides.set(
+            p.continent,
+            key.slice(this.prefix.length),
+            v as OverrideRule,
+          );
         break;
       case "pool":
         if (ok) this.pools.write.set(p.pool, v as PoolDef);
@@ -270,12 +256,9 @@ export class RoutingIndex {
         this.continents.delete(p.continent);
         this.invalidContinents.delete(p.continent);
         break;
-      case "continent-override": {
-        const byRel = this.continentOverrides.get(p.continent);
-        byRel?.delete(key.slice(this.prefix.length));
-        if (byRel?.size === 0) this.continentOverrides.delete(p.continent);
+      case "continent-override":
+        this.continentOverrides.delete(p.continent, key.slice(this.prefix.length));
         break;
-      }
       case "pool":
         if (this.pools.read.has(p.pool)) this.pools.write.delete(p.pool);
         break;

@@ -5,11 +5,9 @@ import { sleep } from "./clock.js";
 import { fencedPut, META_KEY, pushEntries, ROUTES_KEY } from "./kv-entries.js";
 import { kvRetryDelay } from "./kv-retry.js";
 import { isAfter, KV_STALE_READ_MS, KvView } from "./kv-view.js";
+import { pushLogFields } from "./push-log.js";
 import type { WriteSchedulerOptions } from "./write-scheduler-options.js";
 import { WriteSlots } from "./write-slots.js";
-
-export { META_KEY, ROUTES_KEY } from "./kv-entries.js";
-export type { WriteSchedulerOptions } from "./write-scheduler-options.js";
 
 /**
  * Writes the newest compiled map to KV: `routes` when it routes differently from the map KV
@@ -252,16 +250,7 @@ export class WriteScheduler {
       this.view.written?.rev ?? null,
     );
     this.o.logger.info(
-      {
-        revision: m.rev,
-        history: m.history,
-        epoch: m.epoch,
-        countries: Object.keys(m.countries).length,
-        bytes: entries.reduce((n, e) => n + Buffer.byteLength(e.value), 0),
-        duration_ms: this.o.clock.now() - started,
-        keys: entries.map((e) => e.key),
-        problems: m.problems.length,
-      },
+      pushLogFields(m, entries, this.o.clock.now() - started),
       routes === null ? "heartbeat" : "push",
     );
   }

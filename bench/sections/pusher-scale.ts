@@ -19,7 +19,10 @@ export interface SustainedResult {
   readonly rss_mb_start: number;
   readonly rss_mb: number;
   readonly rss_mb_peak: number;
-  /** 5 s after KV settled, the pusher quiet (its idle heap trim, adapters/idle-heap-trim.ts, ran). */
+  /**
+   * 5 s after KV settled. The idle heap trim (adapters/idle-heap-trim.ts) has run by then unless
+   * its 1 % time share still held it back.
+   */
   readonly rss_mb_rest: number;
   /** The local sink's workerd (a stand-in for Cloudflare; not part of a production pusher). */
   readonly sink_workerd_rss_mb: number;
