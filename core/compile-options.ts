@@ -1,5 +1,6 @@
 import type { CompiledMap } from "./compiled-map.js";
 import type { Problem } from "./problem.js";
+import type { RouteMemo } from "./route-memo.js";
 import type { RouteSettings } from "./rule-route.js";
 import type { RoutingState } from "./snapshot.js";
 
@@ -18,6 +19,11 @@ export interface CompileOptions extends RouteSettings {
   readonly routesBudgetBytes?: number;
   /** How long a shed share holds before it falls one step (`SHED_RECOVER_SECONDS`); 60 by default. */
   readonly shedRecoverSeconds?: number;
+  /**
+   * Routes kept from the previous compile of the same `RoutingIndex` (the pusher's): rules
+   * whose key did not change are not routed again. The map is the same without it.
+   */
+  readonly routeMemo?: RouteMemo;
 }
 
 /** The compiled map plus the structured problems behind its `problems` strings. */

@@ -62,8 +62,23 @@ export function compileState(
   const recoverMs = (opts.shedRecoverSeconds ?? DEFAULT_SHED_RECOVER_SECONDS) * 1000;
   const { sheds, nextStepAt } = poolSheds(state, prev, opts.now.getTime(), recoverMs);
   const shares = new Map([...sheds].map(([pool, s]) => [pool, s.share]));
+  const memo = opts.routeMemo;
+  memo?.begin({
+    pools: state.pools,
+    health: state.health,
+    shares,
+    floorPool: opts.floorPool,
+    originTemplate: opts.originTemplate,
+  });
   const fromRule = (rule: KeptRule, source: string) =>
-    routeFromRule(rule, source, state, opts, shares);
+    memo
+      ? memo.route(rule, source, () => routeFromRule(rule, source, state, opts, shares))
+      : routeFromRule(rule, source, state, opts, shares);
+  const carry = (route: Route, previous: Route | undefined): Route => {
+    const carried = carriedRoute(route, previous);
+    memo?.carried(route, carried);
+    return carried;
+  };
 
   /**
    * docs/reference.md §10: a rule that would send a fenced country outside its fence is invalid
@@ -162,13 +177,13 @@ export function compileState(
     const fenced = cover.byCountry.get(cc);
     const route = resolve(cc, fenced);
     if (!fenced) {
-      if (route) countries[cc] = carriedRoute(route, prev?.countries[cc]);
+      if (route) countries[cc] = carry(route, prev?.countries[cc]);
       continue;
     }
     // docs/reference.md §10: the default, checked against this country's fence, then the fence
     // holds whatever decided (the fence's floor when nothing inside it is left).
     const decided = route ?? resolve(DEFAULT_CC, fenced, cc);
-    countries[cc] = carriedRoute(
+    countries[cc] = carry(
       fenceRoute(
         decided ?? floorRoute(state, opts, "all-pools-unhealthy"),
         fenced,
@@ -197,7 +212,7 @@ export function compileState(
     rev: revision,
     epoch: state.epoch,
     compiled_at: opts.now.toISOString(),
-    default: carriedRoute(defaultRoute, prev?.default),
+    default: carry(defaultRoute, prev?.default),
     countries,
     problems: [],
     history: opts.history ?? 0,

@@ -27,6 +27,7 @@ export * from "./problem.js";
 export * from "./rendezvous.js";
 export * from "./resolve.js";
 export * from "./route-carry-over.js";
+export * from "./route-memo.js";
 export * from "./route-shed.js";
 export * from "./routing-index.js";
 export * from "./rule-route.js";

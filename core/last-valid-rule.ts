@@ -89,9 +89,9 @@ export function routeShowsRuleOf(route: Route, rule: KeptRule, source: string): 
   if (route.source !== source || route.degraded !== null || route.shed) return false;
   // A route carries merged attrs, never the rule's own: a rule with attrs is always kept.
   if (rule.attrs && Object.keys(rule.attrs).length > 0) return false;
-  const pools = rulePools(rule);
-  if (route.chain.length !== pools.length || !route.chain.every((c, i) => c.pool === pools[i]))
-    return false;
+  const { chain } = route;
+  if (chain.length !== rule.fallbacks.length + 1 || chain[0]?.pool !== rule.primary) return false;
+  if (!rule.fallbacks.every((p, i) => chain[i + 1]?.pool === p)) return false;
   const want = positiveWeights(rule);
   const have = route.weights ?? [];
   return (

@@ -32,8 +32,9 @@ export function attrsProblem(attrs: Readonly<Record<string, unknown>>): string |
  * names sorted; `undefined` when none has any.
  */
 export function mergeAttrs(...layers: ReadonlyArray<Attrs | undefined>): Attrs | undefined {
-  const merged: Record<string, string> = {};
-  for (const layer of layers) if (layer) Object.assign(merged, layer);
+  let merged: Record<string, string> | undefined;
+  for (const layer of layers) if (layer) merged = Object.assign(merged ?? {}, layer);
+  if (!merged) return undefined;
   const names = Object.keys(merged).sort();
   if (names.length === 0) return undefined;
   const out: Record<string, string> = {};

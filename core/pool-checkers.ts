@@ -55,14 +55,30 @@ export class PoolCheckers {
   }
 }
 
+/**
+ * True when `a` and `b` are views {@link PoolCheckers.judge} handed out over the same reports:
+ * with the same pools (and so quorums), they judge every pool alike. False whenever unsure.
+ */
+export function sameReports(
+  a: ReadonlyMap<string, PoolHealth>,
+  b: ReadonlyMap<string, PoolHealth>,
+): boolean {
+  return (
+    a instanceof JudgedPools &&
+    b instanceof JudgedPools &&
+    a.plain === b.plain &&
+    a.named === b.named
+  );
+}
+
 /** Pools judged when first asked, once each (a compile asks per route); iteration is in pool order. */
 class JudgedPools implements ReadonlyMap<string, PoolHealth> {
   private sortedPools: string[] | null = null;
   private readonly judged = new Map<string, PoolHealth | undefined>();
 
   constructor(
-    private readonly plain: ReadonlyMap<string, Health>,
-    private readonly named: ReadonlyMap<string, ReadonlyMap<string, Health>>,
+    readonly plain: ReadonlyMap<string, Health>,
+    readonly named: ReadonlyMap<string, ReadonlyMap<string, Health>>,
     private readonly quorumOf: (pool: string) => number | undefined,
   ) {}
 

@@ -26,6 +26,8 @@ export function originFor(
 }
 
 function danglingPools(rule: CountryRule, state: RoutingState): string[] {
+  // Called for every rule of every compile: no array unless a pool is missing.
+  if (state.pools.has(rule.primary) && rule.fallbacks.every((p) => state.pools.has(p))) return [];
   return [rule.primary, ...rule.fallbacks].filter((p) => !state.pools.has(p));
 }
 

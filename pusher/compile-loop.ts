@@ -5,6 +5,7 @@ import {
   type CompileResult,
   compileState,
   DEFAULT_ROUTES_BUDGET_BYTES,
+  RouteMemo,
 } from "../core/index.js";
 import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
@@ -69,6 +70,7 @@ export class CompileLoop {
   private lastRevision = 0;
   private lastVersion: PrefixVersion | null = null;
   private readonly mirror: PrefixMirror;
+  private readonly routeMemo = new RouteMemo();
   /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
@@ -232,6 +234,7 @@ export class CompileLoop {
       previous: this.previous,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
       history: history.history,
+      routeMemo: this.routeMemo,
       ...(this.o.shedRecoverSeconds !== undefined
         ? { shedRecoverSeconds: this.o.shedRecoverSeconds }
         : {}),

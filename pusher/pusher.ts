@@ -1,4 +1,4 @@
-import type { CompiledMap } from "../core/index.js";
+import type { CompiledMap, CompileResult } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
 import { poolReportsOf } from "../core/pool-report.js";
 import { sleep } from "./clock.js";
@@ -108,26 +108,32 @@ export function createPusher(deps: PusherDeps): Pusher {
     },
     onCompiled: (result, compileMs) => {
       lastCompiled = result.map;
-      metrics.compileDuration.observe(compileMs / 1000);
-      // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
-      const problems = result.map.problems;
-      const joined = problems.join("\n");
-      if (joined !== lastProblems) {
-        lastProblems = joined;
-        if (problems.length)
-          logger.warn({ problems, revision: result.map.rev }, "routing problems");
-      }
-      if (status.role === "standby") status.problems = problems;
-      status.pools = poolReportsOf(result);
-      routing.update(result);
-      metrics.compiled(result);
       expiry.arm(
         earliest(nextOverrideExpiry(result.state, new Date(clock.now())), result.nextShedStepAt),
       );
       scheduler.submit(result);
+      // After the write has started (it runs on promise callbacks up to its first I/O): what
+      // only reports on the compile must not delay the change on its way to KV.
+      setImmediate(() => report(result, compileMs));
       settled();
     },
   });
+
+  /** The compile's metrics, problems, pool reports and `/ui` view. */
+  function report(result: CompileResult, compileMs: number): void {
+    metrics.compileDuration.observe(compileMs / 1000);
+    // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
+    const problems = result.map.problems;
+    const joined = problems.join("\n");
+    if (joined !== lastProblems) {
+      lastProblems = joined;
+      if (problems.length) logger.warn({ problems, revision: result.map.rev }, "routing problems");
+    }
+    if (status.role === "standby") status.problems = problems;
+    status.pools = poolReportsOf(result);
+    routing.update(result);
+    metrics.compiled(result);
+  }
 
   /** Tells `onIdle`, once the current turn is done, if nothing is left to read or write then. */
   function settled(): void {

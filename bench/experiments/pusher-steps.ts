@@ -1,12 +1,15 @@
 // Where does the pusher spend a propagation? `tsx bench/experiments/pusher-steps.ts [changes]`: the bench's
 // propagation setup (20 pools, local sink, a second Miniflare polling `routes` every 2 ms), but
-// the pusher runs from source through bench/experiments/pusher-steps-hooks.ts, which timestamps each step. Prints
-// the p50 of each step's offset from the etcd put and of the gaps between steps.
+// the pusher runs bench/experiments/pusher-steps-hooks.ts, which timestamps each step. Prints
+// the p50 of each step's offset from the etcd put and of the gaps between steps. The hooks run
+// bundled by esbuild as dist/ is (tsx's keepNames would add a `__name` call to every closure the
+// compile creates); PROBE_NODE_ARGS adds node flags (`--cpu-prof`, for instance).
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { scaleFixture } from "../lib/fixture.js";
@@ -18,8 +21,20 @@ import { summarize } from "../lib/stats.js";
 
 const changes = Number(process.argv[2] ?? 30);
 const file = join(tmpdir(), `edge-probe-${process.pid}.log`);
-process.env.BENCH_PUSHER_ENTRY = fileURLToPath(new URL("./pusher-steps-hooks.ts", import.meta.url));
-process.env.BENCH_PUSHER_NODE_ARGS = `--import tsx ${process.env.PROBE_NODE_ARGS ?? ""}`;
+const bundleDir = fileURLToPath(new URL("../../.tmp/pusher-steps/", import.meta.url));
+await build({
+  entryPoints: { hooks: fileURLToPath(new URL("./pusher-steps-hooks.ts", import.meta.url)) },
+  outdir: bundleDir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22.12",
+  packages: "external",
+  logLevel: "warning",
+});
+process.env.BENCH_PUSHER_ENTRY = join(bundleDir, "hooks.js");
+process.env.BENCH_PUSHER_NODE_ARGS = `--expose-gc ${process.env.PROBE_NODE_ARGS ?? ""}`;
 process.env.BENCH_PUSHER_ENV = JSON.stringify({ PROBE_OUT: file });
 const epoch = () => performance.timeOrigin + performance.now();
 

@@ -8,67 +8,8 @@ import {
   readSnapshot,
   type SnapshotEntry,
 } from "../../core/index.js";
+import { op } from "../helpers/routing-ops.js";
 import { opts, P } from "../helpers/snapshot.js";
-
-const keys = [
-  "country/DE",
-  "country/FR",
-  "country/_default",
-  "country/de",
-  "override/DE",
-  "override/EU",
-  "override/continent/EU",
-  "override/continent/NA",
-  "continent/EU",
-  "continent/NA",
-  "pool/fra-1",
-  "pool/ams-1",
-  "pool/Bad_Pool",
-  "health/fra-1",
-  "health/ams-1",
-  "epoch",
-  "lock/apply",
-  "junk/x",
-  "fence/eu",
-  "fence/alps",
-  "fence/Bad_Name",
-];
-const pools = ["fra-1", "ams-1", "par-1"];
-const rule = fc.record({
-  primary: fc.constantFrom(...pools),
-  fallbacks: fc.uniqueArray(fc.constantFrom(...pools), { maxLength: 2 }),
-});
-const valueFor = (rel: string): fc.Arbitrary<string> => {
-  const good = rel.startsWith("pool/")
-    ? fc.constantFrom(...pools).map((p) => JSON.stringify({ origin: `https://${p}.example.com` }))
-    : rel.startsWith("health/")
-      ? fc.constantFrom("healthy", "unhealthy").map((status) => JSON.stringify({ status }))
-      : rel === "epoch"
-        ? fc.nat(99).map(String)
-        : rel.startsWith("fence/")
-          ? fc
-              .record({
-                countries: fc.uniqueArray(fc.constantFrom("DE", "CH", "FR"), { maxLength: 2 }),
-                continents: fc.uniqueArray(fc.constantFrom("EU", "NA"), { maxLength: 1 }),
-                regions: fc.constant(["eu-central"]),
-                floor: fc.constantFrom(...pools),
-              })
-              .map((f) => JSON.stringify(f))
-          : rule.map((r) => JSON.stringify(r));
-  return fc.oneof(
-    { weight: 4, arbitrary: good },
-    { weight: 1, arbitrary: fc.constantFrom("{", "7", "[]", "x") },
-  );
-};
-/** One change: a put of a key (value chosen for its family, sometimes garbage) or a delete. */
-const op = fc
-  .constantFrom(...keys)
-  .chain((rel) =>
-    fc.oneof(
-      { weight: 3, arbitrary: valueFor(rel).map((value) => ({ rel, value }) as const) },
-      { weight: 1, arbitrary: fc.constant({ rel, value: null }) },
-    ),
-  );
 
 /** Everything order-sensitive about a state, as plain data. */
 function plain(s: RoutingState) {
