@@ -83,6 +83,27 @@ export function routeText(route: Route): string {
   return text;
 }
 
+/** Each map's countries as JSON members, kept while the record lives: maps are never mutated. */
+const countriesTexts = new WeakMap<CompiledMap["countries"], string>();
+
+/**
+ * `"CC":route,…` sorted by country, built once per countries record: the pusher serializes each
+ * map twice (its routing text, then the value written), and both share the record.
+ */
+function countriesText(countries: CompiledMap["countries"]): string {
+  let text = countriesTexts.get(countries);
+  if (text === undefined) {
+    const parts: string[] = [];
+    for (const cc of Object.keys(countries).sort()) {
+      const route = countries[cc];
+      if (route) parts.push(`${JSON.stringify(cc)}:${routeText(route)}`);
+    }
+    text = parts.join(",");
+    countriesTexts.set(countries, text);
+  }
+  return text;
+}
+
 /** `,"name":value` for a member JSON.stringify would write; nothing for one it would leave out. */
 function member(name: string, value: unknown): string {
   const text = JSON.stringify(value);
@@ -95,15 +116,10 @@ function member(name: string, value: unknown): string {
  * that order, with each route's text taken from {@link routeText}.
  */
 export function serializeMap(map: CompiledMap): string {
-  const parts: string[] = [];
-  for (const cc of Object.keys(map.countries).sort()) {
-    const route = map.countries[cc];
-    if (route) parts.push(`${JSON.stringify(cc)}:${routeText(route)}`);
-  }
   return [
     `{"v":1${member("rev", map.rev)}${member("epoch", map.epoch)}`,
     member("compiled_at", map.compiled_at),
-    `,"default":${routeText(map.default)},"countries":{${parts.join(",")}}`,
+    `,"default":${routeText(map.default)},"countries":{${countriesText(map.countries)}}`,
     member("problems", [...map.problems]),
     member("history", map.history),
     member("kept", keptJson(map.kept)),
