@@ -3,7 +3,7 @@
 // (epoch ms from performance.timeOrigin + performance.now(), comparable across processes).
 // bench/experiments/pusher-steps.ts starts it through the bench's stack (BENCH_PUSHER_ENTRY); nothing else uses it.
 import { appendFileSync } from "node:fs";
-import { PerformanceObserver } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
 import type { KvEntry, KvSink } from "../../adapters/kv/kv-sink.js";
 import { LOCAL_PUT_GAP_MS } from "../../adapters/kv/local-sink.js";
@@ -97,5 +97,31 @@ if (!write) throw new Error("probe: no method write");
   const r = write.apply(this, args) as Promise<void>;
   return r.then(() => mark("write:end"));
 };
+
+// PROBE_QUIET_READS=1: the same delta read on the pusher's own client every 333 ms, marked
+// `quietread <ms>`, to compare with the read a change makes.
+if (process.env.PROBE_QUIET_READS) {
+  const read = PrefixMirror.prototype.read;
+  let mirror: { client: unknown; prefix: string } | null = null;
+  PrefixMirror.prototype.read = function (this: PrefixMirror, ...args) {
+    mirror ??= this as unknown as { client: unknown; prefix: string };
+    return read.apply(this, args);
+  };
+  const { readPrefixDelta } = await import("../../pusher/snapshot-reader.js");
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+  lag.enable();
+  process.on("exit", () =>
+    appendFileSync(
+      out,
+      `looplag ${at()} ${(lag.percentile(50) / 1e6).toFixed(3)}/${(lag.percentile(99) / 1e6).toFixed(3)}\n`,
+    ),
+  );
+  setInterval(async () => {
+    if (!mirror) return;
+    const t0 = performance.now();
+    await readPrefixDelta(mirror.client as never, mirror.prefix, 1 << 30, 1_000);
+    lines.push(`quietread ${at()} ${(performance.now() - t0).toFixed(3)}`);
+  }, 333).unref();
+}
 
 await import("../../pusher/main.js");

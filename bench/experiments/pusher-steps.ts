@@ -3,7 +3,8 @@
 // the pusher runs bench/experiments/pusher-steps-hooks.ts, which timestamps each step. Prints
 // the p50 of each step's offset from the etcd put and of the gaps between steps. The hooks run
 // bundled by esbuild as dist/ is (tsx's keepNames would add a `__name` call to every closure the
-// compile creates); PROBE_NODE_ARGS adds node flags (`--cpu-prof`, for instance).
+// compile creates); PROBE_NODE_ARGS adds node flags (`--cpu-prof`, for instance); PROBE_QUIET_READS=1
+// also times the same delta read on the pusher's client every 333 ms, and its event loop's delay.
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +36,10 @@ await build({
 });
 process.env.BENCH_PUSHER_ENTRY = join(bundleDir, "hooks.js");
 process.env.BENCH_PUSHER_NODE_ARGS = `--expose-gc ${process.env.PROBE_NODE_ARGS ?? ""}`;
-process.env.BENCH_PUSHER_ENV = JSON.stringify({ PROBE_OUT: file });
+process.env.BENCH_PUSHER_ENV = JSON.stringify({
+  PROBE_OUT: file,
+  ...(process.env.PROBE_QUIET_READS ? { PROBE_QUIET_READS: "1" } : {}),
+});
 const epoch = () => performance.timeOrigin + performance.now();
 
 const cleanup = new Cleanup();
@@ -99,11 +103,14 @@ try {
 }
 
 const gcs: Array<{ t: number; kind: string; ms: number }> = [];
+const quietReads: number[] = [];
 const marks = readFileSync(file, "utf8")
   .split("\n")
   .filter(Boolean)
   .map((l) => {
     const [step = "", t = "0", detail = ""] = l.split(" ");
+    if (step === "quietread") quietReads.push(Number(detail));
+    if (step === "looplag") console.log(`the pusher's event loop delay p50/p99, ms: ${detail}`);
     if (step === "gc")
       gcs.push({
         t: Number(t),
@@ -136,6 +143,12 @@ for (const s of samples) {
     inWindow.reduce((n, g) => n + g.ms, 0),
   );
   add("zz GC in put → seen, count", inWindow.length);
+}
+if (quietReads.length > 0) {
+  const q = summarize(quietReads);
+  console.log(
+    `the delta read every 333 ms, on the pusher's client: p50 ${q.p50.toFixed(2)} ms, p90 ${q.p90.toFixed(2)} (n=${q.n})`,
+  );
 }
 const count = (step: string) => marks.filter((m) => m.step === step).length;
 console.log(
