@@ -101,6 +101,28 @@ describe("pusher loop (memory KV, real etcd)", () => {
     expect(p.pusher.status.role).toBe("leader");
   });
 
+  it("starts a change's write before it reports the compile (pool reports, metrics, /ui)", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(client, prefix);
+    const kv = new MemoryKv();
+    let p: PusherUnderTest | null = null;
+    const seenAtWrite: unknown[] = [];
+    const putMany = kv.putMany.bind(kv);
+    kv.putMany = async (entries, options) => {
+      if (entries.some((e) => e.key === "routes")) seenAtWrite.push(p?.pusher.status.pools);
+      await putMany(entries, options);
+    };
+    p = start({ prefix, electionKey, kv });
+    await converged(kv, prefix);
+    const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: [] });
+    await converged(kv, prefix, rev);
+    await sleep(50);
+    // The write of NL began while the pool reports were still the previous compile's.
+    expect(seenAtWrite.length).toBeGreaterThanOrEqual(2);
+    expect(seenAtWrite.at(-1)).toBeDefined();
+    expect(p.pusher.status.pools).not.toBe(seenAtWrite.at(-1));
+  });
+
   it("a graceful stop right after a commit still writes it (one last range read)", async () => {
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
