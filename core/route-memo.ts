@@ -29,7 +29,7 @@ function sameInputs(a: RouteInputs, b: RouteInputs): boolean {
 
 /**
  * The routes one compile made from its rules, handed to the next compile: a rule object that is
- * still the one the state holds (a {@link RoutingIndex} keeps it while its key is unchanged) gets
+ * still the one the state holds (a `RoutingIndex` keeps it while its key is unchanged) gets
  * its route back without computing it again, as long as the pools, their reports, the shed shares
  * and the route settings are the same ones. Any other change starts afresh. A compile's output is
  * the same with or without a memo; routes are never mutated, so handing one out twice is safe.
