@@ -39,8 +39,8 @@ interface CompileFacts {
   floorRoutes: number;
   /** Its defined pools and live checkers, read at the scrape (whether a `health/` key exists). */
   state: Pick<CompileResult["state"], "pools" | "health">;
-  /** Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9). */
-  pools: readonly PoolReport[];
+  /** Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9); made at the first scrape. */
+  pools: () => readonly PoolReport[];
 }
 
 function factsOf(result: CompileResult): CompileFacts {
@@ -52,7 +52,7 @@ function factsOf(result: CompileResult): CompileFacts {
     problemsByCode,
     floorRoutes: routes.filter((r) => r.source === "floor").length,
     state: result.state,
-    pools: poolReportsOf(result),
+    pools: () => poolReportsOf(result),
   };
 }
 
@@ -140,7 +140,7 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
       help,
       registry,
       *read() {
-        for (const r of facts?.pools ?? []) {
+        for (const r of facts?.pools() ?? []) {
           const v = value(r);
           if (v !== null) yield [r.pool, v];
         }

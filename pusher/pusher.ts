@@ -130,7 +130,7 @@ export function createPusher(deps: PusherDeps): Pusher {
       if (problems.length) logger.warn({ problems, revision: result.map.rev }, "routing problems");
     }
     if (status.role === "standby") status.problems = problems;
-    status.pools = poolReportsOf(result);
+    status.showPools(() => poolReportsOf(result));
     routing.update(result);
     metrics.compiled(result);
   }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { type CompileResult, compile } from "../../core/index.js";
 import pkg from "../../package.json" with { type: "json" };
+import { createMetrics } from "../../pusher/metrics.js";
+import { PusherStatus } from "../../pusher/status.js";
 import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
+import { opts, snap, world } from "../helpers/snapshot.js";
 import { kvConverged, seedRouting, uniqueNames, useEtcd, waitFor } from "./harness.js";
 
 const suite = useEtcd();
@@ -105,5 +109,43 @@ describe("pusher metrics for the alerts", () => {
       return s.some((x) => x.labels.pool === "war-1") ? null : s;
     });
     expect(sampleValue(gone, "edge_pusher_pool_shed_ratio", { pool: "fra-1" })).toBe(0.5);
+  });
+});
+
+const clock = { now: () => Date.parse("2026-11-29T15:00:00Z") };
+
+/** A compile whose state counts the walks over its pools (each pool report list walks them once). */
+function countedCompile(): { result: CompileResult; walks: () => number } {
+  const result = compile(snap(world()), opts());
+  let walks = 0;
+  const pools = result.state.pools;
+  const counted = new Proxy(pools, {
+    get(target, prop) {
+      if (prop === "keys")
+        return () => {
+          walks += 1;
+          return target.keys();
+        };
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { result: { ...result, state: { ...result.state, pools: counted } }, walks: () => walks };
+}
+
+describe("pusher metrics: pool reports", () => {
+  it("a compile builds no pool reports; the scrape does, once per compile", async () => {
+    const status = new PusherStatus("p1", clock);
+    const metrics = createMetrics(status);
+    const { result, walks } = countedCompile();
+    metrics.compiled(result);
+    expect(walks()).toBe(0);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/edge_pusher_pool_live_checkers\{pool="fra-1"\} \d/);
+    const afterScrape = walks();
+    // The heartbeat gauge walks the pools too; the three per-pool gauges share one report list.
+    expect(afterScrape).toBe(2);
+    await metrics.registry.metrics();
+    expect(walks()).toBe(afterScrape + 1);
   });
 });
