@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
-import { scaleFixture } from "../lib/fixture.js";
+import { growthFixture, growthRule, scaleFixture } from "../lib/fixture.js";
 import { revisionOf } from "../lib/kv-reader.js";
 import { pollUntil } from "../lib/poll-until.js";
 import { startStackRelay } from "../lib/relay-floor.js";
@@ -46,7 +46,16 @@ const cleanup = new Cleanup();
 const samples: Array<{ t0: number; acked: number; seen: number }> = [];
 const relayed: Array<{ t0: number; seen: number; event: number; put: number }> = [];
 try {
-  const stack = await startStack(cleanup, scaleFixture({ keys: 0, pools: 20 }));
+  // PROBE_KEYS=N: the growth fixture of N keys (pools with health keys) instead of 20 pools.
+  const keys = Number(process.env.PROBE_KEYS ?? 0);
+  const fixture = keys > 0 ? growthFixture(keys) : scaleFixture({ keys: 0, pools: 20 });
+  const pools = fixture.filter((e) => e.rel.startsWith("pool/")).length;
+  const rule = (i: number) => {
+    if (keys > 0) return growthRule(i, pools, i + 1);
+    const [primary, fallback] = i % 2 === 0 ? ["p002", "p001"] : ["p001", "p002"];
+    return JSON.stringify({ primary, fallbacks: [fallback] });
+  };
+  const stack = await startStack(cleanup, fixture, { firstPushTimeoutMs: 90_000 });
   const { client, prefix } = stack;
   // A read racing a writer that replaces the value's blob may fail: not seen yet.
   const reader = { get: (key: string) => stack.reader.get(key).catch(() => null) };
@@ -67,15 +76,10 @@ try {
   for (let i = 0; i < changes; i++) {
     await sleep(1_050);
     if (i % 4 < 2) await relayOnce(i);
-    const [primary, fallback] = i % 2 === 0 ? ["p002", "p001"] : ["p001", "p002"];
     const t0 = epoch();
     let acked = 0;
     let rev = Number.POSITIVE_INFINITY;
-    const revP = putOne(
-      client,
-      `${prefix}country/DE`,
-      JSON.stringify({ primary, fallbacks: [fallback] }),
-    );
+    const revP = putOne(client, `${prefix}country/DE`, rule(i));
     void revP.then((r) => {
       rev = r;
       acked = epoch();

@@ -111,9 +111,11 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const floorReads: number[] = [];
     let readCount = 0;
     for (let i = 0; i < o.changes; i++) {
-      // A lone change after a quiet write slot: what an operator's `edgectl boost` meets.
-      await sleep(1_100);
+      // The scrape first: at 50,000 pools it costs the pusher ~1 s of CPU and its garbage, which
+      // must not fall in the timed change. Then a lone change after a quiet write slot: what an
+      // operator's `edgectl boost` meets.
       const before = await pusher.metricSamples();
+      await sleep(1_100);
       const t0 = performance.now();
       const rev = await putOne(client, `${prefix}country/DE`, growthRule(i, pools, i + 1));
       const waited = await stack.waitKvRevision(rev, 30_000, 5);
