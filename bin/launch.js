@@ -1,7 +1,6 @@
 // Shared by the two bins: plain JavaScript, so an installed package needs no TypeScript loader.
 // It imports only what every Node that can run an ES module has, so that an older Node gets one
 // line saying which Node is needed instead of a link error (node:module's enableCompileCache).
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 
 const ROOT = new URL("../", import.meta.url);
@@ -34,7 +33,9 @@ function projectNode() {
  * Runs this bin again on `node`, passing SIGTERM and SIGHUP on, and exits as it does. The re-executed bin
  * is on a supported Node, so it never re-executes again.
  */
-function rerunOn(node) {
+async function rerunOn(node) {
+  // Imported here: loading child_process (net, streams) costs every start of a supported Node ~6 ms.
+  const { spawn } = await import("node:child_process");
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     env: { ...process.env, [RERUN_MARKER]: node },
@@ -68,7 +69,7 @@ export function supportedNode(name) {
   const node = projectNode();
   // Once only: a checkout's Node that is itself too old gets the message below, not a loop.
   if (node && node !== process.execPath && process.env[RERUN_MARKER] === undefined) {
-    rerunOn(node);
+    void rerunOn(node);
     return false;
   }
   process.stderr.write(
