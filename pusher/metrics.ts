@@ -39,7 +39,10 @@ interface CompileFacts {
   floorRoutes: number;
   /** Its defined pools and live checkers, read at the scrape (whether a `health/` key exists). */
   state: Pick<CompileResult["state"], "pools" | "health">;
-  /** Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9); made at the first scrape. */
+  /**
+   * Every pool with a definition or a live checker: checkers, p90, shed (docs/reference.md §9);
+   * made at the first scrape after the compile.
+   */
   pools: () => readonly PoolReport[];
 }
 
