@@ -34,7 +34,8 @@ export function newHolderId(): string {
  * `ttlSeconds`. The transaction reads the lock when it fails, so it may be sent again to another
  * member: a lock already holding this attempt's unique holder id was taken by an earlier send.
  * When another holder has it, the lease is revoked and the holder is returned; when the lease
- * ran out first (a send re-tried after a pause longer than the TTL), `lapsed`. When no member
+ * ran out first (a send re-tried after a pause longer than the TTL, whether it then finds the
+ * lease unknown or the lock taken by the next holder), `lapsed`. When no member
  * answers, the lease is revoked (taking the lock with it, should it have been written) and
  * `EtcdUnavailableError` is thrown.
  */
@@ -60,8 +61,11 @@ export async function acquireApplyLock(
       const kv = res.responses[0]?.response_range?.kvs[0];
       const held = kv?.value.toString("utf8");
       if (kv === undefined || held !== holder) {
+        // A lease gone this soon outlived a pause: an earlier send may have taken the lock,
+        // which then lapsed and went to the holder seen now.
+        const lapsed = !(await lease.alive());
         await lease.revoke().catch(() => undefined);
-        return { ok: false, heldBy: held ?? "(unknown)" };
+        return lapsed ? { ok: false, lapsed: true } : { ok: false, heldBy: held ?? "(unknown)" };
       }
       createRevision = Number(kv.create_revision);
     }

@@ -74,6 +74,16 @@ export class ClusterLease {
     return ttl;
   }
 
+  /** Whether etcd still has the lease (asked through any member; an expired lease has TTL -1). */
+  async alive(opts: MemberCallOptions = {}): Promise<boolean> {
+    const res = await this.members.any(
+      `look up lease ${this.hex}`,
+      (c, call) => c.leaseClient.leaseTimeToLive({ ID: this.id }, call),
+      opts,
+    );
+    return Number(res.TTL) > 0;
+  }
+
   /**
    * Renews every TTL/3 in the background until {@link stop} or {@link revoke}; a failed round is
    * simply tried again at the next (whoever relies on the lease checks it by other means).

@@ -9,7 +9,7 @@ import { settleCommit } from "../../edgectl/apply/commit-settlement.js";
 import { diffIntent } from "../../edgectl/apply/plan-diff.js";
 import { auditStamp } from "../../edgectl/audit/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
+import { EtcdMembers, memberTimeouts } from "../../edgectl/etcd/etcd-members.js";
 import { readPrefix } from "../../edgectl/etcd/read-prefix.js";
 import { run } from "../../edgectl/run.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
@@ -260,6 +260,45 @@ describe("edgectl apply", () => {
     expect(late).toMatchObject({ ok: false, reason: "lock-lost" });
     expect(await intent(prefix)).toEqual(expectedIntent(variant(8), prefix));
     expect((await dump(prefix)).epoch).toBe("2");
+  });
+
+  it("a lock reply lost in a pause past the TTL, re-sent after the next holder took it: lapsed, not locked", async () => {
+    const prefix = uniquePrefix("resent-lock");
+    const key = `${prefix}lock/apply`;
+    const clients = [new Etcd3({ hosts: etcd.endpoint })];
+    // The first send lands; the process stops until its lease has expired and another holder
+    // has the lock; its re-send (the reply counted lost) then reads the other holder.
+    class PausedAfterFirstSend extends EtcdMembers {
+      override async any<T>(
+        operation: string,
+        fn: (client: Etcd3, call: { deadline: number }) => Promise<T>,
+      ): Promise<T> {
+        if (operation !== "take lock/apply") return super.any(operation, fn);
+        await super.any(operation, fn);
+        expect(await client.get(key).string()).toBe("paused-holder");
+        expect(await waitFor(async () => (await client.get(key).string()) === null, 15_000)).toBe(
+          true,
+        );
+        const next = await acquireApplyLock(members, prefix, 30, "next-holder");
+        expect(next.ok).toBe(true);
+        return super.any(operation, fn);
+      }
+    }
+    const paused = new PausedAfterFirstSend([etcd.endpoint], clients, memberTimeouts(5000));
+    try {
+      expect(await acquireApplyLock(paused, prefix, 2, "paused-holder")).toEqual({
+        ok: false,
+        lapsed: true,
+      });
+      expect(await client.get(key).string()).toBe("next-holder");
+      // the same re-send while the sender's lease is alive names the holder
+      expect(await acquireApplyLock(members, prefix, 30, "live-holder")).toEqual({
+        ok: false,
+        heldBy: "next-holder",
+      });
+    } finally {
+      paused.close();
+    }
   });
 
   it("a lost commit reply is settled: fenced off when it did not land, from history when it did", async () => {
