@@ -3,6 +3,7 @@ import type { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KvError } from "../../adapters/kv/kv-sink.js";
 import { COUNTRY_CODES, type MapMeta, sameRouting } from "../../core/index.js";
+import { KV_WRITE_SPACING_MS } from "../../pusher/write-slots.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { MemoryKv } from "../helpers/memory-kv.js";
 import {
@@ -112,8 +113,12 @@ describe("pusher loop (memory KV, real etcd)", () => {
       if (entries.some((e) => e.key === "routes")) seenAtWrite.push(p?.pusher.status.pools);
       await putMany(entries, options);
     };
-    p = start({ prefix, electionKey, kv });
+    // The write can start at once only when nothing holds it: not the `routes` slot (a compile
+    // for a busy slot is made early and waits for it), not a KV read in flight (the election
+    // TTL sets when the leader's one re-read of KV runs: a long one keeps it out of this test).
+    p = start({ prefix, electionKey, kv, electionTtl: 60 });
     await converged(kv, prefix);
+    await sleep(KV_WRITE_SPACING_MS + 150);
     const rev = await put(`${prefix}country/NL`, { primary: "par-1", fallbacks: [] });
     await converged(kv, prefix, rev);
     await sleep(50);
