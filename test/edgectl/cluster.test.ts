@@ -468,14 +468,16 @@ describe("edgectl heartbeat on a 3-member etcd cluster", () => {
       };
       // the member it talks to (the first listed) dies: the keepalive must move on
       await cluster.kill(0);
-      await stays(3 * ttl * 1000);
+      // past the TTL from the kill: without renewals the key would be gone by then
+      await stays((ttl + 2) * 1000);
       await cluster.restart(0);
       await cluster.waitLeader();
       const leader = await cluster.waitLeader();
       await cluster.kill(leader);
       await cluster.waitLeader({ not: leader });
-      // past twice the TTL: a new leader's lease extension alone would have run out by then
-      await stays(3 * ttl * 1000);
+      // past twice the TTL: a new leader's lease extension (TTL + one election timeout) alone
+      // would have run out by then
+      await stays((2 * ttl + 1) * 1000);
       await cluster.restart(leader);
       await cluster.waitLeader();
       await watch.cancel();
