@@ -61,8 +61,9 @@ export async function acquireApplyLock(
       const kv = res.responses[0]?.response_range?.kvs[0];
       const held = kv?.value.toString("utf8");
       if (kv === undefined || held !== holder) {
-        // A lease gone this soon outlived a pause: an earlier send may have taken the lock,
-        // which then lapsed and went to the holder seen now.
+        // While this lease lives, a lock taken by an earlier send would still be ours. Gone this
+        // soon, it outlived a pause: an earlier send may have taken the lock, which then lapsed
+        // and went to the holder seen now.
         const lapsed = !(await lease.alive());
         await lease.revoke().catch(() => undefined);
         return lapsed ? { ok: false, lapsed: true } : { ok: false, heldBy: held ?? "(unknown)" };

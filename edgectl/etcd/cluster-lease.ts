@@ -74,14 +74,17 @@ export class ClusterLease {
     return ttl;
   }
 
-  /** Whether etcd still has the lease (asked through any member; an expired lease has TTL -1). */
+  /**
+   * Whether etcd still has the lease, asked through any member: etcd answers TTL -1 for a lease
+   * it no longer has, and the whole seconds left (0 in the last one) for one it has.
+   */
   async alive(opts: MemberCallOptions = {}): Promise<boolean> {
     const res = await this.members.any(
       `look up lease ${this.hex}`,
       (c, call) => c.leaseClient.leaseTimeToLive({ ID: this.id }, call),
       opts,
     );
-    return Number(res.TTL) > 0;
+    return Number(res.TTL) >= 0;
   }
 
   /**
