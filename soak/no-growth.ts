@@ -10,7 +10,9 @@ import { fitSlope, type SlopeFit } from "./slope.js";
  *   collections: a series spanning at least `floorBinSeconds` × 6 is fitted through each bin's
  *   lowest sample (the floor the collector returns to), a shorter one on every sample.
  * - `flat`: the figure must not grow. It fails when the 95 % interval of the slope excludes 0
- *   (growth, not noise) and the line rises by more than `tolerance` over the window.
+ *   (growth, not noise) and both the line and the figure itself (its range over the window)
+ *   rise by more than `tolerance`: a step of `tolerance` late in the window tilts the line
+ *   further than the figure moved.
  */
 export type GrowthGoal =
   | {
@@ -161,7 +163,7 @@ export function judgeGrowth(
           fit,
         });
       } else {
-        const fail = lo > 0 && fit.rise > goal.tolerance;
+        const fail = lo > 0 && Math.min(fit.rise, fit.range) > goal.tolerance;
         out.push({
           figure: goal.figure,
           series,

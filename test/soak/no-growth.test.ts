@@ -43,6 +43,27 @@ describe("no-growth test over the second half", () => {
     expect(verdict(perPool)[0]?.status).toBe("fail");
   });
 
+  it("handles stepping up by the tolerance late in the window pass; one more fails, as does a steady leak", () => {
+    // A heartbeat in a quick soak: 4 handles, then two connections open near the end.
+    const step = series(
+      "handles",
+      "heartbeat:p16#7",
+      (t) => 4 + (t >= 240 ? 1 : 0) + (t >= 260 ? 1 : 0),
+    );
+    const [v] = verdict(step);
+    expect(v?.fit?.rise).toBeGreaterThan(2);
+    expect(v?.fit?.range).toBe(2);
+    expect(v?.status).toBe("pass");
+    const three = series(
+      "handles",
+      "heartbeat:p16#7",
+      (t) => 4 + (t >= 240 ? 1 : 0) + (t >= 260 ? 2 : 0),
+    );
+    expect(verdict(three)[0]?.status).toBe("fail");
+    const leak = series("handles", "heartbeat:p16#7", (t) => 4 + Math.floor(t / 40));
+    expect(verdict(leak)[0]?.status).toBe("fail");
+  });
+
   it("workerd's descriptors: its connection pool coming and going passes; a steady leak fails", () => {
     // Connections to origins and clients opened over the judged half (the quick run: 2.5 → 16).
     const pool = series(
