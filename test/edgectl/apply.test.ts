@@ -291,7 +291,7 @@ describe("edgectl apply", () => {
         lapsed: true,
       });
       expect(await client.get(key).string()).toBe("next-holder");
-      // the same re-send while the sender's lease is alive names the holder
+      // a sender whose lease is alive finds the same holder: that is "locked", named
       expect(await acquireApplyLock(members, prefix, 30, "live-holder")).toEqual({
         ok: false,
         heldBy: "next-holder",
