@@ -1,7 +1,12 @@
 // Shared by the two bins: plain JavaScript, so an installed package needs no TypeScript loader.
 // It imports only what every Node that can run an ES module has, so that an older Node gets one
 // line saying which Node is needed instead of a link error (node:module's enableCompileCache).
-import { existsSync, readFileSync } from "node:fs";
+// node:fs through getBuiltinModule: its ES module facade reads every export, which loads fs
+// streams and fs/promises (~8 ms of each start) that no bin needs here.
+const { existsSync, readFileSync } =
+  typeof process.getBuiltinModule === "function"
+    ? process.getBuiltinModule("node:fs")
+    : await import("node:fs");
 
 const ROOT = new URL("../", import.meta.url);
 /** Set in a bin re-run on the checkout's Node: the path of that Node. */
@@ -93,7 +98,10 @@ export async function launch(name) {
   }
   // V8's code cache (in the OS temp directory) cuts the start of the next run by about a fifth;
   // when the directory is not writable Node carries on without it.
-  const { enableCompileCache } = await import("node:module");
+  const { enableCompileCache } =
+    typeof process.getBuiltinModule === "function"
+      ? process.getBuiltinModule("node:module")
+      : await import("node:module");
   enableCompileCache();
   // Source maps cost each start a scan of every loaded module that has one (about 20 ms of
   // `edgectl status`); edgectl prints a stack only with --debug, so only then does it pay.

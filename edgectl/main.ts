@@ -1,3 +1,4 @@
+import { processSink } from "./cli/process-sink.js";
 import { run } from "./run.js";
 
 // The only place that touches the process: argv, env, stdio, signals and the exit code.
@@ -12,10 +13,16 @@ process.once("SIGINT", onSignal);
 
 const code = await run(process.argv.slice(2), {
   env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  isTTY: process.stdin.isTTY === true,
+  stdout: processSink(process.stdout),
+  stderr: processSink(process.stderr),
+  // Getters: process.stdin opens the descriptor and loads fs streams, which only the commands
+  // that read stdin or ask for confirmation need.
+  get stdin() {
+    return process.stdin;
+  },
+  get isTTY() {
+    return process.stdin.isTTY === true;
+  },
   cwd: process.cwd(),
   signal: controller.signal,
 });

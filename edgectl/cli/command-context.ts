@@ -58,10 +58,13 @@ export function createCommandContext(
   exit: (code: number) => void,
 ): PreparedContext {
   let fromEnv: typeof cliSettingsFromEnv | null = null;
-  const jsonIo: CliIo = { ...io, stdout: io.stderr };
+  // Made on first use: a spread reads io's getters, and main.ts's stdin opens the descriptor.
+  let jsonIo: CliIo | null = null;
   return {
     get io() {
-      return output.mode === "json" ? jsonIo : io;
+      if (output.mode !== "json") return io;
+      jsonIo ??= { ...io, stdout: io.stderr };
+      return jsonIo;
     },
     output,
     get mode() {

@@ -1,4 +1,3 @@
-import { styleText } from "node:util";
 import type { TextSink } from "../cli/cli-io.js";
 import type { OutputMode } from "./output-mode.js";
 
@@ -24,6 +23,10 @@ export function colourEnabled(
 
 /** A painter for one sink: styles when `enabled`, the identity otherwise. */
 export function painter(enabled: boolean): Paint {
+  if (!enabled) return (_c, t) => t;
+  // Not a static import: node:util's ES module facade reads every export, TextDecoder's too,
+  // which costs each edgectl start about 10 ms.
+  const { styleText } = process.getBuiltinModule("node:util");
   // the decision is ours (the sink may be a buffer): styleText must not second-guess it
-  return enabled ? (c, t) => styleText(c, t, { validateStream: false }) : (_c, t) => t;
+  return (c, t) => styleText(c, t, { validateStream: false });
 }
