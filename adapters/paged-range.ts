@@ -174,19 +174,26 @@ async function readOnce(
   let header: IResponseHeader | null = null;
   let pages = 0;
   let count = 0;
+  const ask = () => {
+    const sent = client.kv.range(
+      {
+        key: from,
+        range_end: end,
+        limit,
+        // 0 (the first page): the newest revision, which pins every later page.
+        revision: header ? header.revision : 0,
+      },
+      opts.callOptions?.(),
+    );
+    // Awaited on the next turn of the loop; a sink that throws first must not leave it unhandled.
+    sent.catch(() => {});
+    return sent;
+  };
+  let pending = ask();
   for (;;) {
     let res: Awaited<ReturnType<Etcd3["kv"]["range"]>>;
     try {
-      res = await client.kv.range(
-        {
-          key: from,
-          range_end: end,
-          limit,
-          // 0 (the first page): the newest revision, which pins every later page.
-          revision: header ? header.revision : 0,
-        },
-        opts.callOptions?.(),
-      );
+      res = await pending;
     } catch (e) {
       if (!(e instanceof GRPCResourceExhastedError)) throw e;
       if (limit === 1) {
@@ -198,20 +205,26 @@ async function readOnce(
         );
       }
       limit = Math.max(1, Math.floor(limit / 2));
+      pending = ask();
       continue;
     }
     header ??= res.header;
     pages += 1;
-    let bytes = 0;
-    for (const kv of res.kvs) bytes += kvBytes(kv);
+    const last = res.kvs[res.kvs.length - 1];
+    const more = res.more && last !== undefined;
+    if (more) {
+      await opts.betweenPages?.(pages, Number(header.revision));
+      let bytes = 0;
+      for (const kv of res.kvs) bytes += kvBytes(kv);
+      from = Buffer.concat([last.key, Buffer.from([0])]);
+      const perKey = bytes / res.kvs.length;
+      limit = Math.min(maxKeys, Math.max(1, Math.floor(targetBytes / perKey)));
+      // The next page is asked for before this one is decoded: etcd serves it meanwhile.
+      pending = ask();
+    }
     sink(res.kvs, { revision: Number(header.revision), clusterId: String(header.cluster_id) });
     count += res.kvs.length;
-    const last = res.kvs[res.kvs.length - 1];
-    if (!res.more || !last) break;
-    await opts.betweenPages?.(pages, Number(header.revision));
-    from = Buffer.concat([last.key, Buffer.from([0])]);
-    const perKey = bytes / res.kvs.length;
-    limit = Math.min(maxKeys, Math.max(1, Math.floor(targetBytes / perKey)));
+    if (!more) break;
   }
   return {
     revision: Number(header?.revision ?? 0),

@@ -1,6 +1,6 @@
 import { Etcd3, GRPCResourceExhastedError } from "etcd3";
 import { describe, expect, it } from "vitest";
-import { PagedRangeError, readRangePaged } from "../../adapters/paged-range.js";
+import { PagedRangeError, readRangePaged, readRangePages } from "../../adapters/paged-range.js";
 import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../core/index.js";
 import { readPrefix as edgectlReadPrefix } from "../../edgectl/etcd/read-prefix.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
@@ -68,6 +68,37 @@ describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () =>
     expect(after.revision).toBeGreaterThan(seeded);
     expect(after.kvs.map((kv) => kv.key.toString())).toContain(`${prefix}junk/99999`);
     expect(after.kvs.map((kv) => kv.key.toString())).not.toContain(`${prefix}junk/00299`);
+  }, 60_000);
+
+  it("asks for the next page before handing this one to the sink, and ends with no request left", async () => {
+    const { prefix } = uniqueNames();
+    await putJunk(ctx.client, prefix, 200, "v");
+    const client = new Etcd3({ hosts: ctx.etcd.endpoint });
+    try {
+      let sent = 0;
+      const range = client.kv.range.bind(client.kv);
+      client.kv.range = (req, opts) => {
+        sent += 1;
+        return range(req, opts);
+      };
+      const askedWhenHanded: number[] = [];
+      const read = await readRangePages(
+        client,
+        prefix,
+        () => (kvs) => {
+          askedWhenHanded.push(sent);
+          expect(kvs).toHaveLength(50);
+        },
+        { pageKeys: 50 },
+      );
+      expect(read.pages).toBe(4);
+      expect(read.count).toBe(200);
+      // Page k is handed over with page k + 1 already asked for; the last page asks for nothing.
+      expect(askedWhenHanded).toEqual([2, 3, 4, 4]);
+      expect(sent).toBe(4);
+    } finally {
+      client.close();
+    }
   }, 60_000);
 
   it("starts over at the new revision when its revision is compacted between pages", async () => {
