@@ -12,10 +12,10 @@ import {
   fencesInForce,
 } from "./fences.js";
 import { lastValidRule, routeShowsRule, routeShowsRuleOf } from "./last-valid-rule.js";
-import { compareProblems, DEFAULT_ROUTES_BUDGET_BYTES, fitProblems } from "./map-budget.js";
+import { DEFAULT_ROUTES_BUDGET_BYTES, fitProblems, listingProblems } from "./map-budget.js";
 import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
-import { distinctProblems, type Problem } from "./problem.js";
+import type { Problem } from "./problem.js";
 import { carriedRoute } from "./route-carry-over.js";
 import type { RoutingIndex } from "./routing-index.js";
 import {
@@ -206,7 +206,7 @@ export function compileState(
   }
 
   // A fenced country's `_default` is resolved again: its key's problems are reported once.
-  const sorted = distinctProblems(problems).sort(compareProblems);
+  const sorted = listingProblems(problems);
   const base: CompiledMap = {
     v: 1,
     rev: revision,

@@ -31,6 +31,29 @@ export function compareProblems(a: Problem, b: Problem): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
+/**
+ * `problems` in listing order ({@link compareProblems}), repeats (same key, code and message)
+ * dropped, the first of each kept. Sorted first, so a repeat is looked for only among the
+ * problems of its own key: no index of every key is built (most keys have one problem).
+ */
+export function listingProblems(problems: readonly Problem[]): Problem[] {
+  const sorted = [...problems].sort(compareProblems);
+  const out: Problem[] = [];
+  // The listed problems of the current key and rank: where a repeat would be.
+  let run = 0;
+  for (const p of sorted) {
+    const last = out[out.length - 1];
+    if (last === undefined || compareProblems(last, p) !== 0) run = out.length;
+    let repeat = false;
+    for (let i = run; i < out.length && !repeat; i++) {
+      const q = out[i];
+      repeat = q !== undefined && q.code === p.code && q.message === p.message;
+    }
+    if (!repeat) out.push(p);
+  }
+  return out;
+}
+
 function summary(omitted: ReadonlyMap<ProblemCode, number>): string[] {
   return CODES.filter((code) => (omitted.get(code) ?? 0) > 0).map(
     (code) => `… and ${omitted.get(code)} more ${code} problems`,

@@ -48,19 +48,3 @@ export function formatProblem(p: Problem): string {
     MAX_PROBLEM_CHARS,
   );
 }
-
-/** `problems` with repeats (same key, code and message) dropped, first ones kept. */
-export function distinctProblems(problems: readonly Problem[]): Problem[] {
-  // By key first: most keys have one problem, and no key text is copied to find a repeat.
-  const byKey = new Map<string, Problem[]>();
-  return problems.filter((p) => {
-    const same = byKey.get(p.key);
-    if (!same) {
-      byKey.set(p.key, [p]);
-      return true;
-    }
-    if (same.some((q) => q.code === p.code && q.message === p.message)) return false;
-    same.push(p);
-    return true;
-  });
-}

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   COUNTRY_CODES,
@@ -6,6 +7,8 @@ import {
   MAX_PROBLEM_CHARS,
   serializeMap,
 } from "../../core/index.js";
+import { compareProblems, listingProblems } from "../../core/map-budget.js";
+import type { Problem } from "../../core/problem.js";
 import { opts, snap, world } from "../helpers/snapshot.js";
 
 const MB = 1024 * 1024;
@@ -102,5 +105,56 @@ describe("origins are bounded too", () => {
     expect(map.problems).toContain("pool/fra-1: origin: host name over 253 characters");
     // DE's rule now names an undefined pool: it routes by its last valid rule, without fra-1
     expect(map.countries.DE?.chain.map((c) => c.pool)).toEqual(["ams-1", "par-1"]);
+  });
+});
+
+const problemOf = (key: string, code: Problem["code"], message: string): Problem => ({
+  key,
+  code,
+  message,
+});
+
+describe("listingProblems", () => {
+  it("orders for listing, drops repeats of key, code and message, keeps the first of each", () => {
+    const list = [
+      problemOf("junk/a", "unknown-key", "not a routing key"),
+      problemOf("country/DE", "dangling-reference", "pool x is not defined"),
+      problemOf("country/DE", "fence-crossing", "pool x is not defined"),
+      problemOf("country/DE", "dangling-reference", "pool x is not defined"),
+      problemOf("country/DE", "dangling-reference", "pool y is not defined"),
+      problemOf("country/AT", "invalid-json", "invalid JSON"),
+      problemOf("junk/a", "unknown-key", "not a routing key"),
+    ];
+    const listed = listingProblems(list);
+    expect(listed).toEqual([list[5], list[1], list[2], list[4], list[0]]);
+    expect(listed[1]).toBe(list[1]);
+  });
+
+  it("equals dropping repeats in order, then a stable sort (any list)", () => {
+    const codes = ["unknown-key", "invalid-key", "invalid-json", "dangling-reference"] as const;
+    const item = fc
+      .record({
+        key: fc.constantFrom("a", "b", "country/DE", "junk/x"),
+        code: fc.constantFrom(...codes),
+        message: fc.constantFrom("m1", "m2"),
+      })
+      .map((r): Problem => ({ ...r }));
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 40 }), (list) => {
+        const seen = new Set<string>();
+        const reference = list
+          .filter((p) => {
+            const id = JSON.stringify([p.key, p.code, p.message]);
+            if (seen.has(id)) return false;
+            seen.add(id);
+            return true;
+          })
+          .sort(compareProblems);
+        const listed = listingProblems(list);
+        expect(listed).toHaveLength(reference.length);
+        for (const [i, p] of listed.entries()) expect(p).toBe(reference[i]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
