@@ -15,9 +15,13 @@ export interface LeadershipOptions {
   readonly logger: Logger;
 }
 
-/** Events: `elected`, `demoted` (lease lost or resigned). */
+/**
+ * Events: `elected`; `waiting` (a campaign found an earlier candidate leading, once per
+ * campaign); `demoted` (lease lost or resigned).
+ */
 export interface LeadershipEvents {
   elected: [];
+  waiting: [];
   demoted: [reason: string];
 }
 
@@ -201,6 +205,7 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
   /** Waits until no candidate created before `myRevision` is left; false when aborted. */
   private async waitForTurn(myRevision: number, signal: AbortSignal): Promise<boolean> {
     const { client } = this.o;
+    let told = false;
     while (!signal.aborted) {
       let older: { key: string; revision: number } | null = null;
       try {
@@ -214,6 +219,11 @@ export class Leadership extends EventEmitter<LeadershipEvents> {
         const kv = res.kvs[0];
         if (!kv) return true;
         older = { key: kv.key.toString("utf8"), revision: Number(res.header.revision) };
+        if (!told) {
+          told = true;
+          this.o.logger.info({ leader_key: older.key, pusher: this.o.id }, "standing by");
+          this.emit("waiting");
+        }
       } catch (e) {
         this.o.logger.debug({ err: e }, "election read failed; retrying");
         await sleep(500, signal);

@@ -84,9 +84,21 @@ describe("pusher loop (memory KV, real etcd)", () => {
       }
     };
     const leaderIdle: number[] = [];
-    const p = start({ prefix, electionKey, kv, onIdle: () => leaderIdle.push(inFlight) });
+    const rolesAtIdle: string[] = [];
+    let p: PusherUnderTest | null = null;
+    p = start({
+      prefix,
+      electionKey,
+      kv,
+      onIdle: () => {
+        leaderIdle.push(inFlight);
+        rolesAtIdle.push(p?.pusher.status.role ?? "not started");
+      },
+    });
     await converged(kv, prefix);
     await waitFor("idle after the first push", () => leaderIdle.length > 0);
+    // Not after the first compile while the election was still out: a trim then held it up.
+    expect(rolesAtIdle[0]).toBe("leader");
     const standbyIdle: number[] = [];
     start({ prefix, electionKey, kv: new MemoryKv(), onIdle: () => standbyIdle.push(0) });
     await waitFor("standby", () => standbyIdle.length > 0);
