@@ -2,9 +2,9 @@
  * `npm run build`: bundles the two Node entry points into `dist/` with esbuild, so the installed
  * package starts without tsx. npm packages stay external (the package's `dependencies`, resolved
  * from node_modules at run time: etcd3 loads its .proto files from disk), except commander (see
- * `BUNDLED`) and the `cloudflare` SDK: the KV sink uses its tree-shakable client with the KV namespaces resource only, and
- * bundling is what drops the rest (loaded from node_modules, the SDK's index brings in every
- * resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
+ * `BUNDLED`) and the `cloudflare` SDK: the KV sink uses its tree-shakable client with the KV
+ * namespaces resource only, and bundling is what drops the rest (loaded from node_modules, the
+ * SDK's index brings in every resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
  * server, each edgectl command's modules) stay separate chunks loaded only when used.
  * `dist/THIRD_PARTY_LICENSES` carries the license file of every package bundled in (from
  * esbuild's metafile), since their code ships inside `dist/`.
@@ -29,7 +29,7 @@ const TARGET = "node22.12";
 /**
  * Packages bundled into `dist/` rather than resolved from node_modules at run time. commander:
  * every edgectl start loads it, and from the bundle it skips the package lookup and shares the
- * bundle's code cache (`edgectl --help` about 5 ms sooner; bench/README.md "cli").
+ * bundle's code cache (`edgectl --help` about 3 ms sooner; bench/README.md "cli").
  */
 const BUNDLED = /^(cloudflare|commander)(\/|$)/;
 
