@@ -1,8 +1,8 @@
-import type { CompiledMap, CompileResult } from "../core/index.js";
+import type { CompiledMap } from "../core/index.js";
 import { nextOverrideExpiry } from "../core/override-expiry.js";
-import { poolReportsOf } from "../core/pool-report.js";
 import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
+import { CompileReport } from "./compile-report.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { HistoryFollower } from "./history-follower.js";
 import { HistoryTracker } from "./history-tracker.js";
@@ -85,7 +85,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     recompile: () => compileLoop.trigger(),
   });
   const expiry = new ExpiryTimer(clock, () => compileLoop.trigger());
-  let lastProblems = "";
+  const compileReport = new CompileReport({ metrics, logger, status, routing });
   let lastCompiled: CompiledMap | null = null;
   compileLoop = new CompileLoop({
     client: etcd,
@@ -114,26 +114,10 @@ export function createPusher(deps: PusherDeps): Pusher {
       scheduler.submit(result);
       // After the write has started (it runs on promise callbacks up to its first I/O): what
       // only reports on the compile must not delay the change on its way to KV.
-      setImmediate(() => report(result, compileMs));
+      setImmediate(() => compileReport.report(result, compileMs));
       settled();
     },
   });
-
-  /** The compile's metrics, problems, pool reports and `/ui` view. */
-  function report(result: CompileResult, compileMs: number): void {
-    metrics.compileDuration.observe(compileMs / 1000);
-    // The map's own list: already bounded (a prefix of 100,000 junk keys has as many problems).
-    const problems = result.map.problems;
-    const joined = problems.join("\n");
-    if (joined !== lastProblems) {
-      lastProblems = joined;
-      if (problems.length) logger.warn({ problems, revision: result.map.rev }, "routing problems");
-    }
-    if (status.role === "standby") status.problems = problems;
-    status.showPools(() => poolReportsOf(result));
-    routing.update(result);
-    metrics.compiled(result);
-  }
 
   /**
    * Tells `onIdle`, once the current turn is done, if nothing is left to read or write then.
