@@ -1,11 +1,10 @@
 /**
  * `npm run build`: bundles the two Node entry points into `dist/` with esbuild, so the installed
- * package starts without tsx. npm packages stay external (the package's `dependencies`, resolved
- * from node_modules at run time: etcd3 loads its .proto files from disk), except commander (see
- * `BUNDLED`) and the `cloudflare` SDK: the KV sink uses its tree-shakable client with the KV
- * namespaces resource only, and bundling is what drops the rest (loaded from node_modules, the
- * SDK's index brings in every resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV sink, etcd, the HTTP
- * server, each edgectl command's modules) stay separate chunks loaded only when used.
+ * package starts without tsx, with the npm packages they use bundled in (scripts/node-bundle.ts).
+ * The Cloudflare SDK's tree-shakable client brings only the KV namespaces resource (its index
+ * would bring every resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV
+ * sink, etcd, the HTTP server, each edgectl command's modules) stay separate chunks loaded only
+ * when used.
  * `dist/THIRD_PARTY_LICENSES` carries the license file of every package bundled in (from
  * esbuild's metafile), since their code ships inside `dist/`.
  *
@@ -17,53 +16,12 @@
  */
 import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
+import { NODE_TARGET, nodeBundlePlugin } from "./node-bundle.js";
 import { thirdPartyLicenses } from "./third-party-licenses.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
-
-/** The Node versions `engines` allows start at 22.12. */
-const TARGET = "node22.12";
-
-/**
- * Packages bundled into `dist/` rather than resolved from node_modules at run time. commander:
- * every edgectl start loads it, and from the bundle it skips the package lookup and shares the
- * bundle's code cache (`edgectl --help` about 3 ms sooner; bench/README.md "cli").
- */
-const BUNDLED = /^(cloudflare|commander)(\/|$)/;
-
-/**
- * Builtins a bundled CommonJS package `require`s but seldom uses, loaded on first use instead:
- * commander needs `node:child_process` only for subcommands that are separate executables,
- * which edgectl has none of, and loading it (with `net` and streams) costs each start ~5 ms.
- */
-const LAZY_BUILTINS = new Set(["node:child_process"]);
-
-/** The module a bundled package's `require("node:…")` gets (an ES module bundle has no `require`). */
-function builtinShim(name: string): string {
-  const load = `process.getBuiltinModule(${JSON.stringify(name)})`;
-  return LAZY_BUILTINS.has(name)
-    ? `let m; module.exports = new Proxy({}, { get: (_, key) => (m ??= ${load})[key] });`
-    : `module.exports = ${load};`;
-}
-
-/** Every other bare import (npm packages, `node:` builtins) stays an import of the package. */
-const externalPackages: Plugin = {
-  name: "external-packages",
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.kind === "require-call" ? { path: args.path, namespace: "builtin" } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
-      contents: builtinShim(args.path),
-      loader: "js",
-    }));
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      BUNDLED.test(args.path) ? undefined : { path: args.path, external: true },
-    );
-  },
-};
 
 const started = performance.now();
 const result = await build({
@@ -80,8 +38,8 @@ const result = await build({
   splitting: true,
   format: "esm",
   platform: "node",
-  target: TARGET,
-  plugins: [externalPackages],
+  target: NODE_TARGET,
+  plugins: [nodeBundlePlugin(ROOT)],
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   sourcesContent: false,

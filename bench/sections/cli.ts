@@ -6,6 +6,7 @@ import { startKvStandin } from "../../testkit/kv-standin.js";
 import { spawnOwned } from "../../testkit/owned-process.js";
 import { freePort } from "../../testkit/ports.js";
 import type { Cleanup } from "../lib/cleanup.js";
+import { floorBundle } from "../lib/floor-bundle.js";
 import { pollUntil } from "../lib/poll-until.js";
 import { round, summarize } from "../lib/stats.js";
 
@@ -40,7 +41,10 @@ export interface CliOptions {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** What `edgectl status` cannot do without: its three reads, with the libraries they need. */
+/**
+ * What `edgectl status` cannot do without: its three reads, with the libraries they need; run
+ * bundled as dist/ is (bench/lib/floor-bundle.ts).
+ */
 const STATUS_FLOOR = `
 const { Etcd3 } = await import("etcd3");
 const client = new Etcd3({ hosts: process.env.ETCD_ENDPOINTS });
@@ -143,10 +147,9 @@ export async function cli(o: CliOptions): Promise<CliResult> {
   );
   if (synced === null) throw lastError ?? new Error("edgectl status never reported in sync");
   const status = await medianOf(o.runs, statusArgs, env);
-  // Run from the install, so `import("etcd3")` resolves to the package's own dependency.
   const statusFloor = await medianOf(
     o.runs,
-    ["--input-type=module", "-e", STATUS_FLOOR],
+    [await floorBundle("status", { source: STATUS_FLOOR })],
     {
       ...env,
       FLOOR_KV_URL: `${kv.url}/accounts/${kv.accountId}/storage/kv/namespaces/${kv.namespaceId}/values/routes`,

@@ -40,7 +40,9 @@ describe("edgectl --version", () => {
       .map((f) => readFileSync(resolve(dist, f), "utf8"))
       .join("\n");
     expect(bundle).toContain(`var version = ${JSON.stringify(pkg.version)};`);
-    expect(bundle).not.toContain("devDependencies");
+    // (bundled packages' own package.json may be inlined: grpc-js reads its version so)
+    expect(bundle).not.toContain("allowScripts");
+    expect(bundle).not.toContain("check:alerts");
   });
 });
 
