@@ -26,6 +26,15 @@ export interface KvReader {
  */
 export type StackSink = "local" | "cloudflare";
 
+/** Where a process reaches the KV stand-in's namespace (the Cloudflare API's coordinates). */
+export interface KvApi {
+  /** `CF_API_BASE_URL`. */
+  readonly url: string;
+  readonly accountId: string;
+  readonly namespaceId: string;
+  readonly token: string;
+}
+
 /** etcd + the pusher as a child process + a second reader of the pusher's KV namespace. */
 export interface Stack {
   readonly etcd: EtcdServer;
@@ -37,6 +46,8 @@ export interface Stack {
   readonly pusher: PusherProcess;
   readonly sink: StackSink;
   readonly reader: KvReader;
+  /** The KV stand-in the pusher writes to (the `cloudflare` sink), else null. */
+  readonly kvApi: KvApi | null;
   /** Revision after the fixture was written. */
   readonly seedRevision: number;
   /** ms from spawning the pusher until KV held the fixture (its first push). */
@@ -80,6 +91,7 @@ export async function startStack(
   let namespaceId = `bench-${id}`;
   let sinkEnv: Record<string, string> = {};
   let standinReader: KvReader | null = null;
+  let kvApi: KvApi | null = null;
   if (sink === "cloudflare") {
     // The account budget is Cloudflare's; the pusher's own budget keeps it well under that.
     const standin = await startKvStandin();
@@ -92,6 +104,12 @@ export async function startStack(
       CF_API_BASE_URL: standin.url,
     };
     standinReader = { get: async (key) => standin.values.get(key) ?? null };
+    kvApi = {
+      url: standin.url,
+      accountId: standin.accountId,
+      namespaceId: standin.namespaceId,
+      token: standin.token,
+    };
   }
   const spawned = performance.now();
   const pusher = await startBenchPusher({
@@ -135,6 +153,7 @@ export async function startStack(
     pusher,
     sink,
     reader,
+    kvApi,
     seedRevision,
     firstPushMs,
     loadMs,

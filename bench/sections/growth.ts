@@ -4,6 +4,7 @@ import { prefixEnd } from "../../adapters/paged-range.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedNodeOptions } from "../lib/deployed-node-options.js";
 import { putOne } from "../lib/etcd-load.js";
+import { firstPushFloorMs } from "../lib/first-push-floor.js";
 import { growthFixture, growthRule } from "../lib/fixture.js";
 import { rssMb } from "../lib/proc.js";
 import { startStack } from "../lib/stack.js";
@@ -18,6 +19,12 @@ export interface GrowthSize {
   readonly pools: number;
   /** Spawning the pusher → KV holds the fixture's revision (start, election, read, compile, write). */
   readonly first_push_ms: number;
+  /**
+   * Floor, same etcd and stand-in: the least a pusher can do from its start to KV holding a
+   * value of the map's size (bench/lib/first-push-floor-child.ts: Node once, etcd3, the same
+   * paged read with every value through JSON.parse, one write), p50 of 3.
+   */
+  readonly first_push_floor_ms: number;
   /** After a quiet 1.1 s, one country change: put → KV `routes` carries its revision; p50 and max. */
   readonly put_to_kv_p50_ms: number;
   readonly put_to_kv_max_ms: number;
@@ -105,6 +112,10 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const { pusher, client, prefix } = stack;
     await sleep(1_000);
     const rssFirst = rssMb(pusher.pid);
+    const routesBytes = (await stack.reader.get("routes"))?.length ?? 0;
+    const floors: number[] = [];
+    for (let i = 0; i < 3; i++)
+      floors.push(await firstPushFloorMs(stack, routesBytes, own, deployedNodeOptions()));
     const putToKv: number[] = [];
     const reads: number[] = [];
     const compiles: number[] = [];
@@ -145,6 +156,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       keys,
       pools,
       first_push_ms: round(stack.firstPushMs),
+      first_push_floor_ms: round(summarize(floors).p50),
       put_to_kv_p50_ms: round(p.p50),
       put_to_kv_max_ms: round(p.max),
       rss_mb_first_push: round(rssFirst),
@@ -158,7 +170,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       changes: o.changes,
     };
     o.log(
-      `  ${keys} keys: first push ${result.first_push_ms} ms, put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms (etcd's own ${result.etcd_range_read_ms}), compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
+      `  ${keys} keys: first push ${result.first_push_ms} ms (floor ${result.first_push_floor_ms}), put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms (etcd's own ${result.etcd_range_read_ms}), compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
     );
     return result;
   } finally {
