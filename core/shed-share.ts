@@ -82,6 +82,7 @@ function previousShed(previous: CompiledMap | null, pool: string): PoolShed | un
 
 /** Every shedding pool's share, and when the compile must run again for a step down. */
 export interface PoolSheds {
+  /** By pool name, whatever order the state's pools came in. */
   readonly sheds: ReadonlyMap<string, PoolShed>;
   /** The earliest instant (ms) a share may step down with no etcd change; `null` when none. */
   readonly nextStepAt: number | null;
@@ -114,7 +115,10 @@ export function poolSheds(
       if (nextStepAt === null || due < nextStepAt) nextStepAt = due;
     }
   }
-  return { sheds, nextStepAt };
+  // The map carries `sheds` in this order: a state decoded key by key and one decoded afresh
+  // may hold their pools in different orders, and must still compile to the same map.
+  const byPool = sheds.size > 1 ? new Map([...sheds].sort(([a], [b]) => (a < b ? -1 : 1))) : sheds;
+  return { sheds: byPool, nextStepAt };
 }
 
 /**

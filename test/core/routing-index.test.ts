@@ -63,6 +63,24 @@ describe("RoutingIndex", () => {
     );
   });
 
+  it("compiles the sheds of pools that arrived out of name order as decoding afresh does", () => {
+    // fast-check's counterexample (seed 87473832): fra-1 reaches the index before ams-1, and
+    // both shed, so the map's `sheds` must not follow the order the pools arrived in.
+    const slow = '"slow_ms":{"low":200,"high":1000}';
+    const entries: SnapshotEntry[] = [
+      ["health/fra-1", '{"status":"healthy","p90_ms":400}'],
+      ["pool/fra-1", `{"origin":"https://fra-1.example.com",${slow}}`],
+      ["health/ams-1", '{"status":"healthy","p90_ms":900}'],
+      ["pool/ams-1", `{"origin":"https://ams-1.example.com",${slow}}`],
+    ].map(([rel, value], i) => ({ key: `${P}${rel}`, value: value as string, modRevision: i + 1 }));
+    const index = new RoutingIndex(P);
+    for (const e of entries) index.upsert(e);
+    const incremental = compileState(index.state(), 4, opts()).map;
+    const afresh = compile({ revision: 4, entries }, opts()).map;
+    expect(Object.keys(incremental.sheds ?? {})).toEqual(["ams-1", "fra-1"]);
+    expect(JSON.stringify(incremental)).toBe(JSON.stringify(afresh));
+  });
+
   it("decodes a key again only when its mod_revision moves, and everything after clear", () => {
     const index = new RoutingIndex(P);
     const put = (value: string, modRevision?: number) =>
