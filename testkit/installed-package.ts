@@ -24,7 +24,8 @@ export interface InstalledPackage {
 /**
  * Packs the checkout (npm runs `prepare`, i.e. `npm run build`, first) and installs the tarball
  * with production dependencies only into a fresh directory outside the checkout, so nothing
- * resolves from the repository's node_modules. Needs the npm registry (or a warm npm cache).
+ * resolves from the repository's node_modules. The package has no dependencies (its bundles
+ * carry them), so the install asks the registry for nothing.
  */
 export async function installPackage(): Promise<InstalledPackage> {
   const dir = mkdtempSync(join(tmpdir(), "edge-package-"));
