@@ -17,6 +17,7 @@ import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import type { Problem } from "./problem.js";
 import { carriedRoute } from "./route-carry-over.js";
+import type { CountryInputs } from "./route-memo.js";
 import type { RoutingIndex } from "./routing-index.js";
 import {
   floorRoute,
@@ -101,6 +102,8 @@ export function compileState(
    * The own rule: valid now, else the last valid one while the (invalid) key exists. For a
    * fenced country, a rule that crosses its fence is invalid, and so is such a last valid one.
    */
+  // Set when a resolve reads a last valid rule off the previous map: its outcome is not kept.
+  let readPrevious = false;
   const ownRule = (
     cc: string,
     fenced?: FenceOf,
@@ -111,6 +114,7 @@ export function compileState(
     const rule = inFence(key, usable, subject, fenced);
     if (rule) return { rule, valid: true };
     if (!state.countries.has(cc) && !state.invalidCountries.has(cc)) return undefined;
+    readPrevious = true;
     const last = lastValidRule(prev, cc);
     const lastInFence = last && fenced ? inFence(key, last, subject, fenced) : last;
     return lastInFence ? { rule: lastInFence, valid: false } : undefined;
@@ -173,13 +177,48 @@ export function compileState(
 
   const originOf = (pool: string) => originFor(pool, state, opts.originTemplate);
   const countries: Record<string, Route> = {};
+  const inputsOf = (cc: string): CountryInputs => {
+    const k = continentOf(cc);
+    const c = k ? continentRule.get(k) : undefined;
+    const o = k ? continentOverride.get(k) : undefined;
+    return {
+      own: state.countries.get(cc),
+      ownInvalid: state.invalidCountries.has(cc),
+      override: state.overrides.get(cc),
+      overrideInvalid: state.invalidOverrides.has(cc),
+      continent: c?.rule,
+      continentValid: c?.valid ?? false,
+      continentOverride: o?.rule,
+      continentOverrideKey: o?.key,
+    };
+  };
+  /** An unfenced country: its outcome from the memo, else resolved (and kept when it can be). */
+  const unfenced = (cc: string): Route | undefined => {
+    const previous = prev?.countries[cc];
+    const inputs = memo ? inputsOf(cc) : undefined;
+    const hit = memo && inputs ? memo.country(cc, inputs, previous) : null;
+    if (hit) {
+      problems.push(...hit.problems);
+      if (hit.kept) kept[cc] = hit.kept;
+      return hit.route;
+    }
+    const from = problems.length;
+    readPrevious = false;
+    const resolved = resolve(cc);
+    const route = resolved && carry(resolved, previous);
+    if (memo && inputs && !readPrevious)
+      memo.keepCountry(cc, inputs, { route, kept: kept[cc], problems: problems.slice(from) });
+    return route;
+  };
+
   for (const cc of [...ccs].sort()) {
     const fenced = cover.byCountry.get(cc);
-    const route = resolve(cc, fenced);
     if (!fenced) {
-      if (route) countries[cc] = carry(route, prev?.countries[cc]);
+      const route = unfenced(cc);
+      if (route) countries[cc] = route;
       continue;
     }
+    const route = resolve(cc, fenced);
     // docs/reference.md §10: the default, checked against this country's fence, then the fence
     // holds whatever decided (the fence's floor when nothing inside it is left).
     const decided = route ?? resolve(DEFAULT_CC, fenced, cc);

@@ -1,5 +1,6 @@
 import type { KeptRule, Route } from "./compiled-map.js";
 import { sameReports } from "./pool-checkers.js";
+import type { Problem } from "./problem.js";
 import type { RouteSettings } from "./rule-route.js";
 import type { RoutingState } from "./snapshot.js";
 
@@ -9,6 +10,42 @@ export interface RouteInputs extends RouteSettings {
   readonly health: RoutingState["health"];
   /** The shed share of each shedding pool (percent). */
   readonly shares: ReadonlyMap<string, number>;
+}
+
+/**
+ * What decides one unfenced country's route besides the {@link RouteInputs}, each as the object
+ * the state holds (a `RoutingIndex` keeps a key's rule object while the key is unchanged).
+ */
+export interface CountryInputs {
+  readonly own: KeptRule | undefined;
+  readonly ownInvalid: boolean;
+  readonly override: KeptRule | undefined;
+  readonly overrideInvalid: boolean;
+  /** The continent's rule and override as compile walks them (`continentRules`). */
+  readonly continent: KeptRule | undefined;
+  readonly continentValid: boolean;
+  readonly continentOverride: KeptRule | undefined;
+  readonly continentOverrideKey: string | undefined;
+}
+
+/** What resolving a country gave: its route as the map holds it, its `kept` rule, its problems. */
+export interface CountryOutcome {
+  readonly route: Route | undefined;
+  readonly kept: KeptRule | undefined;
+  readonly problems: readonly Problem[];
+}
+
+function sameCountryInputs(a: CountryInputs, b: CountryInputs): boolean {
+  return (
+    a.own === b.own &&
+    a.ownInvalid === b.ownInvalid &&
+    a.override === b.override &&
+    a.overrideInvalid === b.overrideInvalid &&
+    a.continent === b.continent &&
+    a.continentValid === b.continentValid &&
+    a.continentOverride === b.continentOverride &&
+    a.continentOverrideKey === b.continentOverrideKey
+  );
 }
 
 function sameShares(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
@@ -33,18 +70,25 @@ function sameInputs(a: RouteInputs, b: RouteInputs): boolean {
  * its route back without computing it again, as long as the pools, their reports, the shed shares
  * and the route settings are the same ones. Any other change starts afresh. A compile's output is
  * the same with or without a memo; routes are never mutated, so handing one out twice is safe.
+ *
+ * It also keeps what each unfenced country resolved to, so a compile after a change to one key
+ * resolves only the countries that key decides: the others take their {@link CountryOutcome}
+ * back while their {@link CountryInputs} are the same objects and the previous map still holds
+ * the route the memo kept (a map from elsewhere, such as KV, resolves every country afresh).
  */
 export class RouteMemo {
   private inputs: RouteInputs | null = null;
   private routes = new WeakMap<KeptRule, Map<string, Route>>();
   /** Where each route handed out sits, so {@link carried} can replace it. */
   private places = new WeakMap<Route, Map<string, Route>>();
+  private countries = new Map<string, { inputs: CountryInputs; outcome: CountryOutcome }>();
 
   /** Starts a compile with `inputs`: the routes kept stay only if they are the same. */
   begin(inputs: RouteInputs): void {
     if (!this.inputs || !sameInputs(this.inputs, inputs)) {
       this.routes = new WeakMap();
       this.places = new WeakMap();
+      this.countries.clear();
     }
     this.inputs = inputs;
   }
@@ -77,5 +121,24 @@ export class RouteMemo {
         bySource.set(source, carried);
         this.places.set(carried, bySource);
       }
+  }
+
+  /**
+   * The outcome kept for `cc`, when its inputs are the same objects and `previous` (the previous
+   * map's route for `cc`) is the route kept: resolving it again would give the same.
+   */
+  country(cc: string, inputs: CountryInputs, previous: Route | undefined): CountryOutcome | null {
+    const kept = this.countries.get(cc);
+    if (!kept || kept.outcome.route !== previous || !sameCountryInputs(kept.inputs, inputs))
+      return null;
+    return kept.outcome;
+  }
+
+  /**
+   * Keeps what `cc` resolved to from `inputs`. Only for an outcome that depends on nothing else
+   * of the previous map than the route it carried over (not a last valid rule read off it).
+   */
+  keepCountry(cc: string, inputs: CountryInputs, outcome: CountryOutcome): void {
+    this.countries.set(cc, { inputs, outcome });
   }
 }

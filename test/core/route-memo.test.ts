@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CompiledMap,
+  type CountryInputs,
   compileState,
   type KeptRule,
   type Route,
@@ -86,6 +87,92 @@ describe("RouteMemo", () => {
     memo.carried(route("fra-1"), route("ams-1")); // not one of the memo's: ignored
     memo.begin(inputs());
     expect(memo.route(rule, "country/DE", () => route("ams-1"))).toBe(older);
+  });
+
+  it("gives a country's outcome back only for the same inputs and the route it kept", () => {
+    const { memo, inputs } = setup();
+    const rule: KeptRule = { primary: "fra-1", fallbacks: [] };
+    const base: CountryInputs = {
+      own: rule,
+      ownInvalid: false,
+      override: undefined,
+      overrideInvalid: false,
+      continent: undefined,
+      continentValid: false,
+      continentOverride: undefined,
+      continentOverrideKey: undefined,
+    };
+    const kept = route("fra-1");
+    const outcome = { route: kept, kept: undefined, problems: [] };
+    memo.begin(inputs());
+    memo.keepCountry("DE", base, outcome);
+    expect(memo.country("DE", { ...base }, kept)).toBe(outcome);
+    expect(memo.country("FR", base, kept)).toBeNull();
+    // A previous map from elsewhere (KV): its route is another object, even with the same data.
+    expect(memo.country("DE", base, route("fra-1"))).toBeNull();
+    expect(memo.country("DE", base, undefined)).toBeNull();
+    const other: KeptRule = { primary: "fra-1", fallbacks: [] };
+    const changed: Array<Partial<CountryInputs>> = [
+      { own: other },
+      { ownInvalid: true },
+      { override: other },
+      { overrideInvalid: true },
+      { continent: other },
+      { continentValid: true },
+      { continentOverride: other },
+      { continentOverrideKey: "override/EU" },
+    ];
+    for (const change of changed)
+      expect(memo.country("DE", { ...base, ...change }, kept), JSON.stringify(change)).toBeNull();
+    // New pools, reports, shares or settings: every country resolves again.
+    memo.begin(inputs(new Map([["fra-1", 50]])));
+    expect(memo.country("DE", base, kept)).toBeNull();
+  });
+
+  it("resolves again only the country a change decides, and hands the others on as they were", () => {
+    const index = new RoutingIndex(P);
+    const seed = world({
+      "continent/EU": { primary: "ams-1", fallbacks: ["par-1"] },
+      "pool/lon-1": { origin: "https://lon-1.example.net" },
+      "health/lon-1": { status: "unhealthy" },
+      "country/FR": { primary: "lon-1", fallbacks: ["par-1"] },
+      "override/FR": { primary: "gone-1", fallbacks: [] },
+    });
+    Object.entries(seed).forEach(([rel, v], i) => {
+      const value = typeof v === "string" ? v : JSON.stringify(v);
+      index.upsert({ key: `${P}${rel}`, value, modRevision: i + 1 });
+    });
+    const memo = new RouteMemo();
+    const first = compileState(index.state(), 20, opts({ routeMemo: memo })).map;
+    index.upsert({
+      key: `${P}country/DE`,
+      value: JSON.stringify({ primary: "ams-1", fallbacks: [] }),
+      modRevision: 21,
+    });
+    const { map: second, problems } = compileState(
+      index.state(),
+      21,
+      opts({ previous: first, routeMemo: memo }),
+    );
+    expect(second.countries.DE?.pool).toBe("ams-1");
+    expect(second.countries.DE).not.toBe(first.countries.DE);
+    expect(second.countries.AT).toBe(first.countries.AT);
+    // FR's route leaves out its unhealthy primary, and its override names an undefined pool: its
+    // route, its kept rule and its problem come back from the memo too.
+    expect(second.countries.FR).toBe(first.countries.FR);
+    expect(second.countries.FR?.pool).toBe("par-1");
+    expect(second.kept?.FR).toBe(first.kept?.FR);
+    expect(second.kept?.FR).toEqual({ primary: "lon-1", fallbacks: ["par-1"] });
+    expect(problems.filter((p) => p.key === "override/FR").map((p) => p.code)).toEqual([
+      "dangling-reference",
+    ]);
+    // The same compile from a previous map read back from KV resolves every country afresh.
+    const parsed = JSON.parse(JSON.stringify(first)) as CompiledMap;
+    const fresh = compileState(index.state(), 21, opts({ previous: parsed })).map;
+    const again = compileState(index.state(), 21, opts({ previous: parsed, routeMemo: memo })).map;
+    expect(again.countries.AT).toBe(parsed.countries.AT);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(fresh));
+    expect(JSON.stringify(second)).toBe(JSON.stringify(fresh));
   });
 
   it("leaves every compile of a changing prefix as it is without one", () => {
