@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isPoolName } from "./keys.js";
 import { attrsProblem } from "./market-attrs.js";
-import { originProblem } from "./origin-check.js";
+import { checkOrigin } from "./origin-check.js";
 import { VALUE_FREE } from "./value-free-issue.js";
 
 /** Most fallbacks a rule may list. */
@@ -125,13 +125,12 @@ export type OverrideRule = z.output<typeof OverrideRuleSchema>;
  * An absolute http(s) URL with no path, query, fragment or credentials; a trailing `/`, any case
  * and a default port are fine. The output is the normalized origin (`https://fra-1.example.net`).
  */
-export const OriginSchema = z
-  .string()
-  .superRefine((s, ctx) => {
-    const problem = originProblem(s);
-    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-  })
-  .transform((s) => new URL(s).origin);
+export const OriginSchema = z.string().transform((s, ctx) => {
+  const c = checkOrigin(s);
+  if (c.ok) return c.origin;
+  ctx.addIssue({ code: "custom", message: c.problem });
+  return z.NEVER;
+});
 
 /** Most checkers a quorum may ask for. */
 export const MAX_QUORUM = 64;
