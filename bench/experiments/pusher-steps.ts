@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { NODE_TARGET, nodeBundlePlugin } from "../../scripts/node-bundle.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { putOne } from "../lib/etcd-load.js";
 import { growthFixture, growthRule, scaleFixture } from "../lib/fixture.js";
@@ -22,16 +23,18 @@ import { summarize } from "../lib/stats.js";
 
 const changes = Number(process.argv[2] ?? 30);
 const file = join(tmpdir(), `edge-probe-${process.pid}.log`);
-const bundleDir = fileURLToPath(new URL("../../.tmp/pusher-steps/", import.meta.url));
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const bundleDir = join(root, ".tmp/pusher-steps/");
 await build({
   entryPoints: { hooks: fileURLToPath(new URL("./pusher-steps-hooks.ts", import.meta.url)) },
   outdir: bundleDir,
+  absWorkingDir: root,
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
-  target: "node22.12",
-  packages: "external",
+  target: NODE_TARGET,
+  plugins: [nodeBundlePlugin(root)],
   logLevel: "warning",
 });
 process.env.BENCH_PUSHER_ENTRY = join(bundleDir, "hooks.js");
