@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { listenGuarded } from "../adapters/guarded-listener.js";
 import type { PusherMetrics } from "./metrics.js";
+import { writeMetrics } from "./metrics-response.js";
 import type { PusherStatus } from "./status.js";
 import type { UiHandler } from "./ui/ui-handler.js";
 
@@ -48,13 +49,7 @@ export async function startStatusServer(opts: {
       } else if (path === "/status") {
         json(200, status.document());
       } else if (path === "/metrics") {
-        metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { "content-type": metrics.registry.contentType });
-            res.end(text);
-          },
-          () => json(500, { error: "metrics unavailable" }),
-        );
+        void writeMetrics(metrics.registry, res, () => json(500, { error: "metrics unavailable" }));
       } else if (!opts.ui?.serve(req, res, path)) {
         json(404, { error: "not found" });
       }
