@@ -133,8 +133,10 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       if (waited === null) {
         const exit = pusher.proc.child.exitCode ?? pusher.proc.child.signalCode;
         const said = pusher.warnings.slice(-3).map((w) => w.msg);
+        // A crash (a V8 heap limit, an abort) says why on stderr, not in a log line.
+        const tail = exit === null ? "" : `\n${pusher.proc.output().slice(-1_500)}`;
         throw new Error(
-          `change ${i} (revision ${rev}) never reached KV; pusher ${exit === null ? "running" : `exited (${exit})`}${said.length ? `, last warnings: ${said.join(" | ")}` : ""}`,
+          `change ${i} (revision ${rev}) never reached KV; pusher ${exit === null ? "running" : `exited (${exit})`}${said.length ? `, last warnings: ${said.join(" | ")}` : ""}${tail}`,
         );
       }
       putToKv.push(performance.now() - t0);
