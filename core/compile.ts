@@ -98,12 +98,12 @@ export function compileState(
     return undefined;
   };
 
+  // Set when a resolve reads a last valid rule off the previous map: its outcome is not kept.
+  let readPrevious = false;
   /**
    * The own rule: valid now, else the last valid one while the (invalid) key exists. For a
    * fenced country, a rule that crosses its fence is invalid, and so is such a last valid one.
    */
-  // Set when a resolve reads a last valid rule off the previous map: its outcome is not kept.
-  let readPrevious = false;
   const ownRule = (
     cc: string,
     fenced?: FenceOf,

@@ -18,7 +18,7 @@ function drained(res: ServerResponse): Promise<void> {
  * Answers a scrape with `registry`'s text (the Prometheus format) one metric at a time: the same
  * bytes as `registry.metrics()`, but only one metric's text and garbage is alive at once. At
  * 50,000 pools the per-pool gauges are most of a scrape; rendered whole, its text and garbage
- * (~140 MiB at the peak) outgrew the unit's old space beside a 100,000-key prefix.
+ * peak at ~140 MiB, more than the unit's old space holds beside a 100,000-key prefix.
  * Resolves once the answer is written; a metric that fails before anything is sent gives
  * `onError`'s answer, one that fails later cuts the response (the scraper sees a failed scrape).
  */
@@ -30,6 +30,8 @@ export async function writeMetrics(
   const names = registry.getMetricsAsArray().map((m) => m.name);
   let first = true;
   for (const name of names) {
+    // A scraper that hung up gets nothing more, and costs no more rendering.
+    if (res.destroyed) return;
     let text: string;
     try {
       text = await registry.getSingleMetricAsString(name);
@@ -38,13 +40,14 @@ export async function writeMetrics(
       else res.destroy();
       return;
     }
+    if (res.destroyed) return;
     if (first) res.writeHead(200, { "content-type": registry.contentType });
     // registry.metrics() joins the metrics with a blank line and ends with a newline.
     // A scraper that hangs up never drains: its close ends the wait.
     if (!res.write(first ? text : `\n\n${text}`) && !res.destroyed) await drained(res);
-    if (res.destroyed) return;
     first = false;
   }
+  if (res.destroyed) return;
   if (first) res.writeHead(200, { "content-type": registry.contentType });
   res.end("\n");
 }

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,13 +11,15 @@ afterEach(async () => {
 });
 
 /** A loopback server answering every request with `writeMetrics(registry)`. */
-async function serve(registry: Registry): Promise<string> {
+async function serve(registry: Registry, answers: Array<Promise<void>> = []): Promise<string> {
   const server = createServer((_req, res) => {
-    void writeMetrics(registry, res, () => {
-      res
-        .writeHead(500, { "content-type": "application/json" })
-        .end('{"error":"metrics unavailable"}');
-    });
+    answers.push(
+      writeMetrics(registry, res, () => {
+        res
+          .writeHead(500, { "content-type": "application/json" })
+          .end('{"error":"metrics unavailable"}');
+      }),
+    );
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -94,5 +96,42 @@ describe("writeMetrics", () => {
     // Cut after its 200 went out or before: either way the scraper sees a failed scrape.
     const url = await serve(later);
     await expect(fetch(url).then((r) => r.text())).rejects.toThrow();
+  });
+
+  it("stops rendering for a scraper that hangs up mid-answer", async () => {
+    const registry = new Registry();
+    new PoolGauge({
+      name: "t_big",
+      help: "far more than the socket buffers",
+      registry,
+      read: function* () {
+        for (let i = 0; i < 300_000; i++) yield [`pool-${i}`, i];
+      },
+    });
+    let collected = 0;
+    new Gauge({
+      name: "t_after",
+      help: "after the big one",
+      registers: [registry],
+      collect() {
+        collected += 1;
+      },
+    });
+    const answers: Array<Promise<void>> = [];
+    const url = new URL(await serve(registry, answers));
+    await new Promise<void>((resolve, reject) => {
+      const req = get(url, (res) => {
+        res.once("data", () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on("error", () => {});
+      req.on("close", resolve);
+      setTimeout(() => reject(new Error("no answer")), 10_000).unref();
+    });
+    await Promise.all(answers);
+    expect(answers).toHaveLength(1);
+    expect(collected).toBe(0);
   });
 });
