@@ -97,6 +97,26 @@ export async function heldLeases(world: World): Promise<number | null> {
   return null;
 }
 
+/**
+ * The leases held once the start has settled: polled every 500 ms until they are `expected` (one
+ * per heartbeat and electing pusher), or `waitMs` has passed, when the last count stands. A grant
+ * whose answer was lost while the cluster started (the client asked another member) leaves a lease
+ * nothing holds; it expires within its TTL and is no baseline.
+ */
+export async function settledLeases(
+  world: World,
+  expected: number,
+  waitMs: number,
+): Promise<number | null> {
+  const deadline = Date.now() + waitMs;
+  let held = await heldLeases(world);
+  while (held !== expected && Date.now() < deadline) {
+    await sleep(500);
+    held = (await heldLeases(world)) ?? held;
+  }
+  return held;
+}
+
 /** A kill, and when the leases of what it killed must be gone (its TTL after the kill). */
 export interface KillEvent {
   readonly t: number;

@@ -24,6 +24,7 @@ import {
   heldLeases,
   type KillEvent,
   type LeasePoll,
+  settledLeases,
 } from "./oracle.js";
 import { writePlots } from "./plots.js";
 import { printReport } from "./report.js";
@@ -31,7 +32,7 @@ import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
-import { FLOOR_POOL, startWorld } from "./world.js";
+import { FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -42,8 +43,13 @@ async function main(): Promise<number> {
   const seconds = opts.minutes * 60;
   const cleanup = new Cleanup();
   let stopping = false;
+  let signalled = false;
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    process.once(sig, () => {
+    // Ctrl-C reaches the whole process group (npm, tsx, this process), so the signal comes more
+    // than once: the cleanup runs once and to its end, or etcd and the heartbeats are left behind.
+    process.on(sig, () => {
+      if (signalled) return;
+      signalled = true;
       stopping = true;
       log(`${sig}: stopping`);
       void cleanup.runAll().then(() => process.exit(130));
@@ -69,10 +75,12 @@ async function main(): Promise<number> {
     cleanup.add("driver", () => driver.stop());
     const alive = () => !stopping && clock.now() < seconds;
 
-    const baseline = await heldLeases(world);
+    const expected = world.heartbeats.length + world.pushers.length;
+    const atStart = await heldLeases(world);
+    const baseline = await settledLeases(world, expected, (HEARTBEAT_TTL + 5) * 1000);
     if (baseline === null) throw new Error("etcd listed no leases at start");
     log(
-      `leases held at start: ${baseline} (${world.heartbeats.length} heartbeats, ${world.pushers.length} pushers)`,
+      `leases held at start: ${atStart ?? "unknown"}, settled: ${baseline} (${world.heartbeats.length} heartbeats, ${world.pushers.length} pushers)`,
     );
 
     const samples: Sample[] = [];
@@ -200,7 +208,7 @@ async function main(): Promise<number> {
         p50Ms: ms[Math.floor(ms.length / 2)] ?? null,
         maxMs: ms[ms.length - 1] ?? null,
       },
-      leases: { baseline, final: finalHeld, kills },
+      leases: { atStart, baseline, final: finalHeld, kills },
       etcdMetricNames: [...metricNames].sort(),
       events,
       badAnswers: edge.bad,

@@ -1,13 +1,16 @@
 // What one /metrics scrape costs in V8's heap at a large prefix. `node --expose-gc --import tsx
-// bench/experiments/metrics-heap.ts [keys]` (default 100,000): the growth fixture compiled, the
-// pusher's registry fed that compile, then scraped; prints heapUsed after GC before and after, the
-// peak seen during the scrape (garbage included), the text's size, and what the registry keeps.
+// bench/experiments/metrics-heap.ts [keys] [stream]` (default 100,000): the growth fixture
+// compiled, the pusher's registry fed that compile, then scraped, whole (`registry.metrics()`) or
+// with `stream` one metric at a time as the pusher answers; prints heapUsed after GC before and
+// after, the peak seen during the scrape (garbage included), the text's size, and what the
+// registry keeps.
 import { compileState, RoutingIndex } from "../../core/index.js";
 import { createMetrics } from "../../pusher/metrics.js";
 import { PusherStatus } from "../../pusher/status.js";
 import { growthFixture } from "../lib/fixture.js";
 
 const keys = Number(process.argv[2] ?? 100_000);
+const stream = process.argv[3] === "stream";
 const prefix = "/edge/";
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with node --expose-gc");
@@ -38,15 +41,24 @@ const sampler = setInterval(() => {
   peak = Math.max(peak, mib(false));
 }, 1);
 const t0 = performance.now();
-let text: string | null = await metrics.registry.metrics();
-const textMib = text.length / 2 ** 20;
+let textMib = 0;
+if (stream) {
+  // As pusher/metrics-response.ts answers: one metric's text at a time, each let go once sent.
+  for (const m of metrics.registry.getMetricsAsArray()) {
+    const one = await metrics.registry.getSingleMetricAsString(m.name);
+    textMib += one.length / 2 ** 20;
+    peak = Math.max(peak, mib(false));
+  }
+} else {
+  const text = await metrics.registry.metrics();
+  textMib = text.length / 2 ** 20;
+  peak = Math.max(peak, mib(false));
+}
 const scrapeMs = performance.now() - t0;
 clearInterval(sampler);
-peak = Math.max(peak, mib(false));
-text = null;
 await new Promise((r) => setTimeout(r, 10));
 const after = mib();
 process.stdout.write(
-  `fed ${(fed - before).toFixed(1)} MiB; scrape ${scrapeMs.toFixed(0)} ms, ${textMib.toFixed(1)} MiB of text, ` +
+  `${stream ? "streamed" : "whole"}: fed ${(fed - before).toFixed(1)} MiB; scrape ${scrapeMs.toFixed(0)} ms, ${textMib.toFixed(1)} MiB of text, ` +
     `heap peak +${(peak - fed).toFixed(1)} MiB (sampled), kept after +${(after - fed).toFixed(1)} MiB\n`,
 );

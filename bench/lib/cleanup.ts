@@ -14,8 +14,21 @@ export class Cleanup {
     };
   }
 
-  /** Runs every step, newest first; a failing step does not stop the others. */
-  async runAll(): Promise<void> {
+  private running: Promise<void> | null = null;
+
+  /**
+   * Runs every step, newest first; a failing step does not stop the others. A call while a run
+   * is under way waits for that run to end (a signal's cleanup and the program's own `finally`
+   * both ask), so no caller goes on while a step is still stopping something.
+   */
+  runAll(): Promise<void> {
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
     while (this.steps.length) {
       const step = this.steps.pop();
       if (!step) break;
