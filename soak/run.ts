@@ -45,8 +45,8 @@ async function main(): Promise<number> {
   let stopping = false;
   let signalled = false;
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    // Ctrl-C reaches the whole process group (npm, tsx, this process), so the signal comes more
-    // than once: the cleanup runs once and to its end, or etcd and the heartbeats are left behind.
+    // Ctrl-C reaches the whole process group (npm, tsx, this process): the signal may come more
+    // than once, and the cleanup starts once.
     process.on(sig, () => {
       if (signalled) return;
       signalled = true;
