@@ -1,8 +1,9 @@
 import type { CompileOptions, CompileResult } from "./compile-options.js";
 import type { CompiledMap, KeptRule, Route } from "./compiled-map.js";
-import { continentRules } from "./continent-rules.js";
+import { continentRules, unshownContinentRules } from "./continent-rules.js";
 import { continentOf, countriesOf } from "./continents.js";
 import { DEFAULT_CC } from "./countries.js";
+import { countryInputsOf } from "./country-inputs.js";
 import {
   type FenceOf,
   fenceCover,
@@ -11,13 +12,12 @@ import {
   fenceRoute,
   fencesInForce,
 } from "./fences.js";
-import { lastValidRule, routeShowsRule, routeShowsRuleOf } from "./last-valid-rule.js";
+import { lastValidRule, routeShowsRule } from "./last-valid-rule.js";
 import { DEFAULT_ROUTES_BUDGET_BYTES, fitProblems, listingProblems } from "./map-budget.js";
 import { mergeAttrs } from "./market-attrs.js";
 import { withoutExpiredOverrides } from "./override-expiry.js";
 import type { Problem } from "./problem.js";
 import { carriedRoute } from "./route-carry-over.js";
-import type { CountryInputs } from "./route-memo.js";
 import type { RoutingIndex } from "./routing-index.js";
 import {
   floorRoute,
@@ -177,26 +177,11 @@ export function compileState(
 
   const originOf = (pool: string) => originFor(pool, state, opts.originTemplate);
   const countries: Record<string, Route> = {};
-  const inputsOf = (cc: string): CountryInputs => {
-    const k = continentOf(cc);
-    const c = k ? continentRule.get(k) : undefined;
-    const o = k ? continentOverride.get(k) : undefined;
-    return {
-      own: state.countries.get(cc),
-      ownInvalid: state.invalidCountries.has(cc),
-      override: state.overrides.get(cc),
-      overrideInvalid: state.invalidOverrides.has(cc),
-      continent: c?.rule,
-      continentValid: c?.valid ?? false,
-      continentOverride: o?.rule,
-      continentOverrideKey: o?.key,
-    };
-  };
   /** An unfenced country: its outcome from the memo, else resolved (and kept when it can be). */
   const unfenced = (cc: string): Route | undefined => {
     const previous = prev?.countries[cc];
-    const inputs = memo ? inputsOf(cc) : undefined;
-    const hit = memo && inputs ? memo.country(cc, inputs, previous) : null;
+    const inputs = memo && countryInputsOf(cc, state, continentRule, continentOverride);
+    const hit = inputs && memo?.country(cc, inputs, previous);
     if (hit) {
       problems.push(...hit.problems);
       if (hit.kept) kept[cc] = hit.kept;
@@ -206,8 +191,8 @@ export function compileState(
     readPrevious = false;
     const resolved = resolve(cc);
     const route = resolved && carry(resolved, previous);
-    if (memo && inputs && !readPrevious)
-      memo.keepCountry(cc, inputs, { route, kept: kept[cc], problems: problems.slice(from) });
+    if (inputs && !readPrevious)
+      memo?.keepCountry(cc, inputs, { route, kept: kept[cc], problems: problems.slice(from) });
     return route;
   };
 
@@ -232,17 +217,7 @@ export function compileState(
       prev?.countries[cc],
     );
   }
-  // A continent rule no country shows whole (hidden, invalid, unhealthy pools) is kept too.
-  for (const [k, c] of continentRule) {
-    const source = `continent/${k}`;
-    const shown =
-      c.valid &&
-      countriesOf(k).some((cc) => {
-        const r = countries[cc];
-        return r !== undefined && routeShowsRuleOf(r, c.rule, source);
-      });
-    if (!shown) kept[source] = keptOf(c.rule);
-  }
+  Object.assign(kept, unshownContinentRules(continentRule, countries));
 
   // A fenced country's `_default` is resolved again: its key's problems are reported once.
   const sorted = listingProblems(problems);

@@ -1,6 +1,7 @@
-import type { CompiledMap } from "./compiled-map.js";
-import { CONTINENT_CODES, type ContinentCode } from "./continents.js";
-import { lastValidContinentRule } from "./last-valid-rule.js";
+import type { CompiledMap, KeptRule, Route } from "./compiled-map.js";
+import { CONTINENT_CODES, type ContinentCode, countriesOf } from "./continents.js";
+import { lastValidContinentRule, routeShowsRuleOf } from "./last-valid-rule.js";
+import { keptOf } from "./rule-route.js";
 import type { CountryRule, OverrideRule } from "./schema.js";
 import type { RoutingState } from "./snapshot.js";
 
@@ -50,4 +51,26 @@ export function continentRules(
     if (o && ok) overrides.set(k, { key: o.key, rule: ok });
   }
   return { rules, overrides };
+}
+
+/**
+ * The continent rules no country's route shows whole (the rule is invalid now, hidden by country
+ * rules, or its pools are unhealthy), by `continent/K`: the map keeps them for the next compile.
+ */
+export function unshownContinentRules(
+  rules: ReadonlyMap<ContinentCode, ContinentRule>,
+  countries: Readonly<Record<string, Route>>,
+): Record<string, KeptRule> {
+  const out: Record<string, KeptRule> = {};
+  for (const [k, c] of rules) {
+    const source = `continent/${k}`;
+    const shown =
+      c.valid &&
+      countriesOf(k).some((cc) => {
+        const r = countries[cc];
+        return r !== undefined && routeShowsRuleOf(r, c.rule, source);
+      });
+    if (!shown) out[source] = keptOf(c.rule);
+  }
+  return out;
 }

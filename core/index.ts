@@ -3,6 +3,7 @@ export * from "./compile-options.js";
 export * from "./compiled-map.js";
 export * from "./continents.js";
 export * from "./countries.js";
+export * from "./country-inputs.js";
 export * from "./defaults.js";
 export * from "./desired-state.js";
 export * from "./duration.js";

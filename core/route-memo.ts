@@ -1,4 +1,5 @@
 import type { KeptRule, Route } from "./compiled-map.js";
+import { type CountryInputs, sameCountryInputs } from "./country-inputs.js";
 import { sameReports } from "./pool-checkers.js";
 import type { Problem } from "./problem.js";
 import type { RouteSettings } from "./rule-route.js";
@@ -12,40 +13,11 @@ export interface RouteInputs extends RouteSettings {
   readonly shares: ReadonlyMap<string, number>;
 }
 
-/**
- * What decides one unfenced country's route besides the {@link RouteInputs}, each as the object
- * the state holds (a `RoutingIndex` keeps a key's rule object while the key is unchanged).
- */
-export interface CountryInputs {
-  readonly own: KeptRule | undefined;
-  readonly ownInvalid: boolean;
-  readonly override: KeptRule | undefined;
-  readonly overrideInvalid: boolean;
-  /** The continent's rule and override as compile walks them (`continentRules`). */
-  readonly continent: KeptRule | undefined;
-  readonly continentValid: boolean;
-  readonly continentOverride: KeptRule | undefined;
-  readonly continentOverrideKey: string | undefined;
-}
-
 /** What resolving a country gave: its route as the map holds it, its `kept` rule, its problems. */
 export interface CountryOutcome {
   readonly route: Route | undefined;
   readonly kept: KeptRule | undefined;
   readonly problems: readonly Problem[];
-}
-
-function sameCountryInputs(a: CountryInputs, b: CountryInputs): boolean {
-  return (
-    a.own === b.own &&
-    a.ownInvalid === b.ownInvalid &&
-    a.override === b.override &&
-    a.overrideInvalid === b.overrideInvalid &&
-    a.continent === b.continent &&
-    a.continentValid === b.continentValid &&
-    a.continentOverride === b.continentOverride &&
-    a.continentOverrideKey === b.continentOverrideKey
-  );
 }
 
 function sameShares(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {

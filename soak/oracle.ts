@@ -5,7 +5,7 @@ import { describeMismatch, matches, readSnapshot } from "../testkit/map-oracle.j
 import type { SoakClock } from "./clock.js";
 import type { Driver } from "./driver.js";
 import { boostLeases, listedLeases } from "./etcd-figures.js";
-import { FLOOR_POOL, type World } from "./world.js";
+import { FLOOR_POOL, HEARTBEAT_TTL, type World } from "./world.js";
 
 /** One check that KV caught up with etcd. */
 export interface Convergence {
@@ -115,6 +115,20 @@ export async function settledLeases(
     held = (await heldLeases(world)) ?? held;
   }
   return held;
+}
+
+/**
+ * The leases held as the soak starts, and its baseline: {@link settledLeases} for one lease per
+ * heartbeat and electing pusher, waited for up to the heartbeats' TTL + 5 s.
+ */
+export async function leaseBaseline(
+  world: World,
+): Promise<{ atStart: number | null; baseline: number }> {
+  const atStart = await heldLeases(world);
+  const expected = world.heartbeats.length + world.pushers.length;
+  const baseline = await settledLeases(world, expected, (HEARTBEAT_TTL + 5) * 1000);
+  if (baseline === null) throw new Error("etcd listed no leases at start");
+  return { atStart, baseline };
 }
 
 /** A kill, and when the leases of what it killed must be gone (its TTL after the kill). */

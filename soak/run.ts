@@ -24,7 +24,7 @@ import {
   heldLeases,
   type KillEvent,
   type LeasePoll,
-  settledLeases,
+  leaseBaseline,
 } from "./oracle.js";
 import { writePlots } from "./plots.js";
 import { printReport } from "./report.js";
@@ -32,7 +32,8 @@ import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
-import { FLOOR_POOL, HEARTBEAT_TTL, startWorld } from "./world.js";
+import { onStopSignal } from "./stop-signals.js";
+import { FLOOR_POOL, startWorld } from "./world.js";
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -43,18 +44,11 @@ async function main(): Promise<number> {
   const seconds = opts.minutes * 60;
   const cleanup = new Cleanup();
   let stopping = false;
-  let signalled = false;
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    // Ctrl-C reaches the whole process group (npm, tsx, this process): the signal may come more
-    // than once, and the cleanup starts once.
-    process.on(sig, () => {
-      if (signalled) return;
-      signalled = true;
-      stopping = true;
-      log(`${sig}: stopping`);
-      void cleanup.runAll().then(() => process.exit(130));
-    });
-  }
+  onStopSignal((sig) => {
+    stopping = true;
+    log(`${sig}: stopping`);
+    void cleanup.runAll().then(() => process.exit(130));
+  });
   try {
     const world = await startWorld(cleanup, log);
     let measuring: SoakClock | null = null;
@@ -75,10 +69,7 @@ async function main(): Promise<number> {
     cleanup.add("driver", () => driver.stop());
     const alive = () => !stopping && clock.now() < seconds;
 
-    const expected = world.heartbeats.length + world.pushers.length;
-    const atStart = await heldLeases(world);
-    const baseline = await settledLeases(world, expected, (HEARTBEAT_TTL + 5) * 1000);
-    if (baseline === null) throw new Error("etcd listed no leases at start");
+    const { atStart, baseline } = await leaseBaseline(world);
     log(
       `leases held at start: ${atStart ?? "unknown"}, settled: ${baseline} (${world.heartbeats.length} heartbeats, ${world.pushers.length} pushers)`,
     );
