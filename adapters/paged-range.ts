@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import {
   type Etcd3,
   GRPCOutOfRangeError,
@@ -219,8 +220,12 @@ async function readOnce(
       from = Buffer.concat([last.key, Buffer.from([0])]);
       const perKey = bytes / res.kvs.length;
       limit = Math.min(maxKeys, Math.max(1, Math.floor(targetBytes / perKey)));
-      // The next page is asked for before this one is decoded: etcd serves it meanwhile.
+      // The next page is asked for before this one is decoded, so etcd serves it meanwhile.
+      // etcd3 sends a request only from promise callbacks (its retry policy, the connection
+      // pool), which a synchronous sink would hold back until it returns: one turn of the event
+      // loop lets the request out first.
       pending = ask();
+      await setImmediate();
     }
     sink(res.kvs, { revision: Number(header.revision), clusterId: String(header.cluster_id) });
     count += res.kvs.length;

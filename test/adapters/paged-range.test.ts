@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { Etcd3, GRPCResourceExhastedError } from "etcd3";
 import { describe, expect, it } from "vitest";
 import { PagedRangeError, readRangePaged, readRangePages } from "../../adapters/paged-range.js";
@@ -26,6 +27,21 @@ async function putJunk(client: Etcd3, prefix: string, n: number, value: string):
     revision = Number(res.header.revision);
   }
   return revision;
+}
+
+/**
+ * How many Range requests etcd at `endpoint` has started (its `/metrics`), read by a child process
+ * so that it can be asked while this process is busy in a synchronous sink.
+ */
+function rangesStarted(endpoint: string): number {
+  const script = `
+    const text = await (await fetch(${JSON.stringify(`${endpoint}/metrics`)})).text();
+    const line = text.split("\\n").find((l) => l.startsWith("grpc_server_started_total{") &&
+      l.includes('grpc_method="Range"') && l.includes('grpc_service="etcdserverpb.KV"'));
+    process.stdout.write(line ? line.split(" ").at(-1) : "NaN");`;
+  return Number(
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }),
+  );
 }
 
 const BIG = 1_400_000;
@@ -70,7 +86,7 @@ describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () =>
     expect(after.kvs.map((kv) => kv.key.toString())).not.toContain(`${prefix}junk/00299`);
   }, 60_000);
 
-  it("asks for the next page before handing this one to the sink, and ends with no request left", async () => {
+  it("has etcd serving the next page while the sink takes this one, and ends with no request left", async () => {
     const { prefix } = uniqueNames();
     await putJunk(ctx.client, prefix, 200, "v");
     const client = new Etcd3({ hosts: ctx.etcd.endpoint });
@@ -81,12 +97,16 @@ describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () =>
         sent += 1;
         return range(req, opts);
       };
+      const before = rangesStarted(ctx.etcd.endpoint);
       const askedWhenHanded: number[] = [];
+      const etcdHadWhenHanded: number[] = [];
       const read = await readRangePages(
         client,
         prefix,
         () => (kvs) => {
           askedWhenHanded.push(sent);
+          // Asked for is not enough: the request must have reached etcd before the sink runs.
+          etcdHadWhenHanded.push(rangesStarted(ctx.etcd.endpoint) - before);
           expect(kvs).toHaveLength(50);
         },
         { pageKeys: 50 },
@@ -95,6 +115,7 @@ describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () =>
       expect(read.count).toBe(200);
       // Page k is handed over with page k + 1 already asked for; the last page asks for nothing.
       expect(askedWhenHanded).toEqual([2, 3, 4, 4]);
+      expect(etcdHadWhenHanded).toEqual([2, 3, 4, 4]);
       expect(sent).toBe(4);
     } finally {
       client.close();
