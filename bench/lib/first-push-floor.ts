@@ -18,7 +18,7 @@ export async function firstPushFloorMs(
   stack: Stack,
   bytes: number,
   cleanup: Cleanup,
-  nodeOptions: string | null,
+  deployed: Readonly<Record<string, string>>,
 ): Promise<number> {
   const api = stack.kvApi;
   if (!api)
@@ -32,7 +32,7 @@ export async function firstPushFloorMs(
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...deployed,
       FLOOR_ETCD: stack.etcd.endpoint,
       FLOOR_PREFIX: stack.prefix,
       FLOOR_KV_BULK_URL: `${api.url}/accounts/${api.accountId}/storage/kv/namespaces/${api.namespaceId}/bulk`,

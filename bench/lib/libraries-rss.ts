@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { floorBundle } from "./floor-bundle.js";
+import { benchPusherEnvironment } from "./pusher-process.js";
 import { round } from "./stats.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -24,12 +25,17 @@ await new Promise((r) => setTimeout(r, 1500));
 process.stdout.write(String(process.memoryUsage().rss));
 `;
 
-/** RSS in MiB of a Node process that loads the pusher's run-time packages (see the result). */
-export async function librariesRssMb(nodeOptions: string | null): Promise<number | null> {
+/**
+ * RSS in MiB of a Node process that loads the pusher's run-time packages (see the result), with
+ * the pusher's variables from the unit (`deployed`).
+ */
+export async function librariesRssMb(
+  deployed: Readonly<Record<string, string>>,
+): Promise<number | null> {
   const chunks = `${ROOT}dist/chunks/`;
   const sink = readdirSync(chunks).find((f) => /^cloudflare-sink-[^.]+\.js$/.test(f));
   const bundle = await floorBundle("libraries", { source: LIBRARIES });
-  const options = process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions;
+  const env = benchPusherEnvironment(deployed, process.env);
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -38,7 +44,7 @@ export async function librariesRssMb(nodeOptions: string | null): Promise<number
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? "",
-          ...(options ? { NODE_OPTIONS: options } : {}),
+          ...env,
           ...(sink ? { SINK_CHUNK: `${chunks}${sink}` } : {}),
         },
         timeout: 30_000,

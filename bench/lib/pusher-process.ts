@@ -1,3 +1,4 @@
+import { SERVICE_MALLOC_ENV, SERVICE_V8_FLAGS } from "../../bin/service-tuning.js";
 import { type PusherProcess, startPusherProcess } from "../../testkit/pusher-process.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
@@ -12,19 +13,40 @@ export interface BenchPusherOptions {
   readonly port: number;
   readonly cleanup: Cleanup;
   readonly env?: Readonly<Record<string, string>>;
-  /** `NODE_OPTIONS` for the pusher (e.g. the systemd unit's heap bounds); default none. */
-  readonly nodeOptions?: string | null;
+  /** The systemd unit's variables (`deployedEnvironment`: heap bounds, malloc); default none. */
+  readonly deployed?: Readonly<Record<string, string>>;
 }
 
-function nodeOptions(fallback: string | null | undefined): { NODE_OPTIONS?: string } {
-  const v = process.env.BENCH_PUSHER_NODE_OPTIONS ?? fallback;
-  return v ? { NODE_OPTIONS: v } : {};
+/**
+ * The unit's variables as the experiment knobs change them: BENCH_PUSHER_NODE_OPTIONS (even
+ * empty) replaces its `NODE_OPTIONS`; EDGE_PUSHER_TUNED set (even empty) runs the pusher without
+ * bin/service-tuning.js's settings (no malloc variables, no `--expose-gc`, no re-execution).
+ */
+export function benchPusherEnvironment(
+  deployed: Readonly<Record<string, string>>,
+  knobs: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const env: Record<string, string> = { ...deployed };
+  if (knobs.EDGE_PUSHER_TUNED !== undefined) {
+    for (const name of Object.keys(SERVICE_MALLOC_ENV)) delete env[name];
+    if (env.NODE_OPTIONS !== undefined) {
+      env.NODE_OPTIONS = env.NODE_OPTIONS.split(/\s+/)
+        .filter((o) => o && !SERVICE_V8_FLAGS.includes(o))
+        .join(" ");
+    }
+    env.EDGE_PUSHER_TUNED = "0";
+  }
+  const options = knobs.BENCH_PUSHER_NODE_OPTIONS ?? env.NODE_OPTIONS;
+  if (options) env.NODE_OPTIONS = options;
+  else delete env.NODE_OPTIONS;
+  return env;
 }
 
 /**
  * Starts the pusher the bench measures (`npm run bench` builds dist/ first: prebench), stopped by
  * `cleanup`; waits until it answers. BENCH_PUSHER_ENTRY, BENCH_PUSHER_NODE_ARGS,
- * BENCH_PUSHER_NODE_OPTIONS and BENCH_PUSHER_ENV (JSON) change how it runs, for memory experiments.
+ * BENCH_PUSHER_NODE_OPTIONS, EDGE_PUSHER_TUNED and BENCH_PUSHER_ENV (JSON) change how it runs, for
+ * memory experiments.
  */
 export async function startBenchPusher(o: BenchPusherOptions): Promise<PusherProcess> {
   const pusher = await startPusherProcess({
@@ -40,10 +62,7 @@ export async function startBenchPusher(o: BenchPusherOptions): Promise<PusherPro
       KV_SINK: "local",
       KV_LOCAL_PERSIST: o.persistDir,
       KV_NAMESPACE_ID: o.namespaceId,
-      // BENCH_PUSHER_NODE_OPTIONS (even empty) wins, for experiments without editing the bench.
-      ...nodeOptions(o.nodeOptions),
-      // EDGE_PUSHER_TUNED set (even empty): the pusher runs without bin/service-tuning.js's settings.
-      ...(process.env.EDGE_PUSHER_TUNED !== undefined ? { EDGE_PUSHER_TUNED: "0" } : {}),
+      ...benchPusherEnvironment(o.deployed ?? {}, process.env),
       ...(JSON.parse(process.env.BENCH_PUSHER_ENV || "{}") as Record<string, string>),
       ...o.env,
     },

@@ -69,8 +69,8 @@ export async function startStack(
     readonly pusherEnv?: Readonly<Record<string, string>>;
     /** Default `local`. */
     readonly sink?: StackSink;
-    /** `NODE_OPTIONS` for the pusher (see `deployedNodeOptions`). */
-    readonly nodeOptions?: string | null;
+    /** The pusher's variables from the systemd unit (see `deployedEnvironment`). */
+    readonly deployed?: Readonly<Record<string, string>>;
     /** How long to wait for the first push (default 60 s). */
     readonly firstPushTimeoutMs?: number;
   } = {},
@@ -121,7 +121,7 @@ export async function startStack(
     port: await freePort(),
     cleanup,
     env: { ...sinkEnv, ...opts.pusherEnv },
-    nodeOptions: opts.nodeOptions ?? null,
+    deployed: opts.deployed ?? {},
   });
   const reader = standinReader ?? (await openKvReader(persistDir, namespaceId, cleanup));
   const waitKvRevision = async (rev: number, timeoutMs: number, intervalMs = 0) => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { prefixEnd } from "../../adapters/paged-range.js";
 import { Cleanup } from "../lib/cleanup.js";
-import { deployedNodeOptions } from "../lib/deployed-node-options.js";
+import { deployedEnvironment, deployedNodeOptions } from "../lib/deployed-environment.js";
 import { putOne } from "../lib/etcd-load.js";
 import { firstPushFloorMs } from "../lib/first-push-floor.js";
 import { growthFixture, growthRule } from "../lib/fixture.js";
@@ -106,7 +106,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const pools = fixture.filter((e) => e.rel.startsWith("pool/")).length;
     const stack = await startStack(own, fixture, {
       sink: "cloudflare",
-      nodeOptions: deployedNodeOptions(),
+      deployed: deployedEnvironment(),
       firstPushTimeoutMs: 90_000,
     });
     const { pusher, client, prefix } = stack;
@@ -115,7 +115,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const routesBytes = (await stack.reader.get("routes"))?.length ?? 0;
     const floors: number[] = [];
     for (let i = 0; i < 3; i++)
-      floors.push(await firstPushFloorMs(stack, routesBytes, own, deployedNodeOptions()));
+      floors.push(await firstPushFloorMs(stack, routesBytes, own, deployedEnvironment()));
     const putToKv: number[] = [];
     const reads: number[] = [];
     const compiles: number[] = [];

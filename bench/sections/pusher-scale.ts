@@ -2,13 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
 import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { Cleanup } from "../lib/cleanup.js";
-import { deployedNodeOptions } from "../lib/deployed-node-options.js";
+import { deployedEnvironment } from "../lib/deployed-environment.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
 import { librariesRssMb } from "../lib/libraries-rss.js";
 import { metricsCounter } from "../lib/metrics-counter.js";
 import { rssMb } from "../lib/proc.js";
 import { processCpuSeconds } from "../lib/process-cpu.js";
-import { workerdChildrenRssMb } from "../lib/pusher-process.js";
+import { benchPusherEnvironment, workerdChildrenRssMb } from "../lib/pusher-process.js";
 import { type Stack, type StackSink, startStack } from "../lib/stack.js";
 import { maxInWindow, round, summarize } from "../lib/stats.js";
 
@@ -87,9 +87,9 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
   // Each sink gets its own etcd and pusher, torn down before the next one is measured.
   const first = new Cleanup();
   const dropFirst = o.cleanup.add("scale (cloudflare sink)", () => first.runAll());
-  // As deployed: the systemd unit's NODE_OPTIONS (heap bounds) apply to both runs.
-  const nodeOptions = deployedNodeOptions();
-  const stack = await startStack(first, fixture, { sink: "cloudflare", nodeOptions });
+  // As deployed: the systemd unit's variables (heap bounds, malloc) apply to both runs.
+  const deployed = deployedEnvironment();
+  const stack = await startStack(first, fixture, { sink: "cloudflare", deployed });
   const { client, prefix } = stack;
 
   const reads: number[] = [];
@@ -121,14 +121,14 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
 
   const production = await sustain(stack, o);
   await dropFirst();
-  const librariesRss = await librariesRssMb(nodeOptions);
+  const librariesRss = await librariesRssMb(deployed);
   o.log(`  floor: node with the pusher's packages loaded, no data: ${librariesRss ?? "?"} MiB RSS`);
 
   let local: SustainedResult | null = null;
   // BENCH_SCALE_LOCAL=0 skips the local-sink run (quicker memory experiments).
   if (process.env.BENCH_SCALE_LOCAL !== "0")
     try {
-      const stackLocal = await startStack(o.cleanup, fixture, { sink: "local", nodeOptions });
+      const stackLocal = await startStack(o.cleanup, fixture, { sink: "local", deployed });
       local = await sustain(stackLocal, o);
     } catch (e) {
       o.log(`  local sink run failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -146,7 +146,7 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
     ...production,
     local_sink: local,
     libraries_rss_mb: librariesRss,
-    node_options: process.env.BENCH_PUSHER_NODE_OPTIONS ?? nodeOptions,
+    node_options: benchPusherEnvironment(deployed, process.env).NODE_OPTIONS ?? null,
     entry: process.env.BENCH_PUSHER_ENTRY || "dist/edge-pusher.js (built)",
   };
 }

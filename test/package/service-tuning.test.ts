@@ -65,6 +65,26 @@ describe("bin/service-tuning.js (the services' malloc settings and V8 flags)", (
     expect(r.mmap).toBe("65536");
   });
 
+  it.runIf(hasExecve)("starts once when the units' settings are already there", async () => {
+    const settings = {
+      MALLOC_ARENA_MAX: "3",
+      MALLOC_MMAP_THRESHOLD_: "131072",
+      NODE_OPTIONS: "--expose-gc",
+    };
+    for (const marker of [PUSHER_TUNED, HEARTBEAT_TUNED]) {
+      const r = await tuned(settings, marker);
+      expect(r.startsSeen).toBe(1);
+      expect(r.marker).toBeNull();
+      expect([r.arena, r.mmap, r.gc]).toEqual(["3", "131072", "function"]);
+    }
+    // Each setting alone is not enough: the missing one is added by a re-execution.
+    const { NODE_OPTIONS: _, ...mallocOnly } = settings;
+    const noGc = await tuned(mallocOnly);
+    expect([noGc.startsSeen, noGc.gc]).toEqual([2, "function"]);
+    const noMmap = await tuned({ MALLOC_ARENA_MAX: "3", NODE_OPTIONS: "--expose-gc" });
+    expect([noMmap.startsSeen, noMmap.mmap]).toEqual([2, "65536"]);
+  });
+
   it("does nothing when the marker is set: EDGE_PUSHER_TUNED, EDGE_HEARTBEAT_TUNED", async () => {
     for (const marker of [PUSHER_TUNED, HEARTBEAT_TUNED]) {
       const r = await tuned({ [marker]: "0" }, marker);
