@@ -143,7 +143,7 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     default: "unset",
     meaning: "set it to run the pusher as started, without the memory tuning of bin/edge-pusher.js",
     details:
-      "`bin/edge-pusher.js` sets it when it re-executes itself with glibc malloc bounded (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`, unless the environment sets them; Node ≥ 22.15) and V8's `--expose-gc`. It does not re-execute when the environment has both variables and `NODE_OPTIONS` has `--expose-gc`, as deploy/edge-pusher.service sets them (the idle heap trim: one memory-reducing GC right after a KV write or a standby's compile with nothing else waiting (never while the election has not answered yet), or once the pusher has been quiet for 1 s and without work for 3 s; at most 1 % of the time)",
+      "`bin/edge-pusher.js` sets it when it re-executes itself with glibc malloc bounded (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`, unless the environment sets them; Node ≥ 22.15) and V8's `--expose-gc` (the idle heap trim: one memory-reducing GC right after a KV write or a standby's compile with nothing else waiting (never while the election has not answered yet), or once the pusher has been quiet for 1 s and without work for 3 s; at most 1 % of the time). It does not re-execute when the environment has both variables and `NODE_OPTIONS` has `--expose-gc`, as deploy/edge-pusher.service sets them",
   },
   {
     name: "SHED_RECOVER_SECONDS",
