@@ -11,8 +11,11 @@ interface PlotSpec {
   readonly title: string;
   readonly yTitle: string;
   readonly figures: readonly Figure[];
-  /** `process`: one line per process, coloured by kind; `figure`: one line per figure. */
-  readonly lines: "process" | "figure";
+  /**
+   * `process`: one line per process, coloured by kind; `series`: one line and colour per series;
+   * `figure`: one line per figure.
+   */
+  readonly lines: "process" | "series" | "figure";
 }
 
 /** The plots the soak writes, one per figure (cluster figures of one unit share one). */
@@ -44,6 +47,13 @@ export const PLOTS: readonly PlotSpec[] = [
     yTitle: "fds",
     figures: ["fds"],
     lines: "process",
+  },
+  {
+    file: "sockets.png",
+    title: "Descriptors of etcd members and the harness, by what holds the other end",
+    yTitle: "fds",
+    figures: ["sockets"],
+    lines: "series",
   },
   {
     file: "handles.png",
@@ -97,8 +107,9 @@ export function plotSpec(p: PlotSpec, samples: readonly Sample[], halfAt: number
     .map((s) => ({
       t: Math.round(s.t * 10) / 10,
       value: s.value,
-      line: p.lines === "process" ? s.series : s.figure,
-      group: p.lines === "process" ? seriesKind(s.series) : s.figure,
+      line: p.lines === "figure" ? s.figure : s.series,
+      group:
+        p.lines === "figure" ? s.figure : p.lines === "series" ? s.series : seriesKind(s.series),
     }));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",

@@ -11,6 +11,7 @@ import {
 import { findDescendants, procStats } from "./proc-stats.js";
 import type { Figure, Sample } from "./samples.js";
 import { countSeries } from "./series-count.js";
+import { socketPeers } from "./socket-peers.js";
 import type { World } from "./world.js";
 
 /** When each etcd member last started (ms), kept by the chaos schedule. */
@@ -45,6 +46,7 @@ export async function sampleAll(
     out.push({ t, series, figure, value, ...(age === undefined ? {} : { age }) });
   };
   const ageOf = (startedAt: number) => (Date.now() - startedAt) / 1000;
+  const memberPids = new Map<number, { series: string; clientPort: number }>();
   const nodeProcess = async (
     series: string,
     pid: number,
@@ -108,6 +110,10 @@ export async function sampleAll(
       if (!m.running) return;
       const [pid] = await findDescendants(process.pid, new RegExp(`(^|/)etcd --name ${m.name} `));
       if (pid === undefined) return;
+      memberPids.set(pid, {
+        series: `etcd:${m.name}`,
+        clientPort: Number(new URL(m.endpoint).port),
+      });
       const st = await procStats(pid);
       if (!st) return;
       const age = ageOf(memberStarts[i] ?? clock.startedAt);
@@ -119,6 +125,7 @@ export async function sampleAll(
       const mem = process.memoryUsage();
       put("harness", "rss_mib", mem.rss / 2 ** 20);
       put("harness", "heap_mib", mem.heapUsed / 2 ** 20);
+      put("harness", "fds", (await procStats(process.pid))?.fds);
     })(),
     (async () => {
       // Watchers and streams on every running member; leases from the longest-running one
@@ -152,6 +159,7 @@ export async function sampleAll(
         put("cluster", "leases_held", leases - boosts);
     })(),
   ]);
+  await sampleSockets(world, memberPids, put);
   put(
     "cluster",
     "kv_writes",
@@ -166,6 +174,36 @@ export async function sampleAll(
   }
   put("cluster", "responses_2xx", ok);
   put("cluster", "responses_other", other);
+}
+
+/** The etcd members' and the harness's descriptors by what holds the other end. */
+async function sampleSockets(
+  world: World,
+  memberPids: ReadonlyMap<number, { series: string; clientPort: number }>,
+  put: (series: string, figure: Figure, value: number) => void,
+): Promise<void> {
+  const kinds = new Map<number, string>([...memberPids].map(([pid]) => [pid, "etcd"]));
+  kinds.set(process.pid, "harness");
+  for (const p of [...world.pushers, world.snapshot]) kinds.set(p.process.pid, "pusher");
+  for (const h of world.heartbeats) kinds.set(h.proc.pid, "heartbeat");
+  const label = (pid: number, cmdline: string) =>
+    kinds.get(pid) ??
+    (/(^|\/)workerd /.test(cmdline)
+      ? "workerd"
+      : /edgectl/.test(cmdline)
+        ? "edgectl"
+        : /(^|\/)etcd /.test(cmdline)
+          ? "etcd"
+          : "other-process");
+  const named = new Map([...memberPids].map(([pid, m]) => [pid, m.series]));
+  named.set(process.pid, "harness");
+  const targets = [
+    ...[...memberPids].map(([pid, m]) => ({ pid, clientPort: m.clientPort })),
+    { pid: process.pid },
+  ];
+  for (const [pid, byPeer] of await socketPeers(targets, label)) {
+    for (const [peer, n] of byPeer) put(`${named.get(pid)}<-${peer}`, "sockets", n);
+  }
 }
 
 function sum(xs: ReadonlyArray<number | null>): number | null {

@@ -26,6 +26,12 @@ export type Figure =
   | "heap_mib"
   /** Open file descriptors (/proc/PID/fd). */
   | "fds"
+  /**
+   * Descriptors of an etcd member or the harness by what holds the other end
+   * (`etcd:m0<-heartbeat`, `etcd:m0<-close-wait`…: socket-peers.ts). Recorded, not judged: it
+   * tells which client an etcd member's growing `fds` belong to.
+   */
+  | "sockets"
   /** libuv handles the process holds open (prom-client's nodejs_active_handles_total). */
   | "handles"
   /** Series of the process's /metrics (label sets; a histogram counts once: series-count.ts). */
