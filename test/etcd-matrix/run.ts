@@ -184,8 +184,14 @@ async function runFaults(
   const logPath = join(dir, `${version}-faults.log`);
   const started = Date.now();
   const code = await runLogged(
-    bin("tsx"),
-    ["test/faults/run.ts", "--quick", ...(only ? ["--only", only.join(",")] : [])],
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "test/faults/run.ts",
+      "--quick",
+      ...(only ? ["--only", only.join(",")] : []),
+    ],
     etcdBin,
     logPath,
   );
