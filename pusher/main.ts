@@ -135,7 +135,11 @@ async function main(): Promise<void> {
       port: config.listen.port,
       status: pusher.status,
       metrics: pusher.metrics,
-      ui: createUiHandler({ status: pusher.status, routing: pusher.routing }),
+      ui: createUiHandler({
+        status: pusher.status,
+        routing: pusher.routing,
+        registry: pusher.metrics.registry,
+      }),
       allowedHosts: config.allowedHosts,
     });
   } catch (e) {

@@ -4,6 +4,7 @@ import {
   type LeasePoll,
   leasesBackAfterKills,
 } from "./oracle.js";
+import type { UiTab } from "./ui-clients.js";
 
 /** What a finished run knows that its invariants are judged on (soak/README.md). */
 export interface RunRecord {
@@ -22,7 +23,12 @@ export interface RunRecord {
   readonly seriesLeft: readonly string[];
   /** Rule changes the driver made. */
   readonly changes: number;
+  /** The `/ui` tabs on the snapshot pusher (ui-clients.ts). */
+  readonly ui: { readonly held: UiTab; readonly reloaded: UiTab };
 }
+
+/** The longest a held `/ui/events` stream may go without an event: the pusher pings every 5 s. */
+export const UI_MAX_SILENCE_MS = 15_000;
 
 /** Each invariant of the whole run that did not hold, in words; empty when all held. */
 export function invariantFailures(r: RunRecord): string[] {
@@ -43,6 +49,18 @@ export function invariantFailures(r: RunRecord): string[] {
       `invariant: leases held at the end ${r.finalHeld ?? "unknown"}, at the start ${r.baseline}`,
     );
   for (const s of r.seriesLeft) failures.push(`series: ${s}`);
+  const { held, reloaded } = r.ui;
+  if (held.opened !== 1 || held.endedEarly !== null)
+    failures.push(`ui: the held /ui/events stream ended: ${held.endedEarly ?? "never opened"}`);
+  if (held.maxGapMs > UI_MAX_SILENCE_MS)
+    failures.push(
+      `ui: the held /ui/events stream went ${(held.maxGapMs / 1000).toFixed(1)} s without an event (pings every 5 s)`,
+    );
+  if (held.maps === 0) failures.push("ui: the held /ui/events stream got no map event");
+  if (reloaded.failed > 0)
+    failures.push(
+      `ui: ${reloaded.failed} of ${reloaded.failed + reloaded.opened} reloaded /ui/events streams failed: ${reloaded.endedEarly}`,
+    );
   if (r.changes < r.seconds * 10 * 0.6)
     failures.push(`driver: only ${r.changes} changes in ${r.seconds} s (goal 10/s)`);
   return failures;

@@ -46,6 +46,8 @@ export const GROWTH_GOALS: readonly GrowthGoal[] = [
   // would still be ~170 an hour.
   { figure: "fds", kind: "flat", tolerance: 32, kinds: ["workerd"] },
   { figure: "handles", kind: "flat", tolerance: 2, kinds: NODE },
+  // One tab held, one reloaded every minute (ui-clients.ts): 1 or 2 open, never more.
+  { figure: "ui_streams", kind: "flat", tolerance: 1, kinds: ["pusher"] },
   // Bounded label sets (a GC kind, a watch-restart reason) appear once, later in a run.
   { figure: "series", kind: "flat", tolerance: 4, kinds: NODE },
   { figure: "leases_held", kind: "flat", tolerance: 1, kinds: ["cluster"] },

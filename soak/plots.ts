@@ -63,6 +63,13 @@ export const PLOTS: readonly PlotSpec[] = [
     lines: "process",
   },
   {
+    file: "ui-streams.png",
+    title: "Open /ui/events streams per pusher",
+    yTitle: "streams",
+    figures: ["ui_streams"],
+    lines: "process",
+  },
+  {
     file: "series.png",
     title: "/metrics series per process",
     yTitle: "series",

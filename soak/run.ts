@@ -33,6 +33,7 @@ import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
 import { onStopSignal } from "./stop-signals.js";
+import { startUiClients } from "./ui-clients.js";
 import { FLOOR_POOL, startWorld } from "./world.js";
 
 const t0 = Date.now();
@@ -59,6 +60,8 @@ async function main(): Promise<number> {
       () => measuring?.now() ?? 0,
     );
     cleanup.add("worker and clients", () => edge.stop());
+    const ui = startUiClients(`http://127.0.0.1:${world.snapshot.process.port}`);
+    cleanup.add("ui tabs", () => ui.stop());
     const workerdStartedAt = Date.now();
     const clock = startClock();
     measuring = clock;
@@ -145,6 +148,7 @@ async function main(): Promise<number> {
     const seriesLeft = await seriesLeftByRemovedPools(world);
     const finalHeld = await heldLeases(world);
     await edge.stop();
+    await ui.stop();
 
     // Verdicts.
     const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
@@ -162,6 +166,7 @@ async function main(): Promise<number> {
         finalHeld,
         seriesLeft,
         changes: driver.changes(),
+        ui,
       }),
     ];
 
@@ -200,6 +205,7 @@ async function main(): Promise<number> {
         maxMs: ms[ms.length - 1] ?? null,
       },
       leases: { atStart, baseline, final: finalHeld, kills },
+      ui: { held: ui.held, reloaded: ui.reloaded },
       etcdMetricNames: [...metricNames].sort(),
       events,
       badAnswers: edge.bad,

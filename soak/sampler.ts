@@ -67,6 +67,7 @@ export async function sampleAll(
         age,
       );
       put(series, "handles", totals.get("nodejs_active_handles_total"), age);
+      put(series, "ui_streams", totals.get("edge_pusher_ui_streams"), age);
       put(series, "series", countSeries(metricsText), age);
     }
   };

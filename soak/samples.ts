@@ -34,6 +34,8 @@ export type Figure =
   | "sockets"
   /** libuv handles the process holds open (prom-client's nodejs_active_handles_total). */
   | "handles"
+  /** Open `/ui/events` streams of a pusher (its edge_pusher_ui_streams). */
+  | "ui_streams"
   /** Series of the process's /metrics (label sets; a histogram counts once: series-count.ts). */
   | "series"
   /** Leases etcd holds (its own metrics: granted − revoked, plus the initial count if exposed). */

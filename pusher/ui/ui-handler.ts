@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Gauge, type Registry } from "prom-client";
 import type { PusherStatus } from "../status.js";
 import type { RoutingView } from "./routing-view.js";
 import { loadUiAssets, type UiAssets } from "./ui-assets.js";
 import type { UiData } from "./ui-document.js";
-import { UiEventStream } from "./ui-event-stream.js";
+import { MAX_UI_STREAM_CLIENTS, UiEventStream } from "./ui-event-stream.js";
 import { UI_SECURITY_HEADERS } from "./ui-headers.js";
 
 /** Serves the routing map under `/ui` on the pusher's status listener. */
@@ -23,6 +24,8 @@ export interface UiHandlerOptions {
   readonly routing: RoutingView;
   /** Default: the files in this directory. */
   readonly assets?: UiAssets;
+  /** Where `edge_pusher_ui_streams` (the open `/ui/events` streams) is registered, if anywhere. */
+  readonly registry?: Registry;
 }
 
 /**
@@ -34,6 +37,16 @@ export interface UiHandlerOptions {
 export function createUiHandler(o: UiHandlerOptions): UiHandler {
   let assets = o.assets ?? null;
   const events = new UiEventStream({ status: o.status, routing: o.routing });
+  if (o.registry) {
+    new Gauge({
+      name: "edge_pusher_ui_streams",
+      help: `open /ui/events streams (at most ${MAX_UI_STREAM_CLIENTS})`,
+      registers: [o.registry],
+      collect() {
+        this.set(events.size);
+      },
+    });
+  }
   const send = (res: ServerResponse, head: boolean, code: number, type: string, body: Buffer) => {
     res.writeHead(code, {
       ...UI_SECURITY_HEADERS,

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { invariantFailures, type RunRecord } from "../../soak/invariants.js";
 
+const TAB = {
+  opened: 0,
+  failed: 0,
+  maps: 0,
+  statuses: 0,
+  pings: 0,
+  maxGapMs: 5_100,
+  endedEarly: null,
+};
+
 /** A 300 s run where everything held: 30 checks, all 200, leases back, 10 changes/s. */
 const HELD: RunRecord = {
   seconds: 300,
@@ -13,6 +23,10 @@ const HELD: RunRecord = {
   finalHeld: 28,
   seriesLeft: [],
   changes: 3_000,
+  ui: {
+    held: { ...TAB, opened: 1, maps: 40, statuses: 300, pings: 60 },
+    reloaded: { ...TAB, opened: 5, maps: 45, statuses: 300, pings: 55 },
+  },
 };
 
 describe("the soak's invariants (soak/README.md)", () => {
@@ -59,5 +73,26 @@ describe("the soak's invariants (soak/README.md)", () => {
     expect(
       failures.some((f) => f.startsWith("invariant: leases did not return to baseline after")),
     ).toBe(true);
+  });
+
+  it("fails a held /ui stream that ended, went silent or got no map, and reloads that failed", () => {
+    const failures = invariantFailures({
+      ...HELD,
+      ui: {
+        held: {
+          ...HELD.ui.held,
+          maps: 0,
+          maxGapMs: 21_000,
+          endedEarly: "the pusher ended the stream",
+        },
+        reloaded: { ...HELD.ui.reloaded, failed: 2, endedEarly: "answered 503" },
+      },
+    });
+    expect(failures).toEqual([
+      "ui: the held /ui/events stream ended: the pusher ended the stream",
+      "ui: the held /ui/events stream went 21.0 s without an event (pings every 5 s)",
+      "ui: the held /ui/events stream got no map event",
+      "ui: 2 of 7 reloaded /ui/events streams failed: answered 503",
+    ]);
   });
 });

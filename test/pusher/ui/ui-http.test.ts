@@ -224,6 +224,26 @@ describe("/ui over HTTP", () => {
     expect((await getWithHost(port, "/ui/data", `edge-pusher.test:${port}`)).status).toBe(200);
     expect((await getWithHost(port, "/ui/data", `localhost:${port}`)).status).toBe(200);
     expect((await getWithHost(port, "/ui/data", `rebind.evil.example:${port}`)).status).toBe(421);
+    // Its /metrics counts the open /ui/events streams, and one closed goes from the count.
+    const streams = async () =>
+      Number(
+        /^edge_pusher_ui_streams (\d+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1],
+      );
+    expect(await streams()).toBe(0);
+    const tabs = [new AbortController(), new AbortController()];
+    for (const tab of tabs) {
+      const res = await fetch(`${base}/ui/events`, { signal: tab.signal });
+      expect(res.status).toBe(200);
+    }
+    expect(await streams()).toBe(2);
+    tabs[0]?.abort();
+    await waitFor(
+      "a closed stream to go from the count",
+      async () => ((await streams()) === 1 ? true : null),
+      10_000,
+      50,
+    );
+    tabs[1]?.abort();
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   });
