@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { GROWTH_GOALS, judgeGrowth, windowOptions } from "./no-growth.js";
 import type { Sample } from "./samples.js";
+import { growthFailure } from "./socket-growth.js";
 
 const file = process.argv[2];
 if (!file) {
@@ -20,6 +21,8 @@ for (const v of verdicts)
   process.stdout.write(
     `${v.status.padEnd(5)} ${v.figure.padEnd(13)} ${v.series.padEnd(34)} ${v.detail}\n`,
   );
+for (const v of verdicts.filter((x) => x.status === "fail"))
+  process.stdout.write(`FAIL ${growthFailure(v, run.samples, run.options.minutes * 30)}\n`);
 const count = (status: string) => verdicts.filter((v) => v.status === status).length;
 const failed = count("fail");
 process.stdout.write(

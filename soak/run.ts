@@ -32,6 +32,7 @@ import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
+import { growthFailure } from "./socket-growth.js";
 import { onStopSignal } from "./stop-signals.js";
 import { startUiClients } from "./ui-clients.js";
 import { FLOOR_POOL, startWorld } from "./world.js";
@@ -154,7 +155,7 @@ async function main(): Promise<number> {
     const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
     const grew = growth.filter((g) => g.status === "fail");
     const failures = [
-      ...grew.map((g) => `no growth: ${g.figure} grew in ${g.series}: ${g.detail}`),
+      ...grew.map((g) => growthFailure(g, samples, seconds / 2)),
       ...invariantFailures({
         seconds,
         endT,
