@@ -12,10 +12,12 @@ interface PlotSpec {
   readonly yTitle: string;
   readonly figures: readonly Figure[];
   /**
-   * `process`: one line per process, coloured by kind; `series`: one line and colour per series;
-   * `figure`: one line per figure.
+   * `process`: one line per process, coloured by kind; `holder`: one line per series
+   * (`etcd:m0<-peer`), coloured by what follows `<-`; `figure`: one line per figure.
    */
-  readonly lines: "process" | "series" | "figure";
+  readonly lines: "process" | "holder" | "figure";
+  /** The series drawn, when not all. */
+  readonly only?: RegExp;
 }
 
 /** The plots the soak writes, one per figure (cluster figures of one unit share one). */
@@ -50,10 +52,11 @@ export const PLOTS: readonly PlotSpec[] = [
   },
   {
     file: "sockets.png",
-    title: "Descriptors of etcd members and the harness, by what holds the other end",
+    title: "Descriptors of the etcd members, by what holds the other end",
     yTitle: "fds",
     figures: ["sockets"],
-    lines: "series",
+    lines: "holder",
+    only: /^etcd:/,
   },
   {
     file: "handles.png",
@@ -110,13 +113,17 @@ export async function renderPng(spec: vl.TopLevelSpec): Promise<Buffer> {
 /** The Vega-Lite spec of one plot: lines over time, a rule where the judged second half starts. */
 export function plotSpec(p: PlotSpec, samples: readonly Sample[], halfAt: number): vl.TopLevelSpec {
   const rows = samples
-    .filter((s) => p.figures.includes(s.figure))
+    .filter((s) => p.figures.includes(s.figure) && (p.only?.test(s.series) ?? true))
     .map((s) => ({
       t: Math.round(s.t * 10) / 10,
       value: s.value,
       line: p.lines === "figure" ? s.figure : s.series,
       group:
-        p.lines === "figure" ? s.figure : p.lines === "series" ? s.series : seriesKind(s.series),
+        p.lines === "figure"
+          ? s.figure
+          : p.lines === "holder"
+            ? s.series.slice(s.series.indexOf("<-") + 2)
+            : seriesKind(s.series),
     }));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
