@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { ownSignals } from "../adapters/own-signals.js";
 import { LATENCY_WINDOW } from "../edgectl/heartbeat/latency-window.js";
 import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../testkit/etcd-choice.js";
 import { Cleanup } from "./lib/cleanup.js";
@@ -56,8 +57,8 @@ async function main(): Promise<void> {
     log("interrupted: stopping everything the bench started");
     void cleanup.runAll().then(() => process.exit(130));
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // Miniflare's own listener would exit before the cleanup is done.
+  ownSignals(["SIGINT", "SIGTERM", "SIGHUP"], onSignal);
 
   const machine = machineInfo();
   const etcdChoice = chooseEtcd(opts.etcd ?? process.env.ETCD_BIN);

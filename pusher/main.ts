@@ -3,6 +3,7 @@ import { ConfigError } from "../adapters/errors.js";
 import { type IdleHeapTrim, startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
+import { ownSignals } from "../adapters/own-signals.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 
 // Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
@@ -42,10 +43,7 @@ async function main(): Promise<void> {
   let onStop = (signal: string) => {
     stopRequested ??= signal;
   };
-  const onSigterm = () => onStop("SIGTERM");
-  const onSigint = () => onStop("SIGINT");
-  process.on("SIGTERM", onSigterm);
-  process.on("SIGINT", onSigint);
+  ownSignals(["SIGTERM", "SIGINT"], (signal) => onStop(signal));
 
   const env = process.env;
   let config: PusherConfig;
@@ -91,18 +89,9 @@ async function main(): Promise<void> {
   }
 
   const { createKvSink } = await import("../adapters/kv/index.js");
-  const ours = new Set<unknown>([onSigterm, onSigint]);
   let kv: KvSink;
   try {
     kv = await createKvSink(kvSettings, { logger });
-    // Miniflare's exit hook answers SIGTERM/SIGINT with process.exit(143/130) at once, which
-    // would skip the flush below; its `exit` hook (which stops workerd) stays, and our shutdown
-    // disposes Miniflare itself.
-    for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      for (const l of process.listeners(signal)) {
-        if (!ours.has(l)) process.removeListener(signal, l);
-      }
-    }
   } catch (e) {
     etcd.close();
     fail(`cannot open the ${kvSettings.kind} KV sink: ${describe(e)}`);

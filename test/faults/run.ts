@@ -3,8 +3,10 @@
  * real pusher and edgectl binaries, the Worker in workerd) and prints what it survived.
  * FAULTS_QUICK=1 equals --quick; FAULTS_SEED=N replays a run's random choices.
  */
+
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ownSignals } from "../../adapters/own-signals.js";
 import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../../testkit/etcd-choice.js";
 import type { FaultContext, Scenario, ScenarioResult } from "./scenario.js";
 import { scenarios } from "./scenarios/index.js";
@@ -55,12 +57,14 @@ async function runCleanups(list: (() => Promise<void> | void)[]): Promise<void> 
   }
 }
 
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.once(sig, () => {
-    process.stderr.write(`\n${sig}: stopping everything the suite started\n`);
-    void runCleanups(active).finally(() => process.exit(130));
-  });
-}
+let stopping = false;
+// Miniflare's own listener (the scenarios' workerd) would exit before the cleanups are done.
+ownSignals(["SIGINT", "SIGTERM", "SIGHUP"], (sig) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`\n${sig}: stopping everything the suite started\n`);
+  void runCleanups(active).finally(() => process.exit(130));
+});
 
 async function runOne(s: Scenario, base: Omit<FaultContext, "defer" | "progress">): Promise<Row> {
   const started = Date.now();

@@ -1,20 +1,26 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { onStopSignal } from "../../soak/stop-signals.js";
 
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
-const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
+const releases: Array<() => void> = [];
 afterEach(() => {
-  for (const s of SIGNALS)
-    for (const l of process.listeners(s)) if (!before.get(s)?.includes(l)) process.off(s, l);
+  for (const r of releases.splice(0)) r();
 });
 
 describe("onStopSignal", () => {
-  it("stops on the first SIGINT or SIGTERM only, however many arrive", () => {
+  it("stops on the first SIGINT, SIGTERM or SIGHUP only, however many arrive", () => {
     const seen: string[] = [];
-    onStopSignal((sig) => seen.push(sig));
+    releases.push(onStopSignal((sig) => seen.push(sig)));
     process.emit("SIGTERM");
     process.emit("SIGINT");
-    process.emit("SIGTERM");
+    process.emit("SIGHUP");
     expect(seen).toEqual(["SIGTERM"]);
+  });
+
+  it("lets the signals go when released", () => {
+    const before = process.listenerCount("SIGINT");
+    const release = onStopSignal(() => {});
+    expect(process.listenerCount("SIGINT")).toBe(before + 1);
+    release();
+    expect(process.listenerCount("SIGINT")).toBe(before);
   });
 });
