@@ -1,9 +1,9 @@
 /**
  * `npm start`: runs the local stack (scripts/stack/main.ts) in a child process and forwards
- * SIGINT/SIGTERM/SIGHUP to it. The extra process exists because `tsx` (which `npm start` runs
- * us through) SIGKILLs its child when the child does not acknowledge a signal within 30 ms (a
- * busy machine); the stack itself then survives, notices its parent is gone, and still stops
- * everything it started. See scripts/stack/main.ts for the EDGE_STACK_* overrides.
+ * SIGINT/SIGTERM/SIGHUP to it. The extra process lets the stack outlive its launcher: when this
+ * one is SIGKILLed (a wrapper that does not wait, a `tsx` command that gets no answer within
+ * 30 ms), the stack notices its parent is gone and still stops everything it started. See
+ * scripts/stack/main.ts for the EDGE_STACK_* overrides.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
