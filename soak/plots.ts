@@ -44,6 +44,13 @@ export const PLOTS: readonly PlotSpec[] = [
     lines: "process",
   },
   {
+    file: "heap-committed.png",
+    title: "V8 heap committed per process (used or not)",
+    yTitle: "MiB",
+    figures: ["heap_total_mib"],
+    lines: "process",
+  },
+  {
     file: "fds.png",
     title: "Open file descriptors per process",
     yTitle: "fds",

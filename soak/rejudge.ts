@@ -3,9 +3,9 @@
  * judged again by the current rules (the samples are all in results.json).
  */
 import { readFileSync } from "node:fs";
+import { growthFailure } from "./growth-failure.js";
 import { GROWTH_GOALS, judgeGrowth, windowOptions } from "./no-growth.js";
 import type { Sample } from "./samples.js";
-import { growthFailure } from "./socket-growth.js";
 
 const file = process.argv[2];
 if (!file) {

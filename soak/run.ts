@@ -15,6 +15,7 @@ import { runChaosStep } from "./chaos.js";
 import { type SoakClock, startClock } from "./clock.js";
 import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
+import { growthFailure } from "./growth-failure.js";
 import { invariantFailures } from "./invariants.js";
 import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
 import { parseSoakOptions } from "./options.js";
@@ -32,7 +33,6 @@ import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
-import { growthFailure } from "./socket-growth.js";
 import { onStopSignal } from "./stop-signals.js";
 import { startUiClients } from "./ui-clients.js";
 import { FLOOR_POOL, startWorld } from "./world.js";

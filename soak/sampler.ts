@@ -46,7 +46,7 @@ export async function sampleAll(
     out.push({ t, series, figure, value, ...(age === undefined ? {} : { age }) });
   };
   const ageOf = (startedAt: number) => (Date.now() - startedAt) / 1000;
-  const memberPids = new Map<number, { series: string; clientPort: number }>();
+  const memberPids = new Map<number, Member>();
   const nodeProcess = async (
     series: string,
     pid: number,
@@ -64,6 +64,18 @@ export async function sampleAll(
         series,
         "heap_mib",
         (totals.get("nodejs_heap_size_used_bytes") ?? Number.NaN) / 2 ** 20,
+        age,
+      );
+      put(
+        series,
+        "heap_total_mib",
+        (totals.get("nodejs_heap_size_total_bytes") ?? Number.NaN) / 2 ** 20,
+        age,
+      );
+      put(
+        series,
+        "external_mib",
+        (totals.get("nodejs_external_memory_bytes") ?? Number.NaN) / 2 ** 20,
         age,
       );
       put(series, "handles", totals.get("nodejs_active_handles_total"), age);
@@ -111,13 +123,14 @@ export async function sampleAll(
       if (!m.running) return;
       const [pid] = await findDescendants(process.pid, new RegExp(`(^|/)etcd --name ${m.name} `));
       if (pid === undefined) return;
+      const age = ageOf(memberStarts[i] ?? clock.startedAt);
       memberPids.set(pid, {
         series: `etcd:${m.name}`,
         clientPort: Number(new URL(m.endpoint).port),
+        age,
       });
       const st = await procStats(pid);
       if (!st) return;
-      const age = ageOf(memberStarts[i] ?? clock.startedAt);
       put(`etcd:${m.name}#${pid}`, "rss_mib", st.rssMiB, age);
       put(`etcd:${m.name}#${pid}`, "anon_mib", st.anonMiB, age);
       put(`etcd:${m.name}#${pid}`, "fds", st.fds, age);
@@ -177,11 +190,23 @@ export async function sampleAll(
   put("cluster", "responses_other", other);
 }
 
-/** The etcd members' and the harness's descriptors by what holds the other end. */
+/** An etcd member found among the harness's descendants. */
+interface Member {
+  /** `etcd:m0` */
+  readonly series: string;
+  readonly clientPort: number;
+  /** Seconds since it started. */
+  readonly age: number;
+}
+
+/**
+ * The etcd members' and the harness's descriptors by what holds the other end, and each
+ * member's descriptors less its peers' (`fds_less_peers`).
+ */
 async function sampleSockets(
   world: World,
-  memberPids: ReadonlyMap<number, { series: string; clientPort: number }>,
-  put: (series: string, figure: Figure, value: number) => void,
+  memberPids: ReadonlyMap<number, Member>,
+  put: (series: string, figure: Figure, value: number, age?: number) => void,
 ): Promise<void> {
   const kinds = new Map<number, string>([...memberPids].map(([pid]) => [pid, "etcd"]));
   kinds.set(process.pid, "harness");
@@ -204,6 +229,12 @@ async function sampleSockets(
   ];
   for (const [pid, byPeer] of await socketPeers(targets, label)) {
     for (const [peer, n] of byPeer) put(`${named.get(pid)}<-${peer}`, "sockets", n);
+    const member = memberPids.get(pid);
+    if (member && byPeer.size > 0) {
+      let own = 0;
+      for (const [peer, n] of byPeer) if (peer !== "peer") own += n;
+      put(`${member.series}#${pid}`, "fds_less_peers", own, member.age);
+    }
   }
 }
 

@@ -24,6 +24,14 @@ export type Figure =
    * (`worker:edge`) the isolate's heap after a full collection, over workerd's inspector.
    */
   | "heap_mib"
+  /**
+   * V8 heap committed, MiB (prom-client's nodejs_heap_size_total_bytes): the part of `anon_mib`
+   * V8 holds, used or not. Recorded, not judged: a failed `anon_mib` verdict says how much of
+   * the rise it was (growth-failure.ts).
+   */
+  | "heap_total_mib"
+  /** Memory V8 tracks outside its heap (Buffers, ArrayBuffers: nodejs_external_memory_bytes), MiB. */
+  | "external_mib"
   /** Open file descriptors (/proc/PID/fd). */
   | "fds"
   /**
@@ -32,6 +40,11 @@ export type Figure =
    * tells which client an etcd member's growing `fds` belong to.
    */
   | "sockets"
+  /**
+   * An etcd member's descriptors less its connections to the other members (`sockets` other
+   * than `<-peer`), counted in the same pass: what its clients, files and listeners hold.
+   */
+  | "fds_less_peers"
   /** libuv handles the process holds open (prom-client's nodejs_active_handles_total). */
   | "handles"
   /** Open `/ui/events` streams of a pusher (its edge_pusher_ui_streams). */

@@ -1,4 +1,3 @@
-import type { GrowthVerdict } from "./no-growth.js";
 import type { Sample } from "./samples.js";
 
 /** Minutes at each end of the window whose highest count is compared. */
@@ -8,7 +7,7 @@ const END_SECONDS = 300;
  * Which holders of an etcd member's descriptors rose over the window from `from` (s): for each
  * of its `sockets` series (`etcd:m0<-peer`…), the highest count of the window's last 5 minutes
  * against its first 5, listed when it rose (`peer +5 (12→17)`). `fdsSeries` is the member's
- * `fds` series (`etcd:m0#4242`); null when it is not an etcd member's or nothing rose.
+ * `fds` or `fds_less_peers` series (`etcd:m0#4242`); null when it is not an etcd member's or nothing rose.
  */
 export function socketGrowth(
   samples: readonly Sample[],
@@ -36,13 +35,4 @@ export function socketGrowth(
     .sort((a, b) => b[1].last - b[1].first - (a[1].last - a[1].first))
     .map(([kind, h]) => `${kind} +${h.last - h.first} (${h.first}→${h.last})`);
   return rose.length === 0 ? null : rose.join(", ");
-}
-
-/** A failed no-growth verdict in words, with the holders that rose for an etcd member's `fds`. */
-export function growthFailure(g: GrowthVerdict, samples: readonly Sample[], from: number): string {
-  const holders = g.figure === "fds" ? socketGrowth(samples, g.series, from) : null;
-  const by = holders
-    ? `; highest of the last 5 min against the first 5, by holder: ${holders}`
-    : "";
-  return `no growth: ${g.figure} grew in ${g.series}: ${g.detail}${by}`;
 }

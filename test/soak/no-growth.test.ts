@@ -83,6 +83,14 @@ describe("no-growth test over the second half", () => {
     expect(verdict(node)[0]?.status).toBe("fail");
   });
 
+  it("an etcd member is judged on its descriptors less its peers': a client's leak fails, rafthttp's connections are not judged", () => {
+    const clientLeak = series("fds_less_peers", "etcd:m1#5", (t) => 40 + Math.floor(t / 40));
+    expect(verdict(clientLeak)[0]?.status).toBe("fail");
+    expect(verdict(series("fds_less_peers", "etcd:m1#5", () => 40))[0]?.status).toBe("pass");
+    // Its peers reconnecting after a member's restart: total descriptors step by 3.
+    expect(verdict(series("fds", "etcd:m1#5", (t) => 58 + (t >= 200 ? 3 : 0)))).toEqual([]);
+  });
+
   it("RSS in a 5-minute run: GC noise passes, gross growth (400 MiB/h) fails, less is below its noise floor", () => {
     const noisy = series("anon_mib", "heartbeat:p02#7", (t) => 60 + ((t * 7919) % 13) / 4);
     expect(verdict(noisy)[0]?.status).toBe("pass");

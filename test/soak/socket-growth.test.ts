@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Sample } from "../../soak/samples.js";
-import { growthFailure, socketGrowth } from "../../soak/socket-growth.js";
+import { socketGrowth } from "../../soak/socket-growth.js";
 
 /** 30 minutes of m0's holders every 10 s: peers step from 15 to 20 at t=1500, files stay 12. */
 function samples(): Sample[] {
@@ -31,21 +31,5 @@ describe("socketGrowth", () => {
     ).toBeNull();
     expect(socketGrowth(samples(), "pusher:soak-a#7@leader", 900)).toBeNull();
     expect(socketGrowth(samples(), "etcd:m2#43", 900)).toBeNull();
-  });
-
-  it("adds them to an etcd member's failed fds verdict", () => {
-    const verdict = {
-      figure: "fds",
-      series: "etcd:m0#42",
-      status: "fail",
-      detail: "rise 5",
-      fit: null,
-    } as const;
-    expect(growthFailure(verdict, samples(), 900)).toBe(
-      "no growth: fds grew in etcd:m0#42: rise 5; highest of the last 5 min against the first 5, by holder: peer +5 (15→20)",
-    );
-    expect(growthFailure({ ...verdict, figure: "handles" }, samples(), 900)).toBe(
-      "no growth: handles grew in etcd:m0#42: rise 5",
-    );
   });
 });
