@@ -4,6 +4,9 @@
 // loopback origin every `interval` (0.1 s: 20× the soak's 2 s), its /metrics scraped every
 // `scrape` seconds; prints every 30 s its RSS, anonymous RSS and, from its /metrics, V8 heap
 // used and total and external memory (Buffers and ArrayBuffers, outside the V8 heap).
+// HEARTBEAT_V8_FLAGS go on the heartbeat's node command line (V8 flags NODE_OPTIONS refuses:
+// `--no-maglev`, `--trace-opt`); with `--trace-opt` each line also counts the compiles the
+// heartbeat finished since the last, by tier.
 
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -34,10 +37,13 @@ await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
 const address = origin.address();
 if (address === null || typeof address === "string") throw new Error("no origin port");
 const metricsPort = await freePort();
+/** Compiles finished since the last line, by tier (with `--trace-opt`). */
+const compiles = new Map<string, number>();
 const hb = spawnOwned(
   "heartbeat",
   process.execPath,
   [
+    ...(process.env.HEARTBEAT_V8_FLAGS ?? "").split(" ").filter(Boolean),
     EDGECTL,
     "heartbeat",
     "hb-1",
@@ -58,6 +64,12 @@ const hb = spawnOwned(
       NODE_OPTIONS: process.env.HEARTBEAT_NODE_OPTIONS ?? deployedHeartbeatOptions(),
     },
     outputLimit: 64 * 1024,
+    onOutput: (text) => {
+      for (const m of text.matchAll(/completed compiling .*?\(target (\w+)\)/g)) {
+        const tier = m[1] ?? "?";
+        compiles.set(tier, (compiles.get(tier) ?? 0) + 1);
+      }
+    },
   },
 );
 const mib = (bytes: number | undefined) => ((bytes ?? 0) / 2 ** 20).toFixed(2);
@@ -83,8 +95,9 @@ try {
     if (Date.now() - t0 >= next) {
       next += 30_000;
       console.log(
-        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}`,
+        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}`,
       );
+      compiles.clear();
     }
     await sleep(scrapeSeconds * 1000);
   }
