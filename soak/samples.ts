@@ -25,9 +25,9 @@ export type Figure =
    */
   | "heap_mib"
   /**
-   * V8 heap committed, MiB (prom-client's nodejs_heap_size_total_bytes): the part of `anon_mib`
-   * V8 holds, used or not. Recorded, not judged: a failed `anon_mib` verdict says how much of
-   * the rise it was (growth-failure.ts).
+   * V8 heap committed, MiB (prom-client's nodejs_heap_size_total_bytes): what V8 holds for its
+   * heap, used or not (not all of it need be resident). Recorded, not judged: a failed
+   * `anon_mib` verdict says how much its rise was (growth-failure.ts).
    */
   | "heap_total_mib"
   /** Memory V8 tracks outside its heap (Buffers, ArrayBuffers: nodejs_external_memory_bytes), MiB. */
