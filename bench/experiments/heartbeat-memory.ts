@@ -2,7 +2,7 @@
 // [minutes] [interval-s] [scrape-s]`: one `edgectl heartbeat` (the unit's NODE_OPTIONS, or
 // HEARTBEAT_NODE_OPTIONS) probing a
 // loopback origin every `interval` (0.1 s: 20× the soak's 2 s), its /metrics scraped every
-// `scrape` seconds; prints every 30 s its RSS, anonymous RSS and, from its /metrics, V8 heap
+// `scrape` seconds; prints every 30 s its RSS, anonymous RSS, CPU time and, from its /metrics, V8 heap
 // used and total and external memory (Buffers and ArrayBuffers, outside the V8 heap).
 // HEARTBEAT_V8_FLAGS go on the heartbeat's node command line (V8 flags NODE_OPTIONS refuses:
 // `--no-maglev`, `--trace-opt`); with `--trace-opt` each line also counts the compiles the
@@ -77,6 +77,11 @@ const proc = (field: string) =>
   Number(
     new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${hb.pid}/status`, "utf8"))?.[1],
   ) * 1024;
+/** The heartbeat's CPU time so far, ms (/proc/PID/stat utime + stime, at 100 ticks a second). */
+const cpuMs = () => {
+  const fields = readFileSync(`/proc/${hb.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const scrape = async () => {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const value = (name: string) => parsePromText(text).find((s) => s.name === name)?.value;
@@ -95,7 +100,7 @@ try {
     if (Date.now() - t0 >= next) {
       next += 30_000;
       console.log(
-        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}`,
+        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; cpu ${cpuMs()} ms; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}`,
       );
       compiles.clear();
     }
