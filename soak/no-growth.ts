@@ -72,13 +72,24 @@ export interface WindowOptions {
   readonly resolvedSpanSeconds: number;
   /** Bin width (s) whose lowest sample a `rate` fit uses, when the window holds 6 bins. */
   readonly floorBinSeconds: number;
+  /**
+   * By kind of process, the age (s) before which its memory still settles: a `rate` series with
+   * a sample younger than this is judged as a short one (only a rise over `minRateRise` fails).
+   */
+  readonly settlingSeconds: Readonly<Record<string, number>>;
 }
 
 /** Seconds of a process's life left out of its fits. */
 export const WARMUP_SECONDS = 60;
 
-/** How a run of `seconds` is judged (soak/README.md, "No growth"). */
-export function windowOptions(seconds: number): WindowOptions {
+/**
+ * How a run of `seconds` is judged (soak/README.md, "No growth"); `settlingSeconds` as in
+ * {@link WindowOptions}.
+ */
+export function windowOptions(
+  seconds: number,
+  settlingSeconds: Readonly<Record<string, number>> = {},
+): WindowOptions {
   return {
     durationSeconds: seconds,
     warmupSeconds: WARMUP_SECONDS,
@@ -87,6 +98,7 @@ export function windowOptions(seconds: number): WindowOptions {
     minRateRise: 10,
     resolvedSpanSeconds: 600,
     floorBinSeconds: 60,
+    settlingSeconds,
   };
 }
 
@@ -134,10 +146,14 @@ export function judgeGrowth(
   const out: GrowthVerdict[] = [];
   for (const goal of goals) {
     const bySeries = new Map<string, Array<{ x: number; y: number }>>();
+    /** Series with a sample of a process whose memory still settles. */
+    const settling = new Set<string>();
     for (const s of samples) {
       if (s.figure !== goal.figure || s.t < from || !goal.kinds.includes(seriesKind(s.series)))
         continue;
       if (s.age !== undefined && s.age < o.warmupSeconds) continue;
+      const settles = o.settlingSeconds[seriesKind(s.series)];
+      if (s.age !== undefined && settles !== undefined && s.age < settles) settling.add(s.series);
       const pts = bySeries.get(s.series) ?? [];
       pts.push({ x: s.t, y: s.value });
       bySeries.set(s.series, pts);
@@ -158,13 +174,14 @@ export function judgeGrowth(
       const [lo, hi] = fit.ci95;
       if (goal.kind === "rate") {
         const perHour = fit.slope * 3600;
-        const short = fit.spanSeconds < o.resolvedSpanSeconds;
+        const young = settling.has(series);
+        const short = young || fit.spanSeconds < o.resolvedSpanSeconds;
         const fail = lo * 3600 > goal.maxPerHour && (!short || fit.rise > o.minRateRise);
         out.push({
           figure: goal.figure,
           series,
           status: fail ? "fail" : "pass",
-          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${o.minRateRise}` : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
+          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${o.minRateRise}` : ""}${young ? ", still settling" : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
           fit,
         });
       } else {

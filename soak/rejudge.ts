@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { growthFailure } from "./growth-failure.js";
 import { GROWTH_GOALS, judgeGrowth, windowOptions } from "./no-growth.js";
 import type { Sample } from "./samples.js";
+import { SETTLING_SECONDS } from "./world.js";
 
 const file = process.argv[2];
 if (!file) {
@@ -16,7 +17,11 @@ const run = JSON.parse(readFileSync(file, "utf8")) as {
   options: { minutes: number };
   samples: Sample[];
 };
-const verdicts = judgeGrowth(run.samples, GROWTH_GOALS, windowOptions(run.options.minutes * 60));
+const verdicts = judgeGrowth(
+  run.samples,
+  GROWTH_GOALS,
+  windowOptions(run.options.minutes * 60, SETTLING_SECONDS),
+);
 for (const v of verdicts)
   process.stdout.write(
     `${v.status.padEnd(5)} ${v.figure.padEnd(13)} ${v.series.padEnd(34)} ${v.detail}\n`,

@@ -35,7 +35,7 @@ import { chaosSchedule } from "./schedule.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
 import { onStopSignal } from "./stop-signals.js";
 import { startUiClients } from "./ui-clients.js";
-import { FLOOR_POOL, startWorld } from "./world.js";
+import { FLOOR_POOL, SETTLING_SECONDS, startWorld } from "./world.js";
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -152,7 +152,7 @@ async function main(): Promise<number> {
     await ui.stop();
 
     // Verdicts.
-    const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds));
+    const growth = judgeGrowth(samples, GROWTH_GOALS, windowOptions(seconds, SETTLING_SECONDS));
     const grew = growth.filter((g) => g.status === "fail");
     const failures = [
       ...grew.map((g) => growthFailure(g, samples, seconds / 2)),

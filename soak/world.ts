@@ -20,6 +20,21 @@ export const CHECKERS = ["a", "b", "c"] as const;
 export const FLOOR_POOL = "p01";
 /** Heartbeat lease TTL (s): a killed heartbeat's key and lease are gone this long after. */
 export const HEARTBEAT_TTL = 10;
+/**
+ * Seconds between a heartbeat's checks: five times the unit's rate, so a leak per check shows
+ * five times faster per hour, and a heartbeat's own settling (below) ends inside a 30-minute run.
+ */
+export const HEARTBEAT_INTERVAL = 1;
+/**
+ * Checks after which a heartbeat's memory has settled (soak/README.md, "A heartbeat's memory
+ * settles"): V8 compiles its loop with Maglev at ~500 checks, a one-off native step of 2–6 MiB,
+ * and its live heap rises by ~1 MiB over its first ~700–1,300 checks, then holds.
+ */
+export const HEARTBEAT_SETTLING_CHECKS = 900;
+/** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
+export const SETTLING_SECONDS = Object.freeze({
+  heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
+});
 /** Pusher election TTL (s). */
 export const ELECTION_TTL = 5;
 
@@ -147,7 +162,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
         "heartbeat",
         hb.pool,
         ...(hb.checker ? ["--checker", hb.checker] : []),
-        ...["--ttl", String(HEARTBEAT_TTL), "--interval", "2"],
+        ...["--ttl", String(HEARTBEAT_TTL), "--interval", String(HEARTBEAT_INTERVAL)],
         ...["--check-url", `${originOf.get(hb.pool)}/healthz`],
         ...["--listen", "127.0.0.1:0"],
       ],

@@ -6,7 +6,8 @@
 // used and total and external memory (Buffers and ArrayBuffers, outside the V8 heap).
 // HEARTBEAT_V8_FLAGS go on the heartbeat's node command line (V8 flags NODE_OPTIONS refuses:
 // `--no-maglev`, `--trace-opt`); with `--trace-opt` each line also counts the compiles the
-// heartbeat finished since the last, by tier.
+// heartbeat finished since the last, by tier; with `--trace-gc`, its full collections (Mark-Compact)
+// since the last and the V8 heap used after the newest, the live heap.
 
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -39,6 +40,8 @@ if (address === null || typeof address === "string") throw new Error("no origin 
 const metricsPort = await freePort();
 /** Compiles finished since the last line, by tier (with `--trace-opt`). */
 const compiles = new Map<string, number>();
+/** Full collections since the last line, and the heap used after the newest, MB (with `--trace-gc`). */
+const fullGcs = { count: 0, after: Number.NaN };
 const hb = spawnOwned(
   "heartbeat",
   process.execPath,
@@ -68,6 +71,10 @@ const hb = spawnOwned(
       for (const m of text.matchAll(/completed compiling .*?\(target (\w+)\)/g)) {
         const tier = m[1] ?? "?";
         compiles.set(tier, (compiles.get(tier) ?? 0) + 1);
+      }
+      for (const m of text.matchAll(/Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \(/g)) {
+        fullGcs.count++;
+        fullGcs.after = Number(m[1]);
       }
     },
   },
@@ -100,9 +107,10 @@ try {
     if (Date.now() - t0 >= next) {
       next += 30_000;
       console.log(
-        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; cpu ${cpuMs()} ms; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}`,
+        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; cpu ${cpuMs()} ms; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}${fullGcs.count > 0 ? `; ${fullGcs.count} full GC, live ${fullGcs.after} MB` : ""}`,
       );
       compiles.clear();
+      fullGcs.count = 0;
     }
     await sleep(scrapeSeconds * 1000);
   }

@@ -117,6 +117,29 @@ describe("no-growth test over the second half", () => {
     expect(v?.fit?.n).toBe(16);
   });
 
+  it("a heartbeat whose memory still settles is judged as a short series: only a gross rise fails", () => {
+    // A one-off step of 4 MiB in the window, as V8 compiles the heartbeat's loop.
+    const stepped = (series: string, startedAt: number, step: number): Sample[] =>
+      Array.from({ length: 181 }, (_, i) => i * 10).map((t) => ({
+        t,
+        series,
+        figure: "anon_mib" as const,
+        value: 34 + (t >= 1300 ? step : 0),
+        age: t - startedAt,
+      }));
+    const opts = windowOptions(1800, { heartbeat: 900 });
+    const judged = (s: Sample[]) => judgeGrowth(s, GROWTH_GOALS, opts)[0];
+    // Started at 0: settled across the window (age ≥ 900), so the step fails at 1 MiB/h.
+    expect(judged(stepped("heartbeat:p02#1", 0, 4))?.status).toBe("fail");
+    // Restarted at 600 s: settling until 1,500 s, so only a rise over 10 MiB fails.
+    const young = judged(stepped("heartbeat:p03#2", 600, 4));
+    expect(young?.status).toBe("pass");
+    expect(young?.detail).toContain("still settling");
+    expect(judged(stepped("heartbeat:p03#2", 600, 14))?.status).toBe("fail");
+    // Settling is by kind: a pusher of the same age is judged at 1 MiB/h.
+    expect(judged(stepped("pusher:a#1@leader", 600, 4))?.status).toBe("fail");
+  });
+
   it("floor points: each bin's lowest sample, only when the window holds 6 bins", () => {
     const pts = Array.from({ length: 14 }, (_, i) => ({ x: i * 30, y: i % 2 === 0 ? 10 + i : 50 }));
     expect(floorPoints(pts, 60)).toEqual(
