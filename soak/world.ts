@@ -28,7 +28,7 @@ export const HEARTBEAT_INTERVAL = 1;
 /**
  * Checks after which a heartbeat's memory has settled (soak/README.md, "A heartbeat's memory
  * settles"): V8 compiles its loop with Maglev at ~500 checks, a one-off native step of 2–6 MiB,
- * and its live heap rises by ~1 MiB over its first ~700–1,300 checks, then holds.
+ * and its live heap rises by ~1 MiB over its first ~700 checks, then holds.
  */
 export const HEARTBEAT_SETTLING_CHECKS = 900;
 /** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
