@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { registerLiveHeapGauge } from "../adapters/live-heap.js";
 import { VERSION } from "../adapters/version.js";
 import { type CompileResult, type PoolReport, poolReportsOf } from "../core/index.js";
 import { PoolGauge } from "./pool-gauge.js";
@@ -63,6 +64,7 @@ function factsOf(result: CompileResult): CompileFacts {
 export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): PusherMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerLiveHeapGauge(registry, "edge_pusher");
   let facts: CompileFacts | null = null;
   const gauge = (name: string, help: string, read: () => number | null) =>
     new Gauge({

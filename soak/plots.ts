@@ -38,9 +38,16 @@ export const PLOTS: readonly PlotSpec[] = [
   },
   {
     file: "heap.png",
-    title: "V8 heap used per process",
+    title: "V8 live heap per process (heap used after a full collection)",
     yTitle: "MiB",
     figures: ["heap_mib"],
+    lines: "process",
+  },
+  {
+    file: "heap-used.png",
+    title: "V8 heap used per process at each sample (live heap and garbage)",
+    yTitle: "MiB",
+    figures: ["heap_used_mib"],
     lines: "process",
   },
   {

@@ -60,9 +60,13 @@ export async function sampleAll(
     put(series, "fds", st.fds, age);
     if (metricsText) {
       const totals = metricTotals(metricsText);
+      const live =
+        totals.get("edge_pusher_heap_live_bytes") ?? totals.get("edge_heartbeat_heap_live_bytes");
+      // 0 until the process's first full collection: no live heap to record yet.
+      if (live) put(series, "heap_mib", live / 2 ** 20, age);
       put(
         series,
-        "heap_mib",
+        "heap_used_mib",
         (totals.get("nodejs_heap_size_used_bytes") ?? Number.NaN) / 2 ** 20,
         age,
       );
@@ -138,7 +142,7 @@ export async function sampleAll(
     (async () => {
       const mem = process.memoryUsage();
       put("harness", "rss_mib", mem.rss / 2 ** 20);
-      put("harness", "heap_mib", mem.heapUsed / 2 ** 20);
+      put("harness", "heap_used_mib", mem.heapUsed / 2 ** 20);
       put("harness", "fds", (await procStats(process.pid))?.fds);
     })(),
     (async () => {

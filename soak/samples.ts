@@ -20,10 +20,16 @@ export type Figure =
   /** Anonymous resident memory, MiB (RssAnon: RSS less the mapped binary and libraries). */
   | "anon_mib"
   /**
-   * V8 heap used, MiB: prom-client's nodejs_heap_size_used_bytes for Node; for the Worker
-   * (`worker:edge`) the isolate's heap after a full collection, over workerd's inspector.
+   * V8's live heap, MiB: its heap used right after a full collection. For Node the latest one's
+   * (`edge_pusher_heap_live_bytes`, `edge_heartbeat_heap_live_bytes`); for the Worker
+   * (`worker:edge`) one the soak asks for over workerd's inspector.
    */
   | "heap_mib"
+  /**
+   * V8 heap used at the scrape, MiB (prom-client's nodejs_heap_size_used_bytes): live heap plus
+   * the garbage since the last collection. Recorded, not judged: it saws.
+   */
+  | "heap_used_mib"
   /**
    * V8 heap committed, MiB (prom-client's nodejs_heap_size_total_bytes): what V8 holds for its
    * heap, used or not (not all of it need be resident). Recorded, not judged: a failed

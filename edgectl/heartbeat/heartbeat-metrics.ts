@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { registerLiveHeapGauge } from "../../adapters/live-heap.js";
 import { VERSION } from "../../adapters/version.js";
 import { type HealthStatus, HealthStatusSchema } from "../../core/index.js";
 import type { HeartbeatObserver } from "./heartbeat-loop.js";
@@ -27,6 +28,7 @@ export class HeartbeatMetrics implements HeartbeatObserver {
   ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    registerLiveHeapGauge(this.registry, "edge_heartbeat");
     new Gauge({
       name: "edge_heartbeat_build_info",
       help: "always 1; the label says which version runs",

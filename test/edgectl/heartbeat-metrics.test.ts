@@ -65,6 +65,13 @@ describe("edgectl heartbeat --listen", () => {
     expect(sampleValue(first, "edge_heartbeat_registrations_total")).toBe(1);
     expect(sampleValue(first, "edge_heartbeat_build_info")).toBe(1);
     expect(sampleValue(first, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    // The idle heap trim's collection, if no other full one came first: the live heap is known.
+    expect(
+      await waitFor(
+        async () => (sampleValue(await scrape(), "edge_heartbeat_heap_live_bytes") ?? 0) > 2 ** 20,
+        15_000,
+      ),
+    ).toBe(true);
     const renewedAt = sampleValue(first, "edge_heartbeat_last_renewal_timestamp_seconds") ?? 0;
     expect(Math.abs(renewedAt - Date.now() / 1000)).toBeLessThan(10);
     // renewals run every 0.2 s: the timestamp moves on

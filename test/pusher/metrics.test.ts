@@ -35,6 +35,7 @@ describe("pusher metrics for the alerts", () => {
     // collectDefaultMetrics, on the pusher's own registry
     expect(sampleValue(healthy, "process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(sampleValue(healthy, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(healthy, "edge_pusher_heap_live_bytes")).toBeGreaterThanOrEqual(0);
 
     // Every pool loses its heartbeat, and two rules break: DE and _default fall to the floor.
     await client.delete().prefix(`${prefix}health/`);
