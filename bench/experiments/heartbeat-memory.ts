@@ -3,7 +3,8 @@
 // HEARTBEAT_NODE_OPTIONS) probing a
 // loopback origin every `interval` (0.1 s: 20× the soak's 2 s), its /metrics scraped every
 // `scrape` seconds; prints every 30 s its RSS, anonymous RSS, CPU time and, from its /metrics, V8 heap
-// used and total and external memory (Buffers and ArrayBuffers, outside the V8 heap).
+// used, live (after the latest full collection: edge_heartbeat_heap_live_bytes) and total, and
+// external memory (Buffers and ArrayBuffers, outside the V8 heap).
 // HEARTBEAT_V8_FLAGS go on the heartbeat's node command line (V8 flags NODE_OPTIONS refuses:
 // `--no-maglev`, `--trace-opt`); with `--trace-opt` each line also counts the compiles the
 // heartbeat finished since the last, by tier; with `--trace-gc`, its full collections (Mark-Compact)
@@ -94,6 +95,7 @@ const scrape = async () => {
   const value = (name: string) => parsePromText(text).find((s) => s.name === name)?.value;
   return {
     used: value("nodejs_heap_size_used_bytes"),
+    live: value("edge_heartbeat_heap_live_bytes"),
     total: value("nodejs_heap_size_total_bytes"),
     external: value("nodejs_external_memory_bytes"),
   };
@@ -107,7 +109,7 @@ try {
     if (Date.now() - t0 >= next) {
       next += 30_000;
       console.log(
-        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; cpu ${cpuMs()} ms; heap used ${mib(m.used)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}${fullGcs.count > 0 ? `; ${fullGcs.count} full GC, live ${fullGcs.after} MB` : ""}`,
+        `${Math.round((Date.now() - t0) / 1000)} s: rss ${mib(proc("VmRSS"))} anon ${mib(proc("RssAnon"))} MiB; cpu ${cpuMs()} ms; heap used ${mib(m.used)} live ${mib(m.live)} total ${mib(m.total)}; external ${mib(m.external)}${[...compiles].map(([tier, n]) => `; ${n} ${tier}`).join("")}${fullGcs.count > 0 ? `; ${fullGcs.count} full GC, live ${fullGcs.after} MB` : ""}`,
       );
       compiles.clear();
       fullGcs.count = 0;
