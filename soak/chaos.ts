@@ -1,9 +1,10 @@
 import type { Lease } from "etcd3";
 import type { SoakClock } from "./clock.js";
+import { ELECTION_TTL, HEARTBEAT_TTL } from "./layout.js";
 import type { KillEvent } from "./oracle.js";
 import type { MemberStarts } from "./sampler.js";
 import type { ChaosStep } from "./schedule.js";
-import { ELECTION_TTL, HEARTBEAT_TTL, type World } from "./world.js";
+import type { World } from "./world.js";
 
 /** The heartbeats killed in turn, one a minute: the others run the whole time and are judged. */
 const HEARTBEAT_VICTIMS = ["p02", "p03", "p04", "p05", "p06", "p18/a"];

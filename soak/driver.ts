@@ -5,7 +5,8 @@ import { runOwned } from "../testkit/owned-process.js";
 import { ROOT } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
 import type { SoakClock } from "./clock.js";
-import { FLOOR_POOL, POOLS, type World } from "./world.js";
+import { FLOOR_POOL, POOLS } from "./layout.js";
+import type { World } from "./world.js";
 
 /** The change driver's counts. */
 export interface Driver {

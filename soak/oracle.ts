@@ -5,7 +5,8 @@ import { describeMismatch, matches, readSnapshot } from "../testkit/map-oracle.j
 import type { SoakClock } from "./clock.js";
 import type { Driver } from "./driver.js";
 import { boostLeases, listedLeases } from "./etcd-figures.js";
-import { FLOOR_POOL, HEARTBEAT_TTL, type World } from "./world.js";
+import { FLOOR_POOL, HEARTBEAT_TTL } from "./layout.js";
+import type { World } from "./world.js";
 
 /** One check that KV caught up with etcd. */
 export interface Convergence {

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from "node:fs";
 import { growthFailure } from "./growth-failure.js";
+import { SETTLING_SECONDS } from "./layout.js";
 import { GROWTH_GOALS, judgeGrowth, windowOptions } from "./no-growth.js";
 import type { Sample } from "./samples.js";
-import { SETTLING_SECONDS } from "./world.js";
 
 const file = process.argv[2];
 if (!file) {

@@ -4,7 +4,7 @@
  * series, and etcd's leases and watchers, every 10 s; then the no-growth test over the second
  * half and the invariants of the whole run. See soak/README.md.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Lease } from "etcd3";
@@ -17,6 +17,7 @@ import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
 import { growthFailure } from "./growth-failure.js";
 import { invariantFailures } from "./invariants.js";
+import { FLOOR_POOL, SETTLING_SECONDS } from "./layout.js";
 import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
 import { parseSoakOptions } from "./options.js";
 import {
@@ -29,13 +30,15 @@ import {
 } from "./oracle.js";
 import { writePlots } from "./plots.js";
 import { printReport } from "./report.js";
+import { writeResults } from "./results-file.js";
 import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js";
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
+import { selfCheck } from "./self-check.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
 import { onStopSignal } from "./stop-signals.js";
 import { startUiClients } from "./ui-clients.js";
-import { FLOOR_POOL, SETTLING_SECONDS, startWorld } from "./world.js";
+import { startWorld } from "./world.js";
 
 const t0 = Date.now();
 const log = (line: string) =>
@@ -174,60 +177,38 @@ async function main(): Promise<number> {
     const out = resolve(ROOT, opts.out);
     await mkdir(out, { recursive: true });
     const plots = await writePlots(join(out, "plots"), samples, seconds / 2);
-    const kvWrites = world.kv.requests.filter((r) => r.method === "PUT" && r.status === 200).length;
-    const ms = convergences.flatMap((c) => (c.ms === null ? [] : [c.ms])).sort((a, b) => a - b);
-    const result = {
-      options: opts,
-      startedAt: new Date(clock.startedAt).toISOString(),
-      startupSeconds,
-      measuredSeconds: endT,
-      totalSeconds: (Date.now() - t0) / 1000,
-      processes: {
-        heartbeats: world.heartbeats.length,
-        pushers: [...world.pushers, world.snapshot].map((p) => p.id),
-        etcdMembers: world.cluster.size,
+    const summary = await writeResults(
+      out,
+      {
+        opts,
+        t0,
+        measuredFrom: clock.startedAt,
+        endT,
+        world,
+        driver,
+        edge,
+        ui,
+        convergences,
+        leases: { atStart, baseline, final: finalHeld, kills },
+        etcdMetricNames: metricNames,
+        events,
+        growth,
+        failures,
+        plots,
+        samples,
+        leasePolls,
       },
-      counts: {
-        changes: driver.changes(),
-        changesRefused: driver.failed(),
-        boosts: driver.boosts(),
-        boostFailures: driver.boostFailures(),
-        tempPools: driver.tempPools(),
-        kvWrites,
-        kvWritesPerHour: Math.round((kvWrites / endT) * 3600),
-        kvRequests: world.kv.requests.length,
-        routesCopiedToWorker: edge.copies(),
-        answers: Object.fromEntries(edge.byStatus),
-      },
-      convergence: {
-        checks: convergences.length,
-        failed: convergences.filter((c) => c.ms === null).length,
-        p50Ms: ms[Math.floor(ms.length / 2)] ?? null,
-        maxMs: ms[ms.length - 1] ?? null,
-      },
-      leases: { atStart, baseline, final: finalHeld, kills },
-      ui: { held: ui.held, reloaded: ui.reloaded },
-      etcdMetricNames: [...metricNames].sort(),
-      events,
-      badAnswers: edge.bad,
-      growth,
-      failures,
-      plots: plots.map((p) => relative(ROOT, p)),
-      samples,
-      leasePolls,
-    };
-    await writeFile(join(out, "results.json"), `${JSON.stringify(result, null, 1)}\n`);
-    const { samples: _s, leasePolls: _p, ...summary } = result;
-    await writeFile(join(out, "summary.json"), `${JSON.stringify(summary, null, 1)}\n`);
+      ROOT,
+    );
 
-    // Report.
+    const { convergence: conv, counts } = summary;
     printReport({
       judgedSeconds: seconds / 2,
       warmupSeconds: WARMUP_SECONDS,
       growth,
       summary: [
-        `convergence: ${convergences.length} checks, ${result.convergence.failed} failed, p50 ${result.convergence.p50Ms} ms, max ${result.convergence.maxMs} ms`,
-        `changes ${driver.changes()} (${driver.failed()} refused), boosts ${driver.boosts()}, temp pools ${driver.tempPools()}, KV writes ${kvWrites}, answers ${JSON.stringify(result.counts.answers)}`,
+        `convergence: ${conv.checks} checks, ${conv.failed} failed, p50 ${conv.p50Ms} ms, max ${conv.maxMs} ms`,
+        `changes ${counts.changes} (${counts.changesRefused} refused), boosts ${counts.boosts}, temp pools ${counts.tempPools}, KV writes ${counts.kvWrites}, answers ${JSON.stringify(counts.answers)}`,
         `leases held: baseline ${baseline}, end ${finalHeld}; results in ${relative(ROOT, out)}/results.json, plots in ${relative(ROOT, out)}/plots`,
       ],
       failures,
@@ -235,15 +216,9 @@ async function main(): Promise<number> {
     log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
     if (opts.expectFail.length > 0) {
-      const figures = [...new Set(grew.map((g) => g.figure))].sort();
-      const want = [...opts.expectFail].sort();
-      const ok = figures.length > 0 && want.every((f) => figures.includes(f as never));
-      process.stdout.write(
-        ok
-          ? `self-check passed: the planted leak was caught (grew: ${figures.join(", ")})\n`
-          : `self-check FAILED: expected growth of ${want.join(", ")}, saw ${figures.join(", ") || "none"}\n`,
-      );
-      return ok ? 0 : 1;
+      const check = selfCheck(growth, opts.expectFail);
+      process.stdout.write(`${check.line}\n`);
+      return check.ok ? 0 : 1;
     }
     return failures.length === 0 ? 0 : 1;
   } finally {

@@ -2,53 +2,16 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import type { Cleanup } from "../bench/lib/cleanup.js";
 import { type EtcdCluster, startEtcdCluster } from "../testkit/etcd-cluster.js";
 import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
 import { type OriginServer, startOrigins } from "../testkit/origins.js";
-import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
-import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
+import { type PusherProcess, startPusherProcess } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
-
-/** 20 pools; the last three have three checkers each, the others one heartbeat. */
-export const POOLS = Array.from({ length: 20 }, (_, i) => `p${String(i + 1).padStart(2, "0")}`);
-export const CHECKED_POOLS = ["p18", "p19", "p20"] as const;
-export const CHECKERS = ["a", "b", "c"] as const;
-export const FLOOR_POOL = "p01";
-/** Heartbeat lease TTL (s): a killed heartbeat's key and lease are gone this long after. */
-export const HEARTBEAT_TTL = 10;
-/**
- * Seconds between a heartbeat's checks: five times the unit's rate, so a leak per check shows
- * five times faster per hour, and a heartbeat's own settling (below) ends inside a 30-minute run.
- */
-export const HEARTBEAT_INTERVAL = 1;
-/**
- * Checks after which a heartbeat's memory has settled (soak/README.md, "A heartbeat's memory
- * settles"): V8 compiles its loop with Maglev at ~500 checks, a one-off native step of 2–6 MiB,
- * and its live heap rises by ~1 MiB over its first ~700 checks, then holds.
- */
-export const HEARTBEAT_SETTLING_CHECKS = 900;
-/** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
-export const SETTLING_SECONDS = Object.freeze({
-  heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
-});
-/** Pusher election TTL (s). */
-export const ELECTION_TTL = 5;
-
-/** One heartbeat process: `edgectl heartbeat POOL [--checker NAME]`, serving its /metrics. */
-export interface Heartbeat {
-  /** `p02` or `p18/a`. */
-  readonly name: string;
-  readonly pool: string;
-  readonly checker: string | undefined;
-  /** The port its /metrics listens on (it picks one; read from its log), once known. */
-  port: number | null;
-  proc: OwnedProcess;
-  startedAt: number;
-}
+import { type Heartbeat, startHeartbeatFleet } from "./heartbeat-fleet.js";
+import { ELECTION_TTL, FLOOR_POOL, POOLS } from "./layout.js";
 
 /** A pusher of the soak, by generation (`soak-a`, `soak-b`, `soak-c`…). */
 export interface SoakPusher {
@@ -150,62 +113,11 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
   await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
 
   const edgectlEnv = { ETCD_ENDPOINTS: endpoints, ROUTING_PREFIX: prefix };
-  const heartbeats: Heartbeat[] = [];
-  const spawnHeartbeat = (hb: Heartbeat) => {
-    hb.port = null;
-    let head = "";
-    hb.proc = spawnOwned(
-      `heartbeat ${hb.name}`,
-      process.execPath,
-      [
-        join(ROOT, "bin/edgectl.js"),
-        "heartbeat",
-        hb.pool,
-        ...(hb.checker ? ["--checker", hb.checker] : []),
-        ...["--ttl", String(HEARTBEAT_TTL), "--interval", String(HEARTBEAT_INTERVAL)],
-        ...["--check-url", `${originOf.get(hb.pool)}/healthz`],
-        ...["--listen", "127.0.0.1:0"],
-      ],
-      {
-        env: childEnv(edgectlEnv),
-        cwd: ROOT,
-        outputLimit: 20_000,
-        onOutput: (text) => {
-          if (hb.port !== null || head.length > 20_000) return;
-          head += text;
-          const port = /"listen":"127\.0\.0\.1:(\d+)"/.exec(head)?.[1];
-          if (port) hb.port = Number(port);
-        },
-      },
-    );
-    hb.startedAt = Date.now();
-  };
-  for (const pool of POOLS) {
-    const checkers = (CHECKED_POOLS as readonly string[]).includes(pool) ? CHECKERS : [undefined];
-    for (const checker of checkers) {
-      const hb = { name: checker ? `${pool}/${checker}` : pool, pool, checker } as Heartbeat;
-      spawnHeartbeat(hb);
-      heartbeats.push(hb);
-    }
-  }
-  cleanup.add("heartbeats", async () => {
-    await Promise.all(heartbeats.map((h) => h.proc.stop(3_000)));
-  });
-  /** Resolves once every heartbeat has its key on a lease. */
-  const waitRegistered = async () => {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const res = await client.getAll().prefix(`${prefix}health/`).exec();
-      const leased = res.kvs.filter((k) => k.lease !== "0").length;
-      if (leased >= heartbeats.length) break;
-      const dead = heartbeats.find((h) => !h.proc.alive());
-      if (dead)
-        throw new Error(`heartbeat ${dead.name} exited:\n${dead.proc.output().slice(-1500)}`);
-      if (Date.now() > deadline)
-        throw new Error(`only ${leased} of ${heartbeats.length} heartbeats registered in 60 s`);
-      await sleep(250);
-    }
-  };
+  const fleet = startHeartbeatFleet(
+    { client, prefix, originOf, env: childEnv(edgectlEnv) },
+    cleanup,
+  );
+  const { heartbeats } = fleet;
 
   const pushers: SoakPusher[] = [];
   let generation = 0;
@@ -265,7 +177,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     startPusher(),
     startPusher(),
     startSnapshot(),
-    waitRegistered(),
+    fleet.registered(),
   ]);
   log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
   log(`pushers: ${pushers.map((p) => p.id).join(", ")}, and ${snapshot.id} on the file sink`);
@@ -285,9 +197,6 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
     edgectlEnv,
     originTemplate,
     startPusher,
-    async restartHeartbeat(hb) {
-      await hb.proc.kill9();
-      spawnHeartbeat(hb);
-    },
+    restartHeartbeat: (hb) => fleet.restart(hb),
   };
 }

@@ -1,0 +1,24 @@
+/** 20 pools; the last three have three checkers each, the others one heartbeat. */
+export const POOLS = Array.from({ length: 20 }, (_, i) => `p${String(i + 1).padStart(2, "0")}`);
+export const CHECKED_POOLS = ["p18", "p19", "p20"] as const;
+export const CHECKERS = ["a", "b", "c"] as const;
+export const FLOOR_POOL = "p01";
+/** Heartbeat lease TTL (s): a killed heartbeat's key and lease are gone this long after. */
+export const HEARTBEAT_TTL = 10;
+/**
+ * Seconds between a heartbeat's checks: five times the unit's rate, so a leak per check shows
+ * five times faster per hour, and a heartbeat's own settling (below) ends inside a 30-minute run.
+ */
+export const HEARTBEAT_INTERVAL = 1;
+/**
+ * Checks after which a heartbeat's memory has settled (soak/README.md, "A heartbeat's memory
+ * settles"): V8 compiles its loop with Maglev at ~500 checks, a one-off native step of 2–6 MiB,
+ * and its live heap rises by ~1 MiB over its first ~700 checks, then holds.
+ */
+export const HEARTBEAT_SETTLING_CHECKS = 900;
+/** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
+export const SETTLING_SECONDS = Object.freeze({
+  heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
+});
+/** Pusher election TTL (s). */
+export const ELECTION_TTL = 5;
