@@ -84,8 +84,8 @@ async function main(): Promise<void> {
 
   const scale = opts.quick
     ? {
-        changes: 50,
-        edgeChanges: 25,
+        changes: 100,
+        edgeChanges: 30,
         burst: 1000,
         failoverRuns: 10,
         sustainSeconds: 20,
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
         cliRuns: 11,
       }
     : {
-        changes: 100,
+        changes: 200,
         edgeChanges: 60,
         burst: 1000,
         failoverRuns: 20,

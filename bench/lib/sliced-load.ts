@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import { medianWithCi } from "./stats.js";
 
 /** One side of a comparison: a name and the headers its requests carry (Host picks the Worker). */
 export interface LoadSide {
@@ -163,25 +164,6 @@ export interface PairedRatio {
   /** Total over total (both sides' requests over their window time), for comparison. */
   readonly total: number;
   readonly cycles: number;
-}
-
-/** The median of `values` (sorted in place) and its order-statistic 95 % confidence interval. */
-function medianWithCi(values: number[]): {
-  p50: number;
-  min: number;
-  max: number;
-  ci95: [number, number];
-} {
-  values.sort((x, y) => x - y);
-  const n = values.length;
-  const at = (k: number) => values[Math.min(n - 1, Math.max(0, k))] ?? Number.NaN;
-  const half = 0.98 * Math.sqrt(n);
-  return {
-    p50: n % 2 ? at((n - 1) / 2) : (at(n / 2 - 1) + at(n / 2)) / 2,
-    min: at(0),
-    max: at(n - 1),
-    ci95: [at(Math.floor(n / 2 - half) - 1), at(Math.ceil(n / 2 + half))],
-  };
 }
 
 /**

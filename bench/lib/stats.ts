@@ -16,6 +16,28 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] ?? Number.NaN;
 }
 
+/**
+ * The median of `values` (sorted in place) and its distribution-free 95 % confidence interval:
+ * the order statistics n/2 ∓ 0.98·√n (the binomial's normal approximation).
+ */
+export function medianWithCi(values: number[]): {
+  p50: number;
+  min: number;
+  max: number;
+  ci95: [number, number];
+} {
+  values.sort((x, y) => x - y);
+  const n = values.length;
+  const at = (k: number) => values[Math.min(n - 1, Math.max(0, k))] ?? Number.NaN;
+  const half = 0.98 * Math.sqrt(n);
+  return {
+    p50: n % 2 ? at((n - 1) / 2) : (at(n / 2 - 1) + at(n / 2)) / 2,
+    min: at(0),
+    max: at(n - 1),
+    ci95: [at(Math.floor(n / 2 - half) - 1), at(Math.ceil(n / 2 + half))],
+  };
+}
+
 /** Summarises a sample (NaN fields for an empty one). */
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import { check, ms, type Row } from "./row.js";
+import { check, checkCi, ms, type Row } from "./row.js";
 import type { TableInput } from "./table.js";
 
 const ci = (v: readonly [number, number]) => `${v[0]}–${v[1]}`;
@@ -23,7 +23,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
         `${w.floor_rps} req/s floor (${w.floor_ratio}× pass-through)`,
         `${w.ratio_vs_floor}× (CI ${ci(w.ratio_vs_floor_ci95)})`,
         "ratio ≥ 0.97",
-        check(w.ratio_vs_floor >= 0.97),
+        checkCi(w.ratio_vs_floor_ci95, 0.97, "at least"),
       ]);
     if (w.cpu_us_over_floor !== undefined)
       out.push([
@@ -32,7 +32,9 @@ export function workerRows(w: TableInput["worker"]): Row[] {
         `${w.floor_workerd_cpu_us_per_req} µs floor, ${w.workerd_cpu_us_per_req} µs routing`,
         w.aa_cpu_us === undefined ? "" : `control − pass ${w.aa_cpu_us} µs`,
         "≤ 20 µs",
-        check(w.cpu_us_over_floor <= 20),
+        w.cpu_us_over_floor_ci95
+          ? checkCi(w.cpu_us_over_floor_ci95, 20, "at most")
+          : check(w.cpu_us_over_floor <= 20),
       ]);
     if (
       w.signed_ratio_vs_floor !== undefined &&
@@ -46,7 +48,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
           `${w.floor_rps} req/s floor`,
           `${w.signed_ratio_vs_floor}× (CI ${ci(w.signed_ratio_vs_floor_ci95)})`,
           "ratio ≥ 0.95",
-          check(w.signed_ratio_vs_floor >= 0.95),
+          checkCi(w.signed_ratio_vs_floor_ci95, 0.95, "at least"),
         ],
         [
           "Worker signature cost (workerd CPU)",
@@ -54,7 +56,7 @@ export function workerRows(w: TableInput["worker"]): Row[] {
           `${w.workerd_cpu_us_per_req} µs unsigned`,
           "",
           "≤ 30 µs",
-          check(w.sign_us <= 30),
+          w.sign_us_ci95 ? checkCi(w.sign_us_ci95, 30, "at most") : check(w.sign_us <= 30),
         ],
       );
     out.push([
