@@ -1,4 +1,4 @@
-import type { PropagationResult } from "../sections/propagation.js";
+import type { PropagationResult } from "../sections/propagation-result.js";
 import { check, checkCi, ms, type Row, signed } from "./row.js";
 
 /** The table's propagation rows: etcd → KV against the relay floor, and etcd → Worker. */

@@ -4,7 +4,7 @@ import type { CliResult } from "../sections/cli.js";
 import type { FailoverResult } from "../sections/failover.js";
 import type { BlackholeStallResult } from "../sections/failover-blackhole.js";
 import type { GrowthResult } from "../sections/growth.js";
-import type { PropagationResult } from "../sections/propagation.js";
+import type { PropagationResult } from "../sections/propagation-result.js";
 import type { PusherScaleResult } from "../sections/pusher-scale.js";
 import type {
   NoisyWritesResult,

@@ -10,57 +10,7 @@ import { openRelayFloor } from "../lib/relay-floor.js";
 import { startStack } from "../lib/stack.js";
 import { medianWithCi, round, summarize } from "../lib/stats.js";
 import { startBenchWorkerd } from "../lib/workerd.js";
-
-/** `propagation_ms` and `edge_propagation_ms` in results.json. */
-export interface PropagationResult {
-  readonly propagation_ms: {
-    readonly p50: number;
-    readonly p99: number;
-    readonly max: number;
-    /** The relay floor: etcd put → the relay's value visible to the same poller, p50. */
-    readonly floor_p50: number;
-    readonly floor_p99: number;
-    readonly ratio_p50: number;
-    /**
-     * The change's time over the relay's in the same iteration, median over the changes timed at
-     * KV, with its 95 % interval: what the goal is judged on (the host's drift cancels in a pair).
-     */
-    readonly ratio_paired_p50?: number;
-    readonly ratio_paired_ci95?: readonly [number, number];
-    /** Inside the relay floor: put → the relay's watch event, and the relay's KV put, p50. */
-    readonly floor_relay_watch_p50: number;
-    readonly floor_relay_put_p50: number;
-    /**
-     * The relay that also reads the routing prefix before its put, as the pusher must (a delta
-     * read: the watch is only a trigger), p50; information, the goal stays against the relay.
-     */
-    readonly read_relay_p50?: number;
-    /** The change's time over the reading relay's in the same iteration: median and interval. */
-    readonly read_relay_paired_p50?: number;
-    readonly read_relay_paired_ci95?: readonly [number, number];
-    /** A raw watch and a raw KV put from the bench's process, each timed alone, p50 of the sum. */
-    readonly floor_parts_p50: number;
-    readonly floor_etcd_watch_p50: number;
-    readonly floor_kv_put_p50: number;
-    /** put → the pusher's own "push" log line (no polling in the figure). */
-    readonly logged_p50: number;
-    /** KV reads by the poller that failed (Miniflare racing a writer) and were retried. */
-    readonly read_errors: number;
-    /** `routes` writes the pusher logged during the measurement (one per change when none is extra). */
-    readonly routes_writes: number;
-    /** The pusher's warning and error lines during the measurement, by message. */
-    readonly pusher_warnings: Readonly<Record<string, number>>;
-    readonly changes: number;
-  };
-  readonly edge_propagation_ms: {
-    readonly p50: number;
-    readonly p99: number;
-    readonly max: number;
-    /** The slowest change's push as the pusher logged it: late there, or late in the Worker? */
-    readonly max_push_logged: number;
-    readonly ratio_p50: number;
-  };
-}
+import type { PropagationResult } from "./propagation-result.js";
 
 /** How many changes to measure. */
 export interface PropagationOptions {
@@ -73,6 +23,7 @@ export interface PropagationOptions {
 }
 
 const QUIET_MS = 1_050;
+const roundCi = ([lo, hi]: readonly [number, number]) => [round(lo, 2), round(hi, 2)] as const;
 /** The bench's PUSHER_ELECTION_TTL (5 s) and a second. */
 const ELECTION_SETTLE_MS = 6_000;
 const POLL_MS = 2;
@@ -195,10 +146,10 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
         });
     if (seenAt === null) throw new Error(`change ${i} did not propagate`);
     const push = await stack.pusher.waitForRoutes(await revP, TIMEOUT_MS);
-    (atEdge ? edge : prop).push(seenAt - t0);
     const pushMs = seenAt - t0;
+    (atEdge ? edge : prop).push(pushMs);
     const loggedMs = push ? push.doneAt - wall0 : Number.NaN;
-    if (atEdge && seenAt - t0 > edgeSlowest.ms) edgeSlowest = { ms: seenAt - t0, loggedMs };
+    if (atEdge && pushMs > edgeSlowest.ms) edgeSlowest = { ms: pushMs, loggedMs };
     if (!atEdge && push) logged.push(loggedMs);
 
     if (!relayFirst) {
@@ -240,12 +191,12 @@ export async function propagation(o: PropagationOptions): Promise<PropagationRes
       floor_p99: round(f.p99),
       ratio_p50: round(p.p50 / f.p50, 2),
       ratio_paired_p50: round(paired.p50, 2),
-      ratio_paired_ci95: [round(paired.ci95[0], 2), round(paired.ci95[1], 2)],
+      ratio_paired_ci95: roundCi(paired.ci95),
       floor_relay_watch_p50: round(summarize(inRelay.watch).p50),
       floor_relay_put_p50: round(summarize(inRelay.put).p50),
       read_relay_p50: round(summarize(readFloor).p50),
       read_relay_paired_p50: round(readPaired.p50, 2),
-      read_relay_paired_ci95: [round(readPaired.ci95[0], 2), round(readPaired.ci95[1], 2)],
+      read_relay_paired_ci95: roundCi(readPaired.ci95),
       floor_parts_p50: round(summarize(floorParts).p50),
       floor_etcd_watch_p50: round(summarize(floorEtcd).p50),
       floor_kv_put_p50: round(summarize(floorKv).p50),
