@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
+import { poolReportsOf } from "../core/compile/pool-report.js";
 import type { CompileResult } from "../core/index.js";
-import { poolReportsOf } from "../core/pool-report.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 import type { RoutingView } from "./ui/routing-view.js";

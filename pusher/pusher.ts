@@ -1,5 +1,5 @@
+import { nextOverrideExpiry } from "../core/compile/override-expiry.js";
 import type { CompiledMap } from "../core/index.js";
-import { nextOverrideExpiry } from "../core/override-expiry.js";
 import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import { CompileReport } from "./compile-report.js";

@@ -30,7 +30,7 @@ const result = await build({
     "edge-pusher": "pusher/main.ts",
     edgectl: "edgectl/main.ts",
     // The package's own export (`import { verifyEdgeSignature } from "edge-router"`).
-    origin: "core/edge-signature.ts",
+    origin: "core/contract/edge-signature.ts",
   },
   outdir: DIST,
   write: false,

@@ -1,14 +1,14 @@
 /**
- * Generates core/continent-table.ts from the `countries-list` package (annexare/Countries),
+ * Generates core/contract/continent-table.ts from the `countries-list` package (annexare/Countries),
  * restricted to the country codes the router accepts, with the corrections in
  * CONTINENT_CORRECTIONS (where the package differs from the GeoNames/MaxMind assignment behind
  * Cloudflare's `request.cf.continent`). Run: `npx tsx scripts/gen-continent-table.ts`.
- * test/core/continents.test.ts checks the committed table against the package.
+ * test/core/contract/continents.test.ts checks the committed table against the package.
  */
 import { writeFileSync } from "node:fs";
 import { countries } from "countries-list";
-import { CONTINENT_CORRECTIONS } from "../core/continent-corrections.js";
-import { COUNTRY_CODES } from "../core/countries.js";
+import { CONTINENT_CORRECTIONS } from "../core/contract/continent-corrections.js";
+import { COUNTRY_CODES } from "../core/contract/countries.js";
 
 const rows: string[] = [];
 for (const cc of [...COUNTRY_CODES].sort()) {

@@ -1,5 +1,5 @@
-import type { Route } from "../core/compiled-map.js";
-import { attrLines } from "../core/edge-signature.js";
+import type { Route } from "../core/contract/compiled-map.js";
+import { attrLines } from "../core/contract/edge-signature.js";
 
 /** One market attribute as the origin receives it. */
 export interface AttrHeader {

@@ -1,4 +1,4 @@
-import { normalizeCountry } from "../core/resolve.js";
+import { normalizeCountry } from "../core/contract/resolve.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { CompiledMap, DegradedReason, Route } from "../core/compiled-map.js";
-import { resolveRoute } from "../core/resolve.js";
+import type { CompiledMap, DegradedReason, Route } from "../core/contract/compiled-map.js";
+import { resolveRoute } from "../core/contract/resolve.js";
 import { floorRoute } from "./floor-route.js";
 import type { MapSnapshot } from "./map-cache.js";
 import type { WorkerSettings } from "./settings.js";

@@ -1,4 +1,4 @@
-import type { Route } from "../core/compiled-map.js";
+import type { Route } from "../core/contract/compiled-map.js";
 import type { WorkerSettings } from "./settings.js";
 
 const floors = new WeakMap<WorkerSettings, Route>();

@@ -1,4 +1,4 @@
-import type { CompiledMap } from "../core/compiled-map.js";
+import type { CompiledMap } from "../core/contract/compiled-map.js";
 import { judgeMapText, type MapVerdict } from "./map-order.js";
 
 /** The part of a `KVNamespace` the cache uses (a stub in Node tests). */

@@ -1,5 +1,5 @@
-import type { CompiledMap } from "../core/compiled-map.js";
-import { parseMapShape } from "../core/map-shape.js";
+import type { CompiledMap } from "../core/contract/compiled-map.js";
+import { parseMapShape } from "../core/contract/map-shape.js";
 
 /** The fields that order maps: etcd history first, then revision within it. */
 export type MapPosition = Pick<CompiledMap, "history" | "rev">;

@@ -1,4 +1,4 @@
-import type { CompiledMap, Route } from "../core/compiled-map.js";
+import type { CompiledMap, Route } from "../core/contract/compiled-map.js";
 
 const hostnames = new Map<string, string | null>();
 

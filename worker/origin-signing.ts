@@ -3,7 +3,7 @@ import {
   framedString,
   SIGNATURE_HEADER,
   signatureValue,
-} from "../core/edge-signature.js";
+} from "../core/contract/edge-signature.js";
 
 /**
  * Sets `X-Edge-Signature` on an origin request for `pool` (docs/reference.md §11): signed with

@@ -1,5 +1,5 @@
-import type { ChainLink, Route } from "../core/compiled-map.js";
-import { type CanonicalFrame, frameWithAttrLines } from "../core/edge-signature.js";
+import type { ChainLink, Route } from "../core/contract/compiled-map.js";
+import { type CanonicalFrame, frameWithAttrLines } from "../core/contract/edge-signature.js";
 import { type AttrHeader, attrHeaders, signedAttrLines } from "./attr-headers.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { isForwardingClaim, setForwardingHeaders } from "./forwarding-headers.js";

@@ -1,4 +1,4 @@
-import type { DegradedReason } from "../core/compiled-map.js";
+import type { DegradedReason } from "../core/contract/compiled-map.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";

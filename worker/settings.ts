@@ -1,6 +1,6 @@
-import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/defaults.js";
-import { isPoolName } from "../core/keys.js";
-import { originTemplateProblem } from "../core/settings-check.js";
+import { isPoolName } from "../core/contract/pool-name.js";
+import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
+import { originTemplateProblem } from "../core/contract/settings-check.js";
 import type { EjectionSettings } from "./outlier-ejection.js";
 
 /** The Worker's parsed configuration. */

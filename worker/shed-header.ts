@@ -1,5 +1,5 @@
-import type { RouteShed } from "../core/compiled-map.js";
-import { formatShed } from "../core/route-shed.js";
+import type { RouteShed } from "../core/contract/compiled-map.js";
+import { formatShed } from "../core/contract/route-shed.js";
 
 const texts = new WeakMap<readonly RouteShed[], string>();
 

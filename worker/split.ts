@@ -1,6 +1,6 @@
-import type { ChainLink, Route, RouteWeight } from "../core/compiled-map.js";
-import { pickWeighted } from "../core/rendezvous.js";
-import { formatSplit } from "../core/rule-weights.js";
+import type { ChainLink, Route, RouteWeight } from "../core/contract/compiled-map.js";
+import { pickWeighted } from "../core/contract/rendezvous.js";
+import { formatSplit } from "../core/contract/rule-weights.js";
 
 /** What a weighted route's split needs, worked out once per route of a map. */
 interface SplitPlan {

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { Watcher } from "etcd3";
 import type { KvEntry, KvSink } from "../../adapters/kv/kv-sink.js";
 import { LOCAL_PUT_GAP_MS } from "../../adapters/kv/local-sink.js";
-import { RoutingIndex } from "../../core/routing-index.js";
+import { RoutingIndex } from "../../core/incremental/routing-index.js";
 import { sleep } from "../../pusher/clock.js";
 import { CompileLoop } from "../../pusher/compile-loop.js";
 import { ExpiryTimer } from "../../pusher/expiry-timer.js";

@@ -1,5 +1,5 @@
-import type { Route } from "../../core/compiled-map.js";
-import { normalizeCountry } from "../../core/resolve.js";
+import type { Route } from "../../core/contract/compiled-map.js";
+import { normalizeCountry } from "../../core/contract/resolve.js";
 import { OutlierEjection } from "../../worker/outlier-ejection.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
 

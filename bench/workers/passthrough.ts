@@ -1,4 +1,4 @@
-import type { Route } from "../../core/compiled-map.js";
+import type { Route } from "../../core/contract/compiled-map.js";
 import { OutlierEjection } from "../../worker/outlier-ejection.js";
 import { proxyToOrigins } from "../../worker/proxy.js";
 

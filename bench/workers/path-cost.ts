@@ -1,4 +1,4 @@
-import { hmacHex } from "../../core/edge-signature.js";
+import { hmacHex } from "../../core/contract/edge-signature.js";
 import edge from "../../worker/index.js";
 import floor from "./contract-floor.js";
 

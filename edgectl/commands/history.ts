@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { safeText } from "../../core/safe-text.js";
+import { safeText } from "../../core/contract/safe-text.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import type { HistoryResult } from "../output/shapes/history-shape.js";

@@ -1,4 +1,4 @@
-import { liveOverride } from "../../core/continent-rules.js";
+import { liveOverride } from "../../core/compile/continent-rules.js";
 import {
   CountryRuleSchema,
   canonicalRule,

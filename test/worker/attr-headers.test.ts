@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalString } from "../../core/edge-signature.js";
+import { canonicalString } from "../../core/contract/edge-signature.js";
 import { attrHeaders, signedAttrLines } from "../../worker/attr-headers.js";
 
 describe("attrHeaders: a route's attrs as origin-request headers", () => {

@@ -28,6 +28,6 @@ describe("the Worker bundle stays a router's size", () => {
     expect(
       inputs.filter((f) => /core\/(index|schema|map-schema|desired-state)\.ts$/.test(f)),
     ).toEqual([]);
-    expect(inputs).toContain("core/map-shape.ts");
+    expect(inputs).toContain("core/contract/map-shape.ts");
   });
 });

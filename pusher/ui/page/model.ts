@@ -1,4 +1,4 @@
-import { DEFAULT_CC } from "../../../core/countries.js";
+import { DEFAULT_CC } from "../../../core/contract/countries.js";
 import type { UiMap, UiPool, UiRoute } from "../ui-document.js";
 import type { PoolColour } from "./palette.js";
 

@@ -1,4 +1,4 @@
-import { DEFAULT_CC } from "../../../core/countries.js";
+import { DEFAULT_CC } from "../../../core/contract/countries.js";
 import type { UiMap } from "../ui-document.js";
 import { h } from "./dom.js";
 import { routeFor } from "./model.js";
