@@ -1,3 +1,4 @@
+export * from "./compile/carried-state.js";
 export * from "./compile/compile.js";
 export * from "./compile/compile-options.js";
 export * from "./compile/fence-check.js";
@@ -17,6 +18,7 @@ export * from "./contract/countries.js";
 export * from "./contract/edge-signature.js";
 export * from "./contract/fence.js";
 export * from "./contract/header-safe.js";
+export * from "./contract/map-order.js";
 export * from "./contract/map-shape.js";
 export * from "./contract/market-attrs.js";
 export * from "./contract/origin-check.js";

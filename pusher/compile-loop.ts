@@ -1,8 +1,9 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
 import {
-  type CompiledMap,
+  type CarriedState,
   type CompileResult,
+  carriedState,
   compileState,
   DEFAULT_ROUTES_BUDGET_BYTES,
   RouteMemo,
@@ -56,7 +57,8 @@ export interface CompileLoopOptions {
  */
 export class CompileLoop {
   /** The last compiled map: countries whose rule turns invalid route by the last valid rule it keeps. */
-  private previous: CompiledMap | null = null;
+  /** What the next compile carries forward: its own last compile, or the takeover seed. */
+  private carried: CarriedState | null = null;
   private dirty = false;
   private running: Promise<number> | null = null;
   private stopped = false;
@@ -71,7 +73,7 @@ export class CompileLoop {
   private lastVersion: PrefixVersion | null = null;
   private readonly mirror: PrefixMirror;
   private readonly routeMemo = new RouteMemo();
-  /** Bumped by `setPrevious`, so a compile started before it is discarded, not published. */
+  /** Bumped by `setCarried`, so a compile started before it is discarded, not published. */
   private generation = 0;
 
   constructor(private readonly o: CompileLoopOptions) {
@@ -84,10 +86,10 @@ export class CompileLoop {
     this.mirror.noteDeleted(key, revision);
   }
 
-  /** Sets the last known good map (e.g. read back from KV, so it survives restarts). */
-  setPrevious(map: CompiledMap | null): void {
-    if (!map) return;
-    this.previous = map;
+  /** Sets what the next compile carries (on taking over: its own compile merged with KV's map). */
+  setCarried(carried: CarriedState | null): void {
+    if (!carried) return;
+    this.carried = carried;
     this.generation += 1;
   }
 
@@ -231,7 +233,7 @@ export class CompileLoop {
       floorPool: this.o.floorPool,
       originTemplate: this.o.originTemplate,
       now: new Date(this.o.clock.now()),
-      previous: this.previous,
+      carried: this.carried,
       routesBudgetBytes: DEFAULT_ROUTES_BUDGET_BYTES,
       history: history.history,
       routeMemo: this.routeMemo,
@@ -239,7 +241,7 @@ export class CompileLoop {
         ? { shedRecoverSeconds: this.o.shedRecoverSeconds }
         : {}),
     });
-    this.previous = result.map;
+    this.carried = carriedState({ own: result.map });
     this.o.onCompiled(result, performance.now() - compileStarted);
   }
 }

@@ -1,3 +1,4 @@
+import { isAfter } from "../core/contract/map-order.js";
 import { type CompiledMap, type CompileResult, routingText } from "../core/index.js";
 
 /** How long a Workers KV read may lag behind a write (Cloudflare: up to about 60 s). */
@@ -9,14 +10,6 @@ export const KV_STALE_READ_MS = 60_000;
  * caught up, maybe a former leader's late write); or KV really differs (`drift`).
  */
 export type KvReadVerdict = "in-sync" | "stale" | "drift";
-
-/** True when map `a` comes after map `b`: maps order by `(history, rev)`. */
-export function isAfter(
-  a: Pick<CompiledMap, "history" | "rev">,
-  b: Pick<CompiledMap, "history" | "rev">,
-): boolean {
-  return a.history > b.history || (a.history === b.history && a.rev > b.rev);
-}
 
 /**
  * The pusher's view of KV: the newest compile it wants there against what KV holds as far as it

@@ -1,5 +1,5 @@
 import { nextOverrideExpiry } from "../core/compile/override-expiry.js";
-import type { CompiledMap } from "../core/index.js";
+import { type CompiledMap, carriedState } from "../core/index.js";
 import { sleep } from "./clock.js";
 import { CompileLoop } from "./compile-loop.js";
 import { CompileReport } from "./compile-report.js";
@@ -11,7 +11,6 @@ import { createMetrics } from "./metrics.js";
 import type { Pusher, PusherDeps } from "./pusher-types.js";
 import { SoloLeadership, type WriterRole } from "./solo-leadership.js";
 import { PusherStatus } from "./status.js";
-import { takeoverSeed } from "./takeover-seed.js";
 import { RoutingView } from "./ui/routing-view.js";
 import { WatchGuard } from "./watch-guard.js";
 import { WatchTrigger } from "./watch-trigger.js";
@@ -65,7 +64,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     backoff: tuning.kvBackoff ?? { baseMs: 500, maxMs: 30_000 },
     ...(tuning.kvStaleReadMs !== undefined ? { staleReadMs: tuning.kvStaleReadMs } : {}),
     onLoaded: (map) => {
-      compileLoop.setPrevious(takeoverSeed(lastCompiled, map));
+      compileLoop.setCarried(carriedState({ own: lastCompiled, kv: map }));
       compileLoop.trigger();
       return true;
     },

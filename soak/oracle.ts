@@ -42,6 +42,7 @@ export async function anyMember<T>(world: World, fn: (c: Etcd3) => Promise<T>): 
 export async function expectedMap(world: World): Promise<CompiledMap> {
   const snap = await anyMember(world, (c) => readSnapshot(c, world.prefix));
   return compile(snap, {
+    carried: null,
     prefix: world.prefix,
     floorPool: FLOOR_POOL,
     originTemplate: world.originTemplate,

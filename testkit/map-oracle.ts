@@ -14,6 +14,7 @@ export async function readSnapshot(client: Etcd3, prefix: string): Promise<Snaps
 /** `compile(range read of etcd)`, with the pusher's settings and no history. */
 export async function expectedMap(client: Etcd3, prefix: string): Promise<CompiledMap> {
   return compile(await readSnapshot(client, prefix), {
+    carried: null,
     prefix,
     floorPool: "par-1",
     originTemplate: "https://{pool}.origin.example.com",

@@ -1,18 +1,6 @@
 import type { CompiledMap } from "../core/contract/compiled-map.js";
+import { supersedes } from "../core/contract/map-order.js";
 import { parseMapShape } from "../core/contract/map-shape.js";
-
-/** The fields that order maps: etcd history first, then revision within it. */
-export type MapPosition = Pick<CompiledMap, "history" | "rev">;
-
-/**
- * True when `next` may replace `held`: a higher history whatever its revision (etcd was
- * replaced or restored and the pushers followed it), never a lower history, and within one
- * history never a lower revision. Clocks play no part: `compiled_at` can be wrong or equal.
- */
-export function supersedes(next: MapPosition, held: MapPosition): boolean {
-  if (next.history !== held.history) return next.history > held.history;
-  return next.rev >= held.rev;
-}
 
 /** What a `routes` document read from KV means for the map an isolate holds. */
 export type MapVerdict =

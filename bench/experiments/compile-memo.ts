@@ -24,7 +24,7 @@ function p50(memo: RouteMemo | undefined): number {
     previous = compileState(index.state(), rev, {
       ...opts,
       now,
-      previous,
+      carried: previous,
       ...(memo ? { routeMemo: memo } : {}),
     }).map;
     times.push(performance.now() - t0);

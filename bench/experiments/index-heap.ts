@@ -32,6 +32,7 @@ const index = new RoutingIndex(prefix);
 const afterIndex = mib();
 row("index", afterIndex, base);
 const opts = {
+  carried: null,
   prefix,
   floorPool: "g00000",
   originTemplate: "https://{pool}.example",
@@ -42,7 +43,7 @@ const first = compileState(index.state(), 1, opts);
 const compileMs = performance.now() - t0;
 const afterFirst = mib();
 row("index + first compile", afterFirst, base);
-const second = compileState(index.state(), 2, { ...opts, previous: first.map });
+const second = compileState(index.state(), 2, { ...opts, carried: first.map });
 const afterSecond = mib();
 row("index + two compiles", afterSecond, base);
 process.stdout.write(

@@ -26,6 +26,7 @@ let rev = 1;
 for (const e of growthFixture(keys).sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)))
   index.upsert({ key: prefix + e.rel, value: Buffer.from(e.value), modRevision: rev++ });
 const result = compileState(index.state(), rev, {
+  carried: null,
   prefix,
   floorPool: "g00000",
   originTemplate: "https://{pool}.example",

@@ -14,7 +14,7 @@ export function workerBenchMap(
   const entries = scaleFixture({ keys: 0, pools: 20, origin: () => origin }).map(edit);
   return compile(
     { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
-    { prefix, floorPool: "p000", originTemplate: origin, now: new Date() },
+    { carried: null, prefix, floorPool: "p000", originTemplate: origin, now: new Date() },
   ).map;
 }
 

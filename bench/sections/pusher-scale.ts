@@ -102,12 +102,17 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
   if (snapshot.entries.length !== KEYS) {
     throw new Error(`expected ${KEYS} keys, read ${snapshot.entries.length}`);
   }
-  const opts = { prefix, floorPool: "p000", originTemplate: DEFAULT_ORIGIN_TEMPLATE };
+  const opts = {
+    carried: null,
+    prefix,
+    floorPool: "p000",
+    originTemplate: DEFAULT_ORIGIN_TEMPLATE,
+  };
   let previous = compile(snapshot, { ...opts, now: new Date() }).map;
   const compiles: number[] = [];
   for (let i = 0; i < 30; i++) {
     const t0 = performance.now();
-    previous = compile(snapshot, { ...opts, now: new Date(), previous }).map;
+    previous = compile(snapshot, { ...opts, now: new Date(), carried: previous }).map;
     compiles.push(performance.now() - t0);
   }
   const mapText = serializeMap(previous);

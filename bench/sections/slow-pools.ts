@@ -51,7 +51,13 @@ export async function shedShareError(o: {
       revision: 1,
       entries: entries.map(([k, v]) => ({ key: `${prefix}${k}`, value: JSON.stringify(v) })),
     },
-    { prefix, floorPool: "par-1", originTemplate: "https://{pool}.example.net", now: new Date() },
+    {
+      carried: null,
+      prefix,
+      floorPool: "par-1",
+      originTemplate: "https://{pool}.example.net",
+      now: new Date(),
+    },
   );
   const compiled = map.countries.DE?.shed?.find((s) => s.pool === "fra-1")?.share ?? 0;
   const worker = await startWorker({ DEBUG_TOKEN: TOKEN });

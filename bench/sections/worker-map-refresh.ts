@@ -24,6 +24,7 @@ export function mapRefresh(o: { readonly runs: number }): MapRefreshResult {
   const map = compile(
     { revision: 1, entries: entries.map((e) => ({ key: prefix + e.rel, value: e.value })) },
     {
+      carried: null,
       prefix,
       floorPool: "p000",
       originTemplate: "https://{pool}.origin.example.com",

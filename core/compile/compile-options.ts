@@ -3,16 +3,17 @@ import type { RouteSettings } from "../contract/route-settings.js";
 import type { RouteMemo } from "../incremental/route-memo.js";
 import type { Problem } from "../intent/problem.js";
 import type { RoutingState } from "../intent/routing-state.js";
+import type { CarriedState } from "./carried-state.js";
 
 /** Settings shared by the pusher, the CLI and the Worker. */
 export interface CompileOptions extends RouteSettings {
   readonly prefix: string;
   readonly now: Date;
   /**
-   * The last compiled map (after a restart: the one read back from KV). A country whose rule
-   * turned invalid routes by the last valid rule it carries.
+   * What this compile carries forward from an earlier one (see {@link CarriedState}), built by
+   * `carriedState` from the process's own last compile and/or KV's map; `null` carries nothing.
    */
-  readonly previous?: CompiledMap | null;
+  readonly carried: CarriedState | null;
   /** The etcd history the snapshot belongs to (`CompiledMap.history`); 0 by default. */
   readonly history?: number;
   /** Byte budget of the `routes` document; junk problems are summarised to fit. 1 MiB by default. */

@@ -1,8 +1,9 @@
-import type { CompiledMap, KeptRule, Route } from "../contract/compiled-map.js";
+import type { KeptRule, Route } from "../contract/compiled-map.js";
 import { CONTINENT_CODES, type ContinentCode, countriesOf } from "../contract/continents.js";
 import type { ContinentOverrideRule, ContinentRule } from "../incremental/country-inputs.js";
 import type { RoutingState } from "../intent/routing-state.js";
 import type { CountryRule, OverrideRule } from "../intent/schema.js";
+import type { CarriedState } from "./carried-state.js";
 import { lastValidContinentRule, routeShowsRuleOf } from "./last-valid-rule.js";
 import { keptOf } from "./rule-route.js";
 
@@ -18,7 +19,7 @@ export function liveOverride(rule: OverrideRule | undefined, now: Date): Overrid
  */
 export function continentRules(
   state: RoutingState,
-  previous: CompiledMap | null,
+  previous: CarriedState | null,
   now: Date,
   usable: (key: string, rule: CountryRule | undefined) => CountryRule | undefined,
 ): {

@@ -1,10 +1,11 @@
-import type { ChainLink, CompiledMap, KeptRule, Route } from "../contract/compiled-map.js";
+import type { ChainLink, KeptRule, Route } from "../contract/compiled-map.js";
 import { countriesOf } from "../contract/continents.js";
 import type { Fence } from "../contract/fence.js";
 import { FenceSchema } from "../intent/fence-schema.js";
 import { type Problem, problem } from "../intent/problem.js";
 import type { RoutingState } from "../intent/routing-state.js";
 import type { PoolDef } from "../intent/schema.js";
+import type { CarriedState } from "./carried-state.js";
 
 /** A covered country's fence: its name (the `fence/{name}` key's) and its value. */
 export interface FenceOf {
@@ -66,7 +67,7 @@ export function fenceCover(fences: ReadonlyMap<string, Fence>): FenceCover {
  */
 export function fencesInForce(
   state: Pick<RoutingState, "fences" | "invalidFences">,
-  previous: CompiledMap | null,
+  previous: CarriedState | null,
 ): Map<string, Fence> {
   const out = new Map(state.fences);
   const last = previous?.fences;

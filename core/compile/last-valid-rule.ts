@@ -1,8 +1,9 @@
-import type { CompiledMap, KeptRule, Route } from "../contract/compiled-map.js";
+import type { KeptRule, Route } from "../contract/compiled-map.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import { positiveWeights, weightsOf } from "../contract/rule-weights.js";
 import { type CountryRule, CountryRuleSchema } from "../intent/schema.js";
 import { VALUE_FREE } from "../intent/value-free-issue.js";
+import type { CarriedState } from "./carried-state.js";
 
 /** The pools of a rule in chain order: primary, then fallbacks. */
 export function rulePools(rule: KeptRule): string[] {
@@ -38,7 +39,7 @@ function ruleOffRoute(route: Route): CountryRule | undefined {
  * full chain (source `country/{cc}`, not degraded, every pool healthy), so the chain is the rule.
  * (Maps from pushers that predate `kept` only have routes: their chain is the best there is.)
  */
-export function lastValidRule(previous: CompiledMap | null, cc: string): CountryRule | undefined {
+export function lastValidRule(previous: CarriedState | null, cc: string): CountryRule | undefined {
   if (!previous) return undefined;
   const kept = keptRule(previous, cc);
   if (kept) return kept;
@@ -53,7 +54,7 @@ export function lastValidRule(previous: CompiledMap | null, cc: string): Country
 }
 
 /** The `kept` entry under `key` (`DE`, `_default` or `continent/EU`), checked again. */
-function keptRule(previous: CompiledMap, key: string): CountryRule | undefined {
+function keptRule(previous: CarriedState, key: string): CountryRule | undefined {
   const kept = previous.kept;
   if (!kept || !Object.hasOwn(kept, key)) return undefined;
   const rule = kept[key];
@@ -65,7 +66,7 @@ function keptRule(previous: CompiledMap, key: string): CountryRule | undefined {
  * a country compiled from it shows whole (it is kept otherwise).
  */
 export function lastValidContinentRule(
-  previous: CompiledMap | null,
+  previous: CarriedState | null,
   k: string,
 ): CountryRule | undefined {
   if (!previous) return undefined;

@@ -1,6 +1,7 @@
 import type { CompiledMap, PoolShed } from "../contract/compiled-map.js";
 import type { RoutingState } from "../intent/routing-state.js";
 import type { SlowMs } from "../intent/schema.js";
+import type { CarriedState } from "./carried-state.js";
 
 /** A shed share moves in steps of this many percent. */
 export const SHED_STEP = 10;
@@ -69,7 +70,7 @@ function stepClock(at: string, belowSince: string): number {
 }
 
 /** A previous map's shed of `pool`, when it is one compile could have written. */
-function previousShed(previous: CompiledMap | null, pool: string): PoolShed | undefined {
+function previousShed(previous: CarriedState | null, pool: string): PoolShed | undefined {
   const sheds = previous?.sheds;
   if (!sheds || !Object.hasOwn(sheds, pool)) return undefined;
   const s = sheds[pool];
@@ -94,7 +95,7 @@ export interface PoolSheds {
  */
 export function poolSheds(
   state: Pick<RoutingState, "pools" | "health">,
-  previous: CompiledMap | null,
+  previous: CarriedState | null,
   nowMs: number,
   recoverMs: number,
 ): PoolSheds {

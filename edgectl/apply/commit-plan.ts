@@ -52,7 +52,7 @@ export async function commitPlan(
     );
   }
   plan.assertNoNewProblems();
-  const shifts = edgeEffect(toSnapshot(read), changes, compileOptions(settings));
+  const shifts = edgeEffect(toSnapshot(read), changes, compileOptions(settings, null));
   ctx.print(
     `Plan for ${settings.prefix} at revision ${read.revision} (epoch ${epoch.value}):`,
     ...formatDiff(changes),

@@ -43,7 +43,7 @@ export function applyChangesToSnapshot(
 export function edgeEffect(
   snapshot: Snapshot,
   changes: readonly KeyChange[],
-  opts: Omit<CompileOptions, "previous">,
+  opts: CompileOptions,
 ): RouteShift[] {
   const before = compile(snapshot, opts).map;
   const after = compile(applyChangesToSnapshot(snapshot, changes), opts).map;
@@ -68,7 +68,7 @@ export function edgeEffect(
 export function sheddingAfter(
   snapshot: Snapshot,
   changes: readonly KeyChange[],
-  opts: Omit<CompileOptions, "previous">,
+  opts: CompileOptions,
 ): PoolReport[] {
   const { map, state } = compile(applyChangesToSnapshot(snapshot, changes), opts);
   return poolReports(state, map).filter((r) => r.shed > 0);

@@ -37,8 +37,8 @@ export function planOfChanges(
     read,
     changes,
     effectLines: () =>
-      formatEdgeEffect(edgeEffect(toSnapshot(read), changes, compileOptions(settings))),
+      formatEdgeEffect(edgeEffect(toSnapshot(read), changes, compileOptions(settings, null))),
     assertNoNewProblems: () =>
-      assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings)),
+      assertNoNewProblems(toSnapshot(read), changes, compileOptions(settings, null)),
   };
 }

@@ -16,7 +16,7 @@ import type { KeyChange } from "./plan-diff.js";
 export function newProblems(
   snapshot: Snapshot,
   changes: readonly KeyChange[],
-  opts: Omit<CompileOptions, "previous">,
+  opts: CompileOptions,
 ): string[] {
   const before = new Set(compile(snapshot, opts).map.problems);
   return compile(applyChangesToSnapshot(snapshot, changes), opts).map.problems.filter(
@@ -28,7 +28,7 @@ export function newProblems(
 export function assertNoNewProblems(
   snapshot: Snapshot,
   changes: readonly KeyChange[],
-  opts: Omit<CompileOptions, "previous">,
+  opts: CompileOptions,
 ): void {
   const problems = newProblems(snapshot, changes, opts);
   if (problems.length === 0) return;

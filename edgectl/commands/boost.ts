@@ -149,7 +149,7 @@ export function boostCommand(ctx: CommandContext): Command {
             revision: before.revision,
             entries: [...before.entries.filter((e) => e.key !== key), { key, value: proposed }],
           },
-          compileOptions(settings),
+          compileOptions(settings, null),
           `boost ${cc}`,
         );
         const lease = await ClusterLease.grant(members, ttl);

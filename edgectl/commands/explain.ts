@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import type { CompiledMap } from "../../core/index.js";
+import type { CarriedState } from "../../core/index.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 
@@ -18,7 +18,7 @@ export function explainCommand(ctx: CommandContext): Command {
     .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
     .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { compile, withoutFallClocks } = await import("../../core/index.js");
+      const { carriedState, compile } = await import("../../core/index.js");
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
@@ -37,7 +37,7 @@ export function explainCommand(ctx: CommandContext): Command {
         readPrefixFromAny(members, settings.prefix),
       );
       const snapshot = toSnapshot(read);
-      const options = compileOptions(settings);
+      const options = compileOptions(settings, null);
       // A slow pool's shed share steps down from the one in KV (hysteresis): only KV knows it.
       const now = compile(snapshot, options);
       const needsKv =
@@ -45,13 +45,13 @@ export function explainCommand(ctx: CommandContext): Command {
         (target.kind === "country"
           ? dependsOnLastGood(snapshot, target.cc, options)
           : now.problems.some((p) => p.key === `continent/${target.continent}`));
-      let previous: CompiledMap | null = null;
+      let carried: CarriedState | null = null;
       let history: string | undefined;
       if (needsKv) {
         if (!opts.kv) history = "KV not read (--no-kv): last valid rules are not shown";
         else {
           const kv = await readKvMaps(ctx.io);
-          previous = kv.routes && withoutFallClocks(kv.routes);
+          carried = carriedState({ kv: kv.routes });
           history = kv.error
             ? `KV not readable (${kv.error}): last valid rules are not shown`
             : kv.routes
@@ -60,14 +60,14 @@ export function explainCommand(ctx: CommandContext): Command {
         }
       }
       if (target.kind === "continent") {
-        const x = explainContinent(snapshot, target.continent, { ...options, previous });
+        const x = explainContinent(snapshot, target.continent, { ...options, carried });
         const withHistory = history ? { ...x, reasons: [history, ...x.reasons] } : x;
         ctx.emit(continentDocument(withHistory), {
           schema: ExplainShape,
           text: () => formatContinentExplanation(withHistory),
         });
       } else {
-        const x = explainCountry(snapshot, name, { ...options, previous }, history);
+        const x = explainCountry(snapshot, name, { ...options, carried }, history);
         ctx.emit(countryDocument(x), { schema: ExplainShape, text: () => formatExplanation(x) });
       }
       ctx.exit(ExitCode.ok);

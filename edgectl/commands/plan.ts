@@ -27,9 +27,9 @@ export function planCommand(ctx: CommandContext): Command {
         const snapshot = toSnapshot(plan.read);
         const shifts =
           plan.changes.length > 0
-            ? edgeEffect(snapshot, plan.changes, compileOptions(settings))
+            ? edgeEffect(snapshot, plan.changes, compileOptions(settings, null))
             : [];
-        const shedding = sheddingAfter(snapshot, plan.changes, compileOptions(settings));
+        const shedding = sheddingAfter(snapshot, plan.changes, compileOptions(settings, null));
         // text mode shows the plan before the problems; JSON mode has one document, the error
         let problems: unknown = null;
         try {

@@ -64,7 +64,7 @@ export function statusCommand(ctx: CommandContext): Command {
       const kvOpening = import("../status/kv-read.js").then(({ openKvMaps }) => openKvMaps(ctx.io));
       try {
         const [
-          { compile, describeSlowPool, poolReports, withoutFallClocks },
+          { carriedState, compile, describeSlowPool, poolReports },
           { compileOptions },
           { evaluateSync, formatSync },
           { statusDocument },
@@ -85,8 +85,7 @@ export function statusCommand(ctx: CommandContext): Command {
         const { routes, meta } = kv;
         const snapshot = toSnapshot(read);
         const result = compile(snapshot, {
-          ...compileOptions(settings),
-          previous: routes && withoutFallClocks(routes),
+          ...compileOptions(settings, carriedState({ kv: routes })),
         });
         const compiled = result.map;
         // What the edge serves: the shares in KV's map (the compile's, when KV has none).

@@ -24,7 +24,7 @@ export function validateCommand(ctx: CommandContext): Command {
       assertNoNewFenceViolations(
         null,
         { revision: 0, entries },
-        { ...compileOptions(settings), prefix: "" },
+        { ...compileOptions(settings, null), prefix: "" },
         file,
       );
       ctx.emit(

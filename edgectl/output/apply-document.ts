@@ -36,7 +36,7 @@ export function commitFields(
     effect:
       commit === null
         ? []
-        : edgeEffect(snapshot, plan.changes, compileOptions(settings)).map(shiftDocument),
+        : edgeEffect(snapshot, plan.changes, compileOptions(settings, null)).map(shiftDocument),
   };
 }
 

@@ -180,6 +180,7 @@ describe("paged, pinned range reads (real etcd, docs/reference.md §5.9)", () =>
       const read = await readPrefix(client, prefix);
       expect(read.count).toBe(3_000 + 3 + 9);
       const snapshotOptions = {
+        carried: null,
         prefix,
         floorPool: DEFAULT_FLOOR_POOL,
         originTemplate: DEFAULT_ORIGIN_TEMPLATE,

@@ -244,6 +244,7 @@ describe("edgectl explain", () => {
         if (s.garbage) await ctx.client.put(`${prefix}country/FR`).value("{not json");
         const read = await readPrefix(ctx.client, prefix);
         const { map } = compile(toSnapshot(read), {
+          carried: null,
           prefix,
           floorPool: DEFAULT_FLOOR_POOL,
           originTemplate: DEFAULT_ORIGIN_TEMPLATE,

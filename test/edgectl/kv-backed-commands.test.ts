@@ -63,7 +63,7 @@ async function push(prefix: string, previous: CompiledMap | null = null): Promis
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,
     now: new Date(),
-    previous,
+    carried: previous,
   });
   const sink = await createLocalSink({ persistDir: persist, namespaceId: NS });
   try {
@@ -163,7 +163,7 @@ describe("edgectl explain with last valid rules from KV", () => {
       floorPool: DEFAULT_FLOOR_POOL,
       originTemplate: DEFAULT_ORIGIN_TEMPLATE,
       now: new Date(),
-      previous: pushed,
+      carried: pushed,
     });
     expect(x.route).toEqual(map.countries.DE);
 

@@ -53,7 +53,7 @@ async function push(prefix: string, previous: CompiledMap | null = null): Promis
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,
     now: new Date(),
-    previous,
+    carried: previous,
   });
   const sink = await createLocalSink({ persistDir: persist, namespaceId: NS });
   try {

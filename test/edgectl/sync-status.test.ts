@@ -6,6 +6,7 @@ const P = "/p/";
 
 describe("evaluateSync", () => {
   const opts = {
+    carried: null,
     prefix: P,
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,

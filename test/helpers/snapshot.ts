@@ -21,6 +21,7 @@ export function opts(extra: Partial<CompileOptions> = {}): CompileOptions {
     floorPool: "par-1",
     originTemplate: "https://{pool}.origin.example.com",
     now: new Date("2026-11-29T15:00:00.000Z"),
+    carried: null,
     ...extra,
   };
 }

@@ -48,6 +48,7 @@ export async function seedRouting(client: Etcd3, prefix: string): Promise<void> 
 export async function compileNow(client: Etcd3, prefix: string): Promise<CompiledMap> {
   const snap = await readPrefixSnapshot(client, prefix);
   return compile(snap, {
+    carried: null,
     prefix,
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,

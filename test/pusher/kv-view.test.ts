@@ -13,7 +13,13 @@ function compiled(revision: number, primary: string): CompileResult {
   ];
   return compile(
     { revision, entries: entries.map((e, i) => ({ ...e, modRevision: i + 1 })) },
-    { prefix, floorPool: "a", originTemplate: "https://{pool}.example.net", now: new Date(0) },
+    {
+      carried: null,
+      prefix,
+      floorPool: "a",
+      originTemplate: "https://{pool}.example.net",
+      now: new Date(0),
+    },
   );
 }
 

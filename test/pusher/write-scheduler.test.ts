@@ -32,6 +32,7 @@ function result(rev: number, primary = "fra-1"): CompileResult {
       ],
     },
     {
+      carried: null,
       prefix: P,
       floorPool: "par-1",
       originTemplate: "https://{pool}.o.example",

@@ -93,7 +93,13 @@ describe("examples/routing.yaml", () => {
       entries.push({ key: `/x/health/${p}`, value: '{"status":"healthy"}' });
     const { map } = compile(
       { revision: 1, entries },
-      { prefix: "/x/", floorPool: "par-1", originTemplate: "https://{pool}.x", now: new Date() },
+      {
+        carried: null,
+        prefix: "/x/",
+        floorPool: "par-1",
+        originTemplate: "https://{pool}.x",
+        now: new Date(),
+      },
     );
     expect(map.problems).toEqual([]);
     expect(resolveRoute(map, "IT").source).toBe("continent/EU");

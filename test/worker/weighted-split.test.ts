@@ -43,6 +43,7 @@ describe("weighted splits through the Worker in workerd (real loopback origins)"
     };
     const text = serializeMap(
       compile(snapshot, {
+        carried: null,
         prefix: PREFIX,
         floorPool: "par-1",
         originTemplate: "http://127.0.0.1:9/{pool}",

@@ -83,7 +83,7 @@ describe("compile (property)", () => {
       fc.property(snapshot, snapshot, (first, second) => {
         let previous: CompiledMap | null = null;
         for (const s of [first, second]) {
-          const { map } = compile(s, opts({ previous }));
+          const { map } = compile(s, opts({ carried: previous }));
           const state = readSnapshot(s, P);
           const healthy = new Set(
             [...state.health].filter(([, h]) => h.status === "healthy").map(([p]) => p),

@@ -9,7 +9,8 @@ import {
 } from "../../../core/index.js";
 import { opts, snap, world } from "../../helpers/snapshot.js";
 
-const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra)).map;
+const run = (kv: Record<string, unknown>, extra: Parameters<typeof opts>[0] = {}) =>
+  compile(snap(kv), opts(extra)).map;
 
 describe("compile", () => {
   it("routes each country by its rule and the rest by _default", () => {
@@ -120,7 +121,7 @@ describe("compile", () => {
   it("an invalid country rule routes by its last valid rule (with current health)", () => {
     const first = run(world());
     const map = run(world({ "country/DE": "{broken", "health/fra-1": { status: "draining" } }), {
-      previous: first,
+      carried: first,
     });
     expect(map.countries.DE).toMatchObject({ pool: "ams-1", source: "country/DE", degraded: null });
     expect(map.countries.DE?.chain.map((c) => c.pool)).toEqual(["ams-1", "par-1"]);
@@ -135,7 +136,7 @@ describe("compile", () => {
 
   it("an invalid _default routes by its last valid rule", () => {
     const first = run(world());
-    const map = run(world({ "country/_default": "nope" }), { previous: first });
+    const map = run(world({ "country/_default": "nope" }), { carried: first });
     expect(map.default).toMatchObject({ pool: "ams-1", source: "country/_default" });
   });
 
@@ -155,7 +156,7 @@ describe("compile", () => {
         "junk/key": "x",
         epoch: "x",
       }),
-      { previous: good },
+      { carried: good },
     );
     expect(map.countries.DE).toEqual(good.countries.DE);
     expect(map.default).toEqual(good.default);

@@ -9,7 +9,8 @@ import {
 } from "../../../core/index.js";
 import { opts, snap, world } from "../../helpers/snapshot.js";
 
-const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra));
+const run = (kv: Record<string, unknown>, extra: Parameters<typeof opts>[0] = {}) =>
+  compile(snap(kv), opts(extra));
 const through = (m: CompiledMap): CompiledMap => {
   const p = parseMap(serializeMap(m));
   if (!p) throw new Error("map did not parse");
@@ -99,10 +100,10 @@ describe("continent rules (docs/reference.md §3.1)", () => {
 
   it("an invalid continent rule routes by its last valid rule, across a KV round trip", () => {
     const good = run(world({ "continent/EU": eu })).map;
-    const broken = run(world({ "continent/EU": "{broken" }), { previous: through(good) }).map;
+    const broken = run(world({ "continent/EU": "{broken" }), { carried: through(good) }).map;
     expect(broken.countries.FR).toMatchObject({ pool: "par-1", source: "continent/EU" });
     expect(broken.kept?.["continent/EU"]).toEqual(eu);
-    const again = run(world({ "continent/EU": "{broken" }), { previous: through(broken) }).map;
+    const again = run(world({ "continent/EU": "{broken" }), { carried: through(broken) }).map;
     expect(again.countries.IT?.chain.map((c) => c.pool)).toEqual(["par-1", "ams-1"]);
   });
 });
@@ -173,7 +174,7 @@ describe("weights (docs/reference.md §3.5)", () => {
       world({ "country/DE": weighted, "health/ams-1": { status: "unhealthy" } }),
     ).map;
     expect(sick.kept?.DE).toEqual(weighted);
-    const invalid = run(world({ "country/DE": "{broken" }), { previous: through(sick) }).map;
+    const invalid = run(world({ "country/DE": "{broken" }), { carried: through(sick) }).map;
     expect(invalid.countries.DE?.weights).toEqual([
       { pool: "fra-1", weight: 80 },
       { pool: "ams-1", weight: 20 },
@@ -181,7 +182,7 @@ describe("weights (docs/reference.md §3.5)", () => {
     // Shown whole: not kept, and still readable off the route after another restart.
     const whole = run(world({ "country/DE": weighted })).map;
     expect(whole.kept).toBeUndefined();
-    const next = run(world({ "country/DE": "{broken" }), { previous: through(whole) }).map;
+    const next = run(world({ "country/DE": "{broken" }), { carried: through(whole) }).map;
     expect(next.countries.DE?.weights?.map((w) => w.weight)).toEqual([80, 20]);
   });
 

@@ -108,7 +108,7 @@ describe("fences (property)", () => {
         assertFenced(first);
         const second = compile(
           snap(kvOf({ ...b, countries: { ...b.countries, ...a.countries } }), 11),
-          opts({ floorPool: b.floorPool, previous: parseMap(serializeMap(first)) }),
+          opts({ floorPool: b.floorPool, carried: parseMap(serializeMap(first)) }),
         ).map;
         assertFenced(second);
         // Unfenced countries are untouched by the fence.

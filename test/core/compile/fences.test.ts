@@ -46,7 +46,8 @@ function without(kv: Record<string, unknown>, ...keys: string[]): Record<string,
   return Object.fromEntries(Object.entries(kv).filter(([k]) => !keys.includes(k)));
 }
 
-const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra));
+const run = (kv: Record<string, unknown>, extra: Parameters<typeof opts>[0] = {}) =>
+  compile(snap(kv), opts(extra));
 const pools = (m: CompiledMap, cc: string) => m.countries[cc]?.chain.map((c) => c.pool);
 
 describe("fence/{name} values", () => {
@@ -157,7 +158,7 @@ describe("compile with a fence", () => {
 
   it("a crossing country rule routes by the last valid one", () => {
     const first = run(fenced({ "country/DE": { primary: "ams-1", fallbacks: ["fra-1"] } })).map;
-    const { map } = run(fenced({ "country/DE": { primary: "use-1" } }), { previous: first });
+    const { map } = run(fenced({ "country/DE": { primary: "use-1" } }), { carried: first });
     expect(map.countries.DE).toMatchObject({ pool: "ams-1", source: "country/DE", fence: "eu" });
     expect(map.kept?.DE).toEqual({ primary: "ams-1", fallbacks: ["fra-1"] });
   });
@@ -240,14 +241,14 @@ describe("compile with a fence", () => {
     // The map read back from KV (a restart) carries the fence; the key is now junk.
     const back = parseMap(serializeMap(first));
     const { map, problems } = run(fenced({ "country/DE": { primary: "use-1" }, "fence/eu": "{" }), {
-      previous: back,
+      carried: back,
     });
     expect(problems.find((p) => p.key === "fence/eu")?.code).toBe("invalid-json");
     expect(map.countries.DE).toMatchObject({ pool: "fra-1", fence: "eu" });
     expect(map.fences?.eu).toEqual(EU);
     // Deleting the key lifts the fence.
     const lifted = run(without(fenced({ "country/DE": { primary: "use-1" } }), "fence/eu"), {
-      previous: map,
+      carried: map,
     }).map;
     expect(lifted.countries.DE).toMatchObject({ pool: "use-1" });
     expect(lifted.fences).toBeUndefined();

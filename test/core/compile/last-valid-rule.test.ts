@@ -34,7 +34,7 @@ function sequence(steps: Record<string, unknown>[], carry: Carry, first: Compile
   let previous = first;
   const maps: CompiledMap[] = [];
   steps.forEach((kv, i) => {
-    const map = compile(snap(kv, 20 + i), opts({ previous })).map;
+    const map = compile(snap(kv, 20 + i), opts({ carried: previous })).map;
     maps.push(map);
     previous = carry(map);
   });
@@ -107,7 +107,7 @@ describe("last valid rule (docs/reference.md §3.4): heal after an invalid rule"
     expect(pools(before.countries.DE)).toEqual(["ams-1", "par-1"]);
     expect(before.kept?.DE).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
     // A new leader reads that map from KV; meanwhile DE broke and fra-1 came back.
-    const after = compile(snap(step(POOLS, broken), 20), opts({ previous: throughKv(before) })).map;
+    const after = compile(snap(step(POOLS, broken), 20), opts({ carried: throughKv(before) })).map;
     expect(after.countries.DE).toMatchObject({ pool: "fra-1", source: "country/DE" });
     expect(pools(after.countries.DE)).toEqual(["fra-1", "ams-1", "par-1"]);
   });
@@ -119,35 +119,32 @@ describe("last valid rule (docs/reference.md §3.4): heal after an invalid rule"
     expect(boosted.kept?.DE).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
     const brokenUnder = compile(snap(step(POOLS, { ...boost, ...broken }), 20), {
       ...opts(),
-      previous: throughKv(boosted),
+      carried: throughKv(boosted),
     }).map;
     expect(brokenUnder.countries.DE?.source).toBe("override/DE");
-    const ended = compile(
-      snap(step(POOLS, broken), 21),
-      opts({ previous: throughKv(brokenUnder) }),
-    );
+    const ended = compile(snap(step(POOLS, broken), 21), opts({ carried: throughKv(brokenUnder) }));
     expect(ended.map.countries.DE).toMatchObject({ pool: "fra-1", source: "country/DE" });
   });
 
   it("a rule naming an undefined pool (dangling) is invalid too and routes by the last valid rule", () => {
     const start = compile(snap(step(POOLS), 19), opts()).map;
     const dangling = { "country/DE": { primary: "lon-1", fallbacks: ["par-1"] } };
-    const map = compile(snap(step(POOLS, dangling), 20), opts({ previous: start })).map;
+    const map = compile(snap(step(POOLS, dangling), 20), opts({ carried: start })).map;
     expect(map.countries.DE).toEqual(start.countries.DE);
     expect(map.problems).toContain('country/DE: names undefined pool "lon-1"');
   });
 
   it("a deleted key forgets its rule: the country follows _default, also once re-added broken", () => {
-    const kept = compile(snap(step(POOLS, broken), 20), opts({ previous: null })).map;
+    const kept = compile(snap(step(POOLS, broken), 20), opts({ carried: null })).map;
     expect(kept.countries.DE).toBeUndefined(); // never had a valid rule: left to _default
     const start = compile(snap(step(POOLS), 19), opts()).map;
-    const invalid = compile(snap(step(POOLS, broken), 20), opts({ previous: start })).map;
+    const invalid = compile(snap(step(POOLS, broken), 20), opts({ carried: start })).map;
     const gone = step(POOLS);
     delete gone["country/DE"];
-    const deleted = compile(snap(gone, 21), opts({ previous: invalid })).map;
+    const deleted = compile(snap(gone, 21), opts({ carried: invalid })).map;
     expect(deleted.countries.DE).toBeUndefined();
     expect(deleted.kept).toBeUndefined();
-    const again = compile(snap(step(POOLS, broken), 22), opts({ previous: deleted })).map;
+    const again = compile(snap(step(POOLS, broken), 22), opts({ carried: deleted })).map;
     expect(again.countries.DE).toBeUndefined();
   });
 
@@ -157,7 +154,7 @@ describe("last valid rule (docs/reference.md §3.4): heal after an invalid rule"
     expect(serializeMap(map)).not.toContain('"kept"');
     const healed = compile(
       snap(step(POOLS), 20),
-      opts({ previous: sequence(healSteps, (m) => m, map).at(-1) ?? null }),
+      opts({ carried: sequence(healSteps, (m) => m, map).at(-1) ?? null }),
     );
     expect(healed.map.kept).toBeUndefined(); // the rule is valid again: nothing left to keep
   });
@@ -175,7 +172,7 @@ describe("last valid rule (property)", () => {
         let previous: CompiledMap | null = compile(snap(step(before), 1), opts()).map;
         steps.forEach(([healthy, restart], i) => {
           const valid = compile(snap(step(healthy), 2 + i), opts()).map;
-          const map = compile(snap(step(healthy, broken), 2 + i), opts({ previous })).map;
+          const map = compile(snap(step(healthy, broken), 2 + i), opts({ carried: previous })).map;
           expect(map.countries.DE).toEqual(valid.countries.DE);
           expect(map.default).toEqual(valid.default);
           // a pusher restart between any two compiles changes nothing
@@ -191,7 +188,7 @@ describe("kept in the routes document", () => {
   it("is written after history, sorted, and read back by parseMap", () => {
     const map = compile(snap(step(["ams-1"], { ...broken, "country/FR": { primary: "par-1" } })), {
       ...opts(),
-      previous: compile(snap(step(POOLS, { "country/FR": { primary: "par-1" } })), opts()).map,
+      carried: compile(snap(step(POOLS, { "country/FR": { primary: "par-1" } })), opts()).map,
     }).map;
     const text = serializeMap(map);
     expect(
@@ -221,7 +218,7 @@ describe("kept in the routes document", () => {
       countries: {},
       kept: { DE: { primary: "NOT A POOL", fallbacks: ["fra-1"] } },
     };
-    const map = compile(snap(step(POOLS, broken), 20), opts({ previous: forged })).map;
+    const map = compile(snap(step(POOLS, broken), 20), opts({ carried: forged })).map;
     expect(map.countries.DE).toBeUndefined();
   });
 });

@@ -65,7 +65,7 @@ describe("routes byte budget (docs/reference.md §3.6)", () => {
     const budget = bytes(serializeMap(clean)) + 20_000;
     const { map } = compile(
       snap(everyCountry(junk)),
-      opts({ routesBudgetBytes: budget, previous: clean }),
+      opts({ routesBudgetBytes: budget, carried: clean }),
     );
     expect(bytes(serializeMap(map))).toBeLessThanOrEqual(budget);
     expect(map.countries).toEqual(clean.countries);
@@ -100,7 +100,7 @@ describe("origins are bounded too", () => {
     const previous = compile(snap(world()), opts()).map;
     const { map } = compile(
       snap(world({ "pool/fra-1": { origin: `https://${host}example.net` } })),
-      opts({ previous }),
+      opts({ carried: previous }),
     );
     expect(map.problems).toContain("pool/fra-1: origin: host name over 253 characters");
     // DE's rule now names an undefined pool: it routes by its last valid rule, without fra-1

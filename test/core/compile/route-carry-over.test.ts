@@ -39,7 +39,7 @@ describe("compile carries unchanged routes over", () => {
   it("keeps every route object the change did not touch, and only those", () => {
     const first = compile(snap(base, 10), opts()).map;
     const changed = { ...base, "country/DE": { primary: "ams-1", fallbacks: ["fra-1"] } };
-    const second = compile(snap(changed, 11), opts({ previous: first })).map;
+    const second = compile(snap(changed, 11), opts({ carried: first })).map;
     expect(second.countries.FR).toBe(first.countries.FR);
     expect(second.countries.US).toBe(first.countries.US);
     expect(second.default).toBe(first.default);
@@ -53,7 +53,7 @@ describe("compile carries unchanged routes over", () => {
   it("a pool that goes down changes every route through it, carried or not", () => {
     const first = compile(snap(base, 10), opts()).map;
     const down = { ...base, "health/fra-1": { status: "unhealthy" } };
-    const second = compile(snap(down, 11), opts({ previous: first })).map;
+    const second = compile(snap(down, 11), opts({ carried: first })).map;
     expect(second.countries.DE).not.toBe(first.countries.DE);
     expect(second.countries.DE?.pool).toBe("ams-1");
     expect(second.countries.FR).toBe(first.countries.FR);
@@ -64,7 +64,7 @@ describe("compile carries unchanged routes over", () => {
     const first = compile(snap(base, 10), opts()).map;
     const fromKv = parseMap(serializeMap(first));
     if (!fromKv) throw new Error("the map did not read back");
-    const second = compile(snap(base, 12), opts({ previous: fromKv })).map;
+    const second = compile(snap(base, 12), opts({ carried: fromKv })).map;
     expect(second.countries.FR).toBe(fromKv.countries.FR);
     expect(serializeMap(second)).toBe(serializeMap(compile(snap(base, 12), opts()).map));
   });

@@ -108,7 +108,7 @@ describe("compile: the shed share carried from map to map", () => {
   const step = (p90: number, ms: number, previous: CompiledMap | null, recover = 60) =>
     compile(
       snap(slowWorld(p90)),
-      opts({ now: new Date(ms), previous, shedRecoverSeconds: recover }),
+      opts({ now: new Date(ms), carried: previous, shedRecoverSeconds: recover }),
     );
 
   it("p90 1400 with 800/2000: fra-1 sheds 50 % and the map says so", () => {
@@ -177,12 +177,12 @@ describe("compile: the shed share carried from map to map", () => {
     const first = step(1400, T0, null);
     const plain = compile(
       snap(world({ "health/fra-1": { status: "healthy", p90_ms: 1400 } })),
-      opts({ previous: first.map }),
+      opts({ carried: first.map }),
     );
     expect(plain.map.sheds).toBeUndefined();
     const down = compile(
       snap({ ...slowWorld(1400), "health/fra-1": { status: "unhealthy" } }),
-      opts({ previous: first.map }),
+      opts({ carried: first.map }),
     );
     expect(down.map.sheds).toBeUndefined();
   });
@@ -192,7 +192,7 @@ describe("compile: the shed share carried from map to map", () => {
     expect(map.kept?.DE).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
     const broken = compile(
       snap({ ...slowWorld(300), "country/DE": "{" }),
-      opts({ previous: map, now: new Date(T0 + 1000) }),
+      opts({ carried: map, now: new Date(T0 + 1000) }),
     );
     expect(broken.map.countries.DE?.chain.map((c) => c.pool)).toEqual(["fra-1", "ams-1", "par-1"]);
     expect(broken.map.countries.DE?.shed).toEqual([{ pool: "fra-1", share: 50 }]);

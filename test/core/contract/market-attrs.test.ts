@@ -9,7 +9,8 @@ import {
 } from "../../../core/index.js";
 import { opts, snap, world } from "../../helpers/snapshot.js";
 
-const run = (kv: Record<string, unknown>, extra = {}) => compile(snap(kv), opts(extra)).map;
+const run = (kv: Record<string, unknown>, extra: Parameters<typeof opts>[0] = {}) =>
+  compile(snap(kv), opts(extra)).map;
 
 describe("market attributes: validation", () => {
   it("accepts up to 8 names of [a-z][a-z0-9-]{0,31} with printable ASCII values up to 128", () => {
@@ -134,7 +135,7 @@ describe("market attributes: compile", () => {
     const previous = parseMap(serializeMap(first));
     expect(previous?.kept?.DE?.attrs).toEqual({ tokenizer: "de", trending: "dax-1" });
     const map = run(withAttrs({ "country/DE": { primary: "fra-1", attrs: { "Bad Name": "x" } } }), {
-      previous,
+      carried: previous,
     });
     expect(map.countries.DE?.pool).toBe("fra-1");
     expect(map.countries.DE?.attrs).toMatchObject({ tokenizer: "de", trending: "dax-1" });

@@ -84,7 +84,7 @@ describe("shed viewers are sticky (weighted rendezvous hashing over 1,000 viewer
           "health/fra-1": { status: "healthy", p90_ms: p90 },
         }),
       ),
-      opts({ previous, now: new Date(now) }),
+      opts({ carried: previous, now: new Date(now) }),
     ).map;
   const picks = (map: CompiledMap) =>
     keys.map((k) => {

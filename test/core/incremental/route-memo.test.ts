@@ -152,7 +152,7 @@ describe("RouteMemo", () => {
     const { map: second, problems } = compileState(
       index.state(),
       21,
-      opts({ previous: first, routeMemo: memo }),
+      opts({ carried: first, routeMemo: memo }),
     );
     expect(second.countries.DE?.pool).toBe("ams-1");
     expect(second.countries.DE).not.toBe(first.countries.DE);
@@ -168,8 +168,8 @@ describe("RouteMemo", () => {
     ]);
     // The same compile from a previous map read back from KV resolves every country afresh.
     const parsed = JSON.parse(JSON.stringify(first)) as CompiledMap;
-    const fresh = compileState(index.state(), 21, opts({ previous: parsed })).map;
-    const again = compileState(index.state(), 21, opts({ previous: parsed, routeMemo: memo })).map;
+    const fresh = compileState(index.state(), 21, opts({ carried: parsed })).map;
+    const again = compileState(index.state(), 21, opts({ carried: parsed, routeMemo: memo })).map;
     expect(again.countries.AT).toBe(parsed.countries.AT);
     expect(JSON.stringify(again)).toBe(JSON.stringify(fresh));
     expect(JSON.stringify(second)).toBe(JSON.stringify(fresh));
@@ -211,12 +211,12 @@ describe("RouteMemo", () => {
             withMemo = compileState(
               index.state(),
               base + i + 1,
-              opts({ now, previous: withMemo, routeMemo: memo }),
+              opts({ now, carried: withMemo, routeMemo: memo }),
             ).map;
             without = compileState(
               index.state(),
               base + i + 1,
-              opts({ now, previous: without }),
+              opts({ now, carried: without }),
             ).map;
             expect(JSON.stringify(withMemo)).toBe(JSON.stringify(without));
           }

@@ -27,6 +27,7 @@ function mapAt(rev: number, origins: Record<string, string>): CompiledMap {
       entries: entries.map(([k, v]) => ({ key: `/s16/${k}`, value: JSON.stringify(v) })),
     },
     {
+      carried: null,
       prefix: "/s16/",
       floorPool: "par-1",
       originTemplate: origins["par-1"] ?? "",

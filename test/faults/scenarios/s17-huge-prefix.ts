@@ -44,6 +44,7 @@ async function loadJunk(client: Etcd3, prefix: string, n: number): Promise<void>
 /** The oracle: etcd's prefix read (paged, with the project's receive limit) compiled. */
 async function expectedMap(client: Etcd3, prefix: string): Promise<CompiledMap> {
   return compile(await readPrefix(client, prefix), {
+    carried: null,
     prefix,
     floorPool: "par-1",
     originTemplate: "https://{pool}.origin.example.com",

@@ -113,7 +113,7 @@ export const residencyUnderFire: Scenario = {
         floorPool: FLOOR,
         originTemplate: "https://{pool}.origin.example.com",
         now: new Date(),
-        previous,
+        carried: previous,
       }).map;
       previous = map;
       await worker.putMap(serializeMap(map));

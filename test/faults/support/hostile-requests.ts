@@ -141,6 +141,7 @@ export function mapAt(
       })),
     },
     {
+      carried: null,
       prefix: "/w/",
       floorPool: "par-1",
       originTemplate: "https://{pool}.origin.example.com",

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type CompiledMap, compile } from "../../core/index.js";
-import { takeoverSeed } from "../../pusher/takeover-seed.js";
-import { opts, snap, world } from "../helpers/snapshot.js";
+import { carriedState, takeoverSeed } from "../../../core/compile/carried-state.js";
+import { type CompiledMap, compile } from "../../../core/index.js";
+import { opts, snap, world } from "../../helpers/snapshot.js";
 
 const map = (kv: Record<string, unknown>, rev: number, previous: CompiledMap | null = null) =>
-  compile(snap(kv, rev), opts({ previous })).map;
+  compile(snap(kv, rev), opts({ carried: previous })).map;
 
 const de = (rule: unknown) => world({ "country/DE": rule });
 const FR_PAR = { "country/FR": { primary: "par-1", fallbacks: [] } };
@@ -56,7 +56,7 @@ describe("takeoverSeed: the last valid rules a new writer starts from", () => {
         rev,
       ),
       opts({
-        previous,
+        carried: previous,
         now: new Date(Date.parse("2026-11-29T15:00:00.000Z") + s * 1000),
         shedRecoverSeconds: 60,
       }),
@@ -99,5 +99,35 @@ describe("takeoverSeed: the last valid rules a new writer starts from", () => {
     // an older history's shares are not the edge's
     const ownNewHistory = { ...own, history: served.history + 1 };
     expect(takeoverSeed(ownNewHistory, served)).toBe(ownNewHistory);
+  });
+});
+
+describe("carriedState: what every compile carries, from the maps a process has", () => {
+  const slow = (below: boolean) =>
+    world({
+      "pool/fra-1": { origin: "https://fra-1.example.net", slow_ms: { low: 800, high: 2000 } },
+      "health/fra-1": { status: "healthy", p90_ms: below ? 100 : 5000 },
+    });
+
+  it("carries nothing from nothing (plan's and apply's edge effect)", () => {
+    expect(carriedState({})).toBeNull();
+    expect(carriedState({ own: null, kv: null })).toBeNull();
+  });
+
+  it("carries the process's own compile as it is, fall clocks included", () => {
+    const own = map(world(), 10);
+    expect(carriedState({ own })).toBe(own);
+  });
+
+  it("never takes a shed's fall clock from KV's map (explain and status read KV alone)", () => {
+    const up = compile(snap(slow(false), 10), opts()).map;
+    const falling = compile(snap(slow(true), 11), opts({ carried: up })).map;
+    expect(falling.sheds?.["fra-1"]?.below_since).toBeDefined();
+    const fromKv = carriedState({ kv: falling });
+    expect(fromKv?.sheds?.["fra-1"]).toEqual({
+      share: falling.sheds?.["fra-1"]?.share,
+      at: falling.sheds?.["fra-1"]?.at,
+    });
+    expect(carriedState({ own: falling })?.sheds?.["fra-1"]?.below_since).toBeDefined();
   });
 });
