@@ -165,6 +165,41 @@ describe("origins that name themselves in their response headers", () => {
     expect(res.headers.get("location")).toBe("http://edge.test/elsewhere?q=1#f");
   });
 
+  it("rewrites origin URLs that only the URL parser reads as the origin's (in workerd)", async () => {
+    const fra = origins.get("fra-1");
+    const authority = `127.0.0.1:${fra.port}`;
+    const escapes = [
+      `http:///${authority}/a`,
+      `///${authority}/b`,
+      `http:\\\\\\${authority}/c`,
+      `/\t/${authority}/d`,
+      `http://127.0.\t0.1:${fra.port}/e`,
+      // From the http page edge.test, `https:host/f` is no path: it leaves for the host.
+      `https:${authority}/f`,
+    ];
+    for (const [i, location] of escapes.entries()) {
+      fra.respond(() => ({
+        status: 302,
+        headers: {
+          location,
+          link: `<${location}>; rel=preload`,
+          refresh: `0; url='${location}'`,
+        },
+      }));
+      const res = await worker.dispatch("/", { country: "DE" });
+      const path = `/${"abcdef"[i]}`;
+      expect({
+        location: res.headers.get("location"),
+        link: res.headers.get("link"),
+        refresh: res.headers.get("refresh"),
+      }).toEqual({
+        location: `http://edge.test${path}`,
+        link: `<http://edge.test${path}>; rel=preload`,
+        refresh: `0; url='http://edge.test${path}'`,
+      });
+    }
+  });
+
   it("leaves URLs elsewhere, relative ones and unrelated headers alone", async () => {
     origins.get("fra-1").respond(() => ({
       status: 302,
