@@ -1,3 +1,5 @@
+import { cgiHeaderName } from "./cgi-header-name.js";
+
 /** Header names the edge reads and writes. */
 export const EDGE_HEADERS = {
   pool: "X-Edge-Pool",
@@ -15,3 +17,11 @@ export const EDGE_HEADERS = {
   debugCountry: "X-Edge-Debug-Country",
   debugViewer: "X-Edge-Debug-Viewer",
 } as const;
+
+/**
+ * True for a header in the edge's own `X-Edge-*` namespace (`X-Edge-Attr-*` included) in any
+ * spelling a CGI origin reads as one of them: any case, `_` for `-` (`X_Edge_Country`).
+ */
+export function isEdgeHeader(name: string): boolean {
+  return cgiHeaderName(name).startsWith("x-edge-");
+}

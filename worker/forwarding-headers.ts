@@ -1,9 +1,22 @@
-/** Request headers that carry a client's claim about the path it came by. */
+import { cgiHeaderName } from "./cgi-header-name.js";
+import { isEdgeHeader } from "./edge-headers.js";
+
+/** Request headers that claim the path a request came by, as `cgiHeaderName` spells them. */
 const CLAIMED = new Set(["forwarded", "x-real-ip", "true-client-ip"]);
 
-/** True for a (lower-case) request header that claims a forwarding path: never passed on. */
+/**
+ * True for a request header the edge never passes on, because it claims what only the edge or
+ * Cloudflare may tell an origin: the path the request came by (`Forwarded`, `X-Forwarded-*`,
+ * `X-Real-IP`, `True-Client-IP`), the edge's decision (`X-Edge-*`), or Cloudflare's own account
+ * (`CF-*`). Names compare as a CGI origin reads them (`cgiHeaderName`: any case, `_` for `-`),
+ * so `X_Forwarded_For` cannot stand in for `X-Forwarded-For` there. `CF-*` goes only when
+ * spelled with `_`: `CF-Connecting-IP` and its kin are Cloudflare's to set, a `CF_Connecting_IP`
+ * is the client's, and a CGI origin would read it as Cloudflare's.
+ */
 export function isForwardingClaim(name: string): boolean {
-  return CLAIMED.has(name) || name.startsWith("x-forwarded-");
+  const cgi = cgiHeaderName(name);
+  if (CLAIMED.has(cgi) || cgi.startsWith("x-forwarded-") || isEdgeHeader(cgi)) return true;
+  return cgi.startsWith("cf-") && name.includes("_");
 }
 
 /** `scheme` and `host[:port]` of an absolute URL, without parsing it as a whole. */

@@ -1,7 +1,10 @@
 import { canonicalHost } from "./origin-hosts.js";
+import { refreshUrlRange } from "./refresh-url.js";
 
 /** Response headers whose values carry URLs a browser follows or shows. */
 const URL_HEADERS = ["location", "content-location", "link", "refresh"] as const;
+/** One of the URL-bearing headers, lower case. */
+export type UrlHeader = (typeof URL_HEADERS)[number];
 
 /** Every response header `hideOriginsInHeaders` may rewrite (lower case, as `Headers` yields). */
 export const ORIGIN_BEARING_HEADERS: ReadonlySet<string> = new Set([...URL_HEADERS, "set-cookie"]);
@@ -48,6 +51,59 @@ export function rewriteOriginUrls(
   });
 }
 
+/** A `Link` target: `<` URI-reference `>` (RFC 8288). */
+const LINK_TARGET = /<([^>]*)>/g;
+
+/** Where in a header's value the URLs are that a browser reads as one: `[start, end)` each. */
+function urlRanges(name: UrlHeader, value: string): (readonly [number, number])[] {
+  if (name === "location" || name === "content-location") return [[0, value.length]];
+  if (name === "refresh") {
+    const range = refreshUrlRange(value);
+    return range ? [range] : [];
+  }
+  return [...value.matchAll(LINK_TARGET)].map((m) => [
+    m.index + 1,
+    m.index + 1 + (m[1] ?? "").length,
+  ]);
+}
+
+/** `ref` as the URL parser resolves it against `base`, when its host is an origin's. */
+function originUrl(ref: string, base: string, isOrigin: (host: string) => boolean): URL | null {
+  let url: URL;
+  try {
+    url = new URL(ref, base);
+  } catch {
+    return null;
+  }
+  return url.hostname !== "" && isOrigin(canonicalHost(url.hostname)) ? url : null;
+}
+
+/**
+ * `value` of the header `name` with each URL a browser reads in it (all of `Location` and
+ * `Content-Location`, each `Link` target, `Refresh`'s URL) that resolves to an origin replaced
+ * by the public origin's URL with its path, query and fragment. Hosts are read as the WHATWG URL
+ * parser reads them, relative to the public origin as the browser does: `https:///h/x`,
+ * `///h/x`, `https:\\\h/x`, `/\t/h/x`, a tab inside the host and `http:h/x` (from an `https`
+ * page) all lead to `h`, though no URL text is there to match.
+ */
+export function rewriteParsedOriginUrls(
+  name: UrlHeader,
+  value: string,
+  isOrigin: (host: string) => boolean,
+  pub: PublicOrigin,
+): string {
+  const base = `${pub.scheme}//${pub.host}/`;
+  let out = "";
+  let at = 0;
+  for (const [start, end] of urlRanges(name, value)) {
+    const url = originUrl(value.slice(start, end), base, isOrigin);
+    if (url === null) continue;
+    out += `${value.slice(at, start)}${pub.scheme}//${pub.host}${url.pathname}${url.search}${url.hash}`;
+    at = end;
+  }
+  return out === "" ? value : out + value.slice(at);
+}
+
 /** True when a cookie `Domain` (no leading dot) covers `host` (RFC 6265 domain-match). */
 function domainMatches(host: string, domain: string): boolean {
   return host === domain || host.endsWith(`.${domain}`);
@@ -92,9 +148,10 @@ function setCookiesOf(headers: Headers): string[] {
 
 /**
  * Hides the origins in a response's headers, in place: URL-bearing headers (`Location`,
- * `Content-Location`, `Link`, `Refresh`) that point at an origin now point at the public host,
- * and `Set-Cookie` loses a `Domain` that names an origin. Bodies are the origin's own: see
- * docs/edge-security.md.
+ * `Content-Location`, `Link`, `Refresh`) that point at an origin now point at the public host
+ * (every origin URL in their text, `rewriteOriginUrls`, then each URL a browser reads in them
+ * as the URL parser reads it, `rewriteParsedOriginUrls`), and `Set-Cookie` loses a `Domain`
+ * that names an origin. Bodies are the origin's own: see docs/edge-security.md.
  */
 export function hideOriginsInHeaders(
   headers: Headers,
@@ -105,7 +162,12 @@ export function hideOriginsInHeaders(
   for (const name of URL_HEADERS) {
     const value = headers.get(name);
     if (value === null) continue;
-    const next = rewriteOriginUrls(value, isOrigin, pub);
+    const next = rewriteParsedOriginUrls(
+      name,
+      rewriteOriginUrls(value, isOrigin, pub),
+      isOrigin,
+      pub,
+    );
     if (next !== value) headers.set(name, next);
   }
   const cookies = setCookiesOf(headers);

@@ -1,6 +1,6 @@
 import type { DegradedReason } from "../core/contract/compiled-map.js";
 import type { RoutingDecision } from "./decision.js";
-import { EDGE_HEADERS } from "./edge-headers.js";
+import { EDGE_HEADERS, isEdgeHeader } from "./edge-headers.js";
 import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";
 import type { ProxyOutcome } from "./proxy.js";
 import { shedHeader } from "./shed-header.js";
@@ -25,15 +25,15 @@ export interface ResponseView {
 }
 
 /**
- * One pass over the origin's response headers: removes every `X-Edge-*` (case-insensitive; it
- * could leak an origin) and says whether any header that can carry an origin URL or cookie
- * domain is present.
+ * One pass over the origin's response headers: removes every `X-Edge-*` in any spelling
+ * (`isEdgeHeader`: it could leak an origin, or pass for the edge's own) and says whether any
+ * header that can carry an origin URL or cookie domain is present.
  */
 function stripEdgeAndSpotOrigins(headers: Headers): boolean {
   let doomed: string[] | undefined;
   let spotted = false;
   for (const name of headers.keys()) {
-    if (name.startsWith("x-edge-")) {
+    if (isEdgeHeader(name)) {
       doomed ??= [];
       doomed.push(name);
     } else if (!spotted && ORIGIN_BEARING_HEADERS.has(name)) spotted = true;

@@ -65,6 +65,29 @@ describe("forwarding headers toward origins", () => {
     expect(JSON.stringify(fwd)).not.toContain("evil");
   });
 
+  it("removes every spelling a CGI origin reads as a claim or an X-Edge-* header", async () => {
+    const spoofed = {
+      X_Forwarded_For: "6.6.6.6",
+      "x-forwarded_host": "evil.example",
+      "X-Real_IP": "6.6.6.6",
+      TRUE_CLIENT_IP: "6.6.6.6",
+      X_Edge_Country: "KP",
+      "X_EDGE-ATTR-TIER": "platinum",
+      X_Edge_Debug_Token: TOKEN,
+      CF_Connecting_IP: "6.6.6.6",
+    };
+    const res = await worker.dispatch("/seg.ts", {
+      country: "DE",
+      headers: { ...spoofed, X_Request_Tag: "kept", "CF-Connecting-IP": "203.0.113.7" },
+    });
+    const fwd = res.json<ReceivedRequest>().headers;
+    const underscored = Object.keys(fwd).filter((name) => name.includes("_"));
+    expect(underscored).toEqual(["x_request_tag"]);
+    expect(fwd["x-forwarded-for"]).toBe("203.0.113.7");
+    expect(fwd["x-edge-country"]).toBe("DE");
+    expect(JSON.stringify(fwd)).not.toMatch(/6\.6\.6\.6|evil|KP|platinum|hygiene-token/);
+  });
+
   it("sends no X-Forwarded-For at all without CF-Connecting-IP (never the client's)", async () => {
     const res = await worker.dispatch("/", { country: "DE", headers: SPOOFED });
     const fwd = res.json<ReceivedRequest>().headers;
@@ -142,6 +165,41 @@ describe("origins that name themselves in their response headers", () => {
     expect(res.headers.get("location")).toBe("http://edge.test/elsewhere?q=1#f");
   });
 
+  it("rewrites origin URLs that only the URL parser reads as the origin's (in workerd)", async () => {
+    const fra = origins.get("fra-1");
+    const authority = `127.0.0.1:${fra.port}`;
+    const escapes = [
+      `http:///${authority}/a`,
+      `///${authority}/b`,
+      `http:\\\\\\${authority}/c`,
+      `/\t/${authority}/d`,
+      `http://127.0.\t0.1:${fra.port}/e`,
+      // From the http page edge.test, `https:host/f` is no path: it leaves for the host.
+      `https:${authority}/f`,
+    ];
+    for (const [i, location] of escapes.entries()) {
+      fra.respond(() => ({
+        status: 302,
+        headers: {
+          location,
+          link: `<${location}>; rel=preload`,
+          refresh: `0; url='${location}'`,
+        },
+      }));
+      const res = await worker.dispatch("/", { country: "DE" });
+      const path = `/${"abcdef"[i]}`;
+      expect({
+        location: res.headers.get("location"),
+        link: res.headers.get("link"),
+        refresh: res.headers.get("refresh"),
+      }).toEqual({
+        location: `http://edge.test${path}`,
+        link: `<http://edge.test${path}>; rel=preload`,
+        refresh: `0; url='http://edge.test${path}'`,
+      });
+    }
+  });
+
   it("leaves URLs elsewhere, relative ones and unrelated headers alone", async () => {
     origins.get("fra-1").respond(() => ({
       status: 302,
@@ -157,6 +215,24 @@ describe("origins that name themselves in their response headers", () => {
     expect(res.headers.get("content-location")).toBe("/relative/path");
     expect(res.headers.get("link")).toBe("<https://fonts.example.org/a.woff2>; rel=preload");
     expect(res.headers.get("x-custom")).toBe("kept");
+  });
+
+  it("drops an origin's X-Edge-* headers in any spelling, never beside the edge's own", async () => {
+    const fra = origins.get("fra-1");
+    fra.respond(() => ({
+      status: 200,
+      headers: {
+        X_Edge_Origin: fra.url,
+        x_edge_pool: "evil",
+        "X-EDGE_Country": "KP",
+        X_Served_Tag: "kept",
+      },
+    }));
+    const res = await worker.dispatch("/", { country: "DE" });
+    expect(res.headers.get("x-edge-pool")).toBe("fra-1");
+    expect(res.headers.get("x-edge-country")).toBe("DE");
+    expect([...res.headers.keys()].filter((name) => name.includes("_"))).toEqual(["x_served_tag"]);
+    expect(headerText(res)).not.toContain("127.0.0.1");
   });
 
   it("drops a Set-Cookie Domain that names an origin host and keeps the cookies", async () => {

@@ -4,6 +4,7 @@ import {
   hideOriginsInHeaders,
   publicOriginOf,
   rewriteOriginUrls,
+  type UrlHeader,
 } from "../../worker/hide-origins.js";
 import { originHostsOf } from "../../worker/origin-hosts.js";
 import { buildMap } from "../cases/routing-cases.js";
@@ -91,6 +92,85 @@ describe("rewriteOriginUrls: an origin spelled any way a browser follows", () =>
     ["a=1; Domain=FRA-1.origin.example.com.", "a=1"],
   ])("drops the origin cookie domain in %s", (cookie, want) => {
     expect(dropOriginCookieDomain(cookie, hosts, "video.example.com")).toBe(want);
+  });
+});
+
+describe("hideOriginsInHeaders: origin URLs only the URL parser finds", () => {
+  const hidden = (name: UrlHeader, value: string, pub = PUB) => {
+    const h = new Headers({ [name]: value });
+    hideOriginsInHeaders(h, HOSTS, pub);
+    return h.get(name);
+  };
+
+  it.each([
+    ["https:///fra-1.origin.example.com/x?q=1#f", "https://video.example.com/x?q=1#f"],
+    ["///fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["https:\\\\\\fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["/\\/fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["/\t/fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["https://fra-\t1.origin.example.com/x", "https://video.example.com/x"],
+    ["https://fra-1.origin.exa\tmple.com:8443/x", "https://video.example.com/x"],
+    ["http:fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["http:/fra-1.origin.example.com/x", "https://video.example.com/x"],
+    ["HTTP:\\\\10.0.0.7:9000/x", "https://video.example.com/x"],
+  ])("Location %j → %s", (value, want) => {
+    expect(hidden("location", value)).toBe(want);
+    expect(hidden("content-location", value)).toBe(want);
+  });
+
+  it.each([
+    [
+      "<https:///fra-1.origin.example.com/a.css>; rel=preload, <///ams-1.origin.example.com/b.js>; rel=preload",
+      "<https://video.example.com/a.css>; rel=preload, <https://video.example.com/b.js>; rel=preload",
+    ],
+    [
+      "</\t/fra-1.origin.example.com/c>; rel=next, </rel>; rel=prev",
+      "<https://video.example.com/c>; rel=next, </rel>; rel=prev",
+    ],
+    [
+      "< http:fra-1.origin.example.com/d >; rel=preload",
+      "<https://video.example.com/d>; rel=preload",
+    ],
+  ])("Link %j → %s", (value, want) => {
+    expect(hidden("link", value)).toBe(want);
+  });
+
+  it.each([
+    ["0; url=https:///fra-1.origin.example.com/r", "0; url=https://video.example.com/r"],
+    ["5;URL='/\t/ams-1.origin.example.com/r'", "5;URL='https://video.example.com/r'"],
+    [
+      '1 , url = "///fra-1.origin.example.com/r" tail',
+      '1 , url = "https://video.example.com/r" tail',
+    ],
+    ["0, http:fra-1.origin.example.com/r", "0, https://video.example.com/r"],
+    ["0.5;https:\\\\\\ams-1.origin.example.com/r", "0.5;https://video.example.com/r"],
+  ])("Refresh %j → %s", (value, want) => {
+    expect(hidden("refresh", value)).toBe(want);
+  });
+
+  it.each([
+    // Same scheme as the page, no slashes: a path on the public host, as a browser reads it.
+    ["location", "https:fra-1.origin.example.com/x"],
+    ["location", "fra-1.origin.example.com/x"],
+    ["location", "https://fra-1.origin.example.com@evil.net/x"],
+    ["location", "https://evil.net/\t/fra-1.origin.example.com/x"],
+    ["link", "<fra-1.origin.example.com/x>; rel=preload"],
+    // Not a refresh (no time), and a refresh whose "url" is a relative path ("urx=…").
+    ["refresh", "url=///fra-1.origin.example.com/r"],
+    ["refresh", "0; urx=///fra-1.origin.example.com/r"],
+  ] as const)("leaves %s %j alone", (name, value) => {
+    expect(hidden(name, value)).toBe(value);
+  });
+
+  it("reads a scheme-less http: URL against the page's own scheme", () => {
+    const plain = publicOriginOf("http://video.example.com/watch");
+    // From an http page, `http:host/x` is a path; `https:host/x` leaves for the origin.
+    expect(hidden("location", "http:fra-1.origin.example.com/x", plain)).toBe(
+      "http:fra-1.origin.example.com/x",
+    );
+    expect(hidden("location", "https:fra-1.origin.example.com/x", plain)).toBe(
+      "http://video.example.com/x",
+    );
   });
 });
 

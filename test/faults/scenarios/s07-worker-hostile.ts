@@ -12,6 +12,8 @@ import { Invariants, type Scenario } from "../scenario.js";
 import { HostileMaps } from "../support/hostile-maps.js";
 import {
   CF_COUNTRIES,
+  CGI_SPELLINGS,
+  cgiSpoofsAmong,
   expectedCountry,
   hostilePath,
   METHODS,
@@ -27,7 +29,7 @@ export const workerHostile: Scenario = {
   id: 7,
   title: "Worker under hostile input",
   invariant:
-    "0 responses 500; 0 origin URLs leaked without the token; no origin host in any header of a tokenless response; 0 spoofed countries or forwarding headers honoured; debug answers never cacheable; a silent origin fails over and leaves no connection open; a warm isolate never serves an older (history, rev) than it already served",
+    "0 responses 500; 0 origin URLs leaked without the token; no origin host in any header of a tokenless response; 0 spoofed countries or forwarding headers honoured, in any spelling a CGI origin reads; debug answers never cacheable; a silent origin fails over and leaves no connection open; a warm isolate never serves an older (history, rev) than it already served",
   budgetMs: (q) => (q ? 120_000 : 300_000),
   async run(ctx) {
     const total = ctx.quick ? 2_000 : 10_000;
@@ -50,6 +52,7 @@ export const workerHostile: Scenario = {
             ...answer?.headers,
             "x-seen-country": req.headers["x-edge-country"] ?? "-",
             "x-seen-hop": req.headers["x-edge-hop"] ?? "-",
+            "x-seen-cgi-spoofs": cgiSpoofsAmong(req.headers).join(",") || "-",
           },
           body: `served by ${o.name}`,
         };
@@ -113,6 +116,9 @@ export const workerHostile: Scenario = {
       headers["CF-Connecting-IP"] = VISITOR_IP;
       for (const [name, value] of Object.entries(SPOOFED_FORWARDING)) {
         if (r() < 0.3) headers[name] = value;
+      }
+      for (const [name, value] of Object.entries(CGI_SPELLINGS)) {
+        if (r() < 0.2) headers[name] = value;
       }
       const path = hostilePath(r, debugToken);
       const floorRev = maxServed;
@@ -199,6 +205,12 @@ export const workerHostile: Scenario = {
         );
       }
       if (res.headers.has("x-seen-hop")) {
+        const cgiSpoofs = res.headers.get("x-seen-cgi-spoofs");
+        inv.check(
+          cgiSpoofs === "-",
+          "CGI spelling of an edge header at the origin",
+          () => `${cgiSpoofs} (${method} ${path.slice(0, 40)})`,
+        );
         for (const name of FORWARDING) {
           const got = res.headers.get(`x-seen-${name}`);
           const want = WANT_FORWARDING[name] ?? "-";
@@ -313,7 +325,7 @@ export const workerHostile: Scenario = {
       .join(" ");
     return {
       runs: done,
-      figure: `${done} requests, ${maps.changes} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, origin hosts in headers: ${inv.count("origin host in a header of a tokenless response")}, forwarding spoofs: ${inv.count("forwarding header at the origin not the edge's")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
+      figure: `${done} requests, ${maps.changes} map swaps, 500s: ${s500}, leaks: ${inv.count("origin leaked without the token")}, origin hosts in headers: ${inv.count("origin host in a header of a tokenless response")}, forwarding spoofs: ${inv.count("forwarding header at the origin not the edge's")}, CGI spellings: ${inv.count("CGI spelling of an edge header at the origin")}, spoofs honoured: ${inv.count("spoofed country honoured")}, rev regressions: ${inv.count("warm isolate went back in time")}`,
       failures: inv.failures(),
       notes: [
         ...badGateways.map((b) => `502 answer: ${b}`),

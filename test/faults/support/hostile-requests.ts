@@ -150,3 +150,36 @@ export function mapAt(
     },
   ).map;
 }
+
+/**
+ * Client headers spelled the way a CGI origin reads the edge's own, a forwarding claim or
+ * Cloudflare's (any case, `_` for `-`: PHP reads `X_Edge_Country` as `HTTP_X_EDGE_COUNTRY`, and
+ * the last sent wins). The edge must drop every one (docs/reference.md §4).
+ */
+export const CGI_SPELLINGS: Record<string, string> = {
+  X_Forwarded_For: "6.6.6.6",
+  "X-Forwarded_Host": "evil.example.com",
+  x_forwarded_proto: "gopher",
+  "X-Real_IP": "6.6.6.6",
+  TRUE_CLIENT_IP: "6.6.6.6",
+  X_Edge_Country: "KP",
+  "x-edge_revision": "999999",
+  X_Edge_Attr_Tokenizer: "evil",
+  X_EDGE_POOL: "evil",
+  X_Edge_Hop: "0",
+  CF_Connecting_IP: "6.6.6.6",
+  CF_IPCountry: "KP",
+};
+
+/** A name a CGI origin reads as an edge, forwarding or Cloudflare header, spelled with `_`. */
+const CGI_OWNED = /^(x-edge-|x-forwarded-|cf-|forwarded$|x-real-ip$|true-client-ip$)/;
+
+/**
+ * The names among an origin's received request headers that a CGI origin would read as a
+ * header the edge owns (or Cloudflare does) but that the edge did not write: spelled with `_`.
+ */
+export function cgiSpoofsAmong(received: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys(received).filter(
+    (name) => name.includes("_") && CGI_OWNED.test(name.toLowerCase().replaceAll("_", "-")),
+  );
+}
