@@ -34,6 +34,7 @@ export * from "./incremental/country-inputs.js";
 export * from "./incremental/read-snapshot.js";
 export * from "./incremental/route-memo.js";
 export * from "./incremental/routing-index.js";
+export * from "./intent/bounded-json.js";
 export * from "./intent/desired-state.js";
 export * from "./intent/duration.js";
 export * from "./intent/fence-schema.js";

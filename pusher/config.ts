@@ -82,7 +82,8 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     name: "CF_API_BASE_URL",
     default: "Cloudflare's",
     meaning: "for tests against a stand-in",
-    details: "must be `https:` unless the host is loopback (`localhost`, `127.0.0.0/8`, `[::1]`)",
+    details:
+      "must be `https:` unless the host is a loopback address (`127.0.0.0/8`, `[::1]`; not a name such as `localhost`, which is resolved)",
   },
   {
     name: "CF_API_BUDGET",

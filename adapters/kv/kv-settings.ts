@@ -89,11 +89,16 @@ function namespaceIdFromWrangler(cwd: string): string {
   return id;
 }
 
-/** `localhost`, 127.0.0.0/8 or ::1: a host whose traffic never leaves the machine. */
+/**
+ * A URL's host (`URL.hostname`, which writes every IPv4 spelling as a dotted quad) that is a
+ * literal loopback address, 127.0.0.0/8 or `[::1]`: traffic to it never leaves the machine. No
+ * name is: Node resolves `localhost` and `*.localhost` through the system resolver, which may
+ * answer with any address.
+ */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost") || host === "[::1]") return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  if (hostname === "[::1]") return true;
+  const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
+  return octets?.slice(1).every((o) => Number(o) <= 255) === true;
 }
 
 /** `CF_API_BUDGET`: a whole number of requests per 5 minutes, at most the account's 1,200. */
@@ -172,7 +177,7 @@ export function kvSettingsFromEnv(
       throw new ConfigError(
         "invalid-setting",
         "CF_API_BASE_URL",
-        `"${base}" must be https (plain http is allowed only for a loopback host, such as a local stand-in)`,
+        `"${base}" must be https (plain http is allowed only to a loopback address, 127.0.0.0/8 or [::1], such as a local stand-in's; not to a name such as localhost, which DNS could send elsewhere)`,
       );
     }
     return {

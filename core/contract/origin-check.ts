@@ -8,7 +8,7 @@ export type OriginCheck =
 
 /**
  * `s` as a bare http(s) origin: an absolute http(s) URL with no path, query, fragment or
- * credentials (a trailing `/`, any case and a default port are fine), parsed once. Plain code, no
+ * credentials, and no port 0 (a trailing `/`, any case and a default port are fine), parsed once. Plain code, no
  * zod: `OriginSchema` (pusher, edgectl) and the Worker's `ORIGIN_TEMPLATE` check share it.
  */
 export function checkOrigin(s: string): OriginCheck {
@@ -21,6 +21,8 @@ export function checkOrigin(s: string): OriginCheck {
   if (url.protocol !== "https:" && url.protocol !== "http:")
     return { ok: false, problem: "scheme must be https: or http:" };
   if (url.username || url.password) return { ok: false, problem: "must not contain credentials" };
+  // Port 0 parses, but nothing can be reached there (a TCP connect to it fails at once).
+  if (url.port === "0") return { ok: false, problem: "port must be 1-65535" };
   // Checked on the text: URL parsing folds "/./" and "/.." into "/".
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+\/?$/i.test(s.trim())) {
     return { ok: false, problem: "must not have a path, query or fragment" };

@@ -65,8 +65,11 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
     }
     return { ok: false, problems };
   }
+  // zod's records drop a `__proto__` key in silence: the document's own keys are walked, so one
+  // is refused as the invalid name it is.
+  const given = doc as { pools: object; countries: object; fences?: object };
   const pools: Record<string, PoolDef> = {};
-  for (const [name, raw] of Object.entries(top.data.pools)) {
+  for (const [name, raw] of Object.entries(given.pools)) {
     const key = `pools.${name}`;
     if (!isPoolName(name)) add(key, "invalid-key", "not a valid pool name (a DNS label)");
     const r = PoolDefSchema.safeParse(raw, VALUE_FREE);
@@ -80,7 +83,7 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
   }
   const countries: Record<string, CountryRule> = {};
   const continentsSeen = new Set<string>();
-  for (const [cc, raw] of Object.entries(top.data.countries)) {
+  for (const [cc, raw] of Object.entries(given.countries)) {
     const key = `countries.${cc}`;
     const target = parseRuleTarget(cc);
     if (!target)
@@ -113,7 +116,7 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
     add(`countries.${DEFAULT_CC}`, "missing-default", "required rule is missing");
   }
   const fences: Record<string, Fence> = {};
-  for (const [name, raw] of Object.entries(top.data.fences ?? {})) {
+  for (const [name, raw] of Object.entries(given.fences ?? {})) {
     const key = `fences.${name}`;
     if (!isPoolName(name)) add(key, "invalid-key", "not a valid fence name (a DNS label)");
     const r = FenceSchema.safeParse(raw, VALUE_FREE);

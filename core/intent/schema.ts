@@ -17,12 +17,34 @@ const poolRef = z.string().refine(isPoolName, { message: "not a valid pool name 
 /** Largest weight a pool may carry in a rule. */
 export const MAX_WEIGHT = 1000;
 
+/** The message a rule's weights get when they name a pool the rule does not. */
+const WEIGHTS_UNKNOWN_POOL = "names a pool that is not the primary or a fallback";
+
+/** True when `v` is an object with an own `__proto__` key (JSON.parse and YAML make one). */
+const hasProtoKey = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && Object.hasOwn(v, "__proto__");
+
+/**
+ * `z.record(z.string(), z.unknown())` that refuses a `__proto__` key with `problem(raw)`: parsed
+ * JSON and YAML keep one as an own key, but zod drops it in silence (assigning it to the result
+ * would set its prototype), so without this check it would never be seen, let alone refused.
+ */
+function recordRefusingProto(problem: (raw: Readonly<Record<string, unknown>>) => string) {
+  return z
+    .unknown()
+    .superRefine((raw, ctx) => {
+      if (hasProtoKey(raw))
+        ctx.addIssue({ code: "custom", message: problem(raw as Record<string, unknown>) });
+    })
+    .pipe(z.record(z.string(), z.unknown()));
+}
+
 /**
  * `weights`: relative integers 0–1000 over the rule's own pools (pools left out weigh 0). Keys
- * are checked against the rule, not here, and no message names a key: it may be any junk.
+ * are checked against the rule, not here, and no message names a key: it may be any junk
+ * (`__proto__`, never a pool name, is refused here as a pool the rule does not name).
  */
-const WeightsSchema = z
-  .record(z.string(), z.unknown())
+const WeightsSchema = recordRefusingProto(() => WEIGHTS_UNKNOWN_POOL)
   .superRefine((weights, ctx) => {
     for (const w of Object.values(weights)) {
       if (typeof w !== "number" || !Number.isInteger(w) || w < 0 || w > MAX_WEIGHT) {
@@ -42,20 +64,19 @@ function checkWeights(
   },
   ctx: z.RefinementCtx,
 ): void {
-  if (!rule.weights) return;
+  // A `__proto__` key failed the field itself (zod still runs this check): said once is enough.
+  if (!rule.weights || hasProtoKey(rule.weights)) return;
   const pools = new Set([rule.primary, ...rule.fallbacks]);
   if (Object.keys(rule.weights).some((p) => !pools.has(p))) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["weights"],
-      message: "names a pool that is not the primary or a fallback",
-    });
+    ctx.addIssue({ code: "custom", path: ["weights"], message: WEIGHTS_UNKNOWN_POOL });
   }
 }
 
-/** `attrs`: market attributes (docs/reference.md §11); no message echoes a name or value. */
-const AttrsSchema = z
-  .record(z.string(), z.unknown())
+/**
+ * `attrs`: market attributes (docs/reference.md §11); no message echoes a name or value. A
+ * `__proto__` name is refused as every name outside `ATTR_NAME` is (`attrsProblem` sees it).
+ */
+const AttrsSchema = recordRefusingProto((raw) => attrsProblem(raw) ?? "invalid attribute name")
   .superRefine((attrs, ctx) => {
     const problem = attrsProblem(attrs);
     if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
@@ -113,7 +134,8 @@ export const OverrideRuleSchema = z
       {
         primary: rule.primary,
         fallbacks: rule.fallbacks,
-        ...(rule.weights ? { weights: rule.weights } : {}),
+        // weights holding `__proto__` failed their own field already
+        ...(rule.weights && !hasProtoKey(rule.weights) ? { weights: rule.weights } : {}),
       },
       VALUE_FREE,
     );

@@ -1,3 +1,4 @@
+import { safeText } from "../../core/index.js";
 import type { AuditStamp } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
@@ -46,9 +47,10 @@ export async function commitUnderLock(
           "conflict: lock/apply's lease expired before the lock was confirmed (was this process paused?); nothing written",
         );
       }
+      // The holder is whatever text lock/apply holds: anyone with write access put it there.
       throw new CliError(
         "locked",
-        `locked: lock/apply is held by ${attempt.heldBy}; nothing written`,
+        `locked: lock/apply is held by ${safeText(attempt.heldBy)}; nothing written`,
       );
     }
     let result: CommitResult;

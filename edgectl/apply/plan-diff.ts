@@ -8,6 +8,9 @@ import {
   escapeUnsafe,
   FenceSchema,
   PoolDefSchema,
+  parseBoundedJson,
+  safeText,
+  utf8Length,
 } from "../../core/index.js";
 import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
 
@@ -32,23 +35,24 @@ export function isIntentKey(rel: string): boolean {
   );
 }
 
-/** The stored value in canonical form when it parses, so key order alone is not a change. */
+/**
+ * The stored value in canonical form when it parses, so key order alone is not a change. Text
+ * too large or too deep to be valid is compared as it is.
+ */
 function canonicalStored(e: StoredEntry): string {
   const text = e.value.toString("utf8");
-  try {
-    const raw: unknown = JSON.parse(text);
-    if (e.rel.startsWith("pool/")) {
-      const p = PoolDefSchema.safeParse(raw);
-      if (p.success) return canonicalPool(p.data);
-    } else if (e.rel.startsWith("fence/")) {
-      const f = FenceSchema.safeParse(raw);
-      if (f.success) return canonicalFence(f.data);
-    } else {
-      const r = CountryRuleSchema.safeParse(raw);
-      if (r.success) return canonicalRule(r.data);
-    }
-  } catch {
-    // not JSON: compared as text, so it shows up as changed
+  const parsed = parseBoundedJson(text);
+  if (!parsed.ok) return text;
+  const raw = parsed.value;
+  if (e.rel.startsWith("pool/")) {
+    const p = PoolDefSchema.safeParse(raw);
+    if (p.success) return canonicalPool(p.data);
+  } else if (e.rel.startsWith("fence/")) {
+    const f = FenceSchema.safeParse(raw);
+    if (f.success) return canonicalFence(f.data);
+  } else {
+    const r = CountryRuleSchema.safeParse(raw);
+    if (r.success) return canonicalRule(r.data);
   }
   return text;
 }
@@ -81,9 +85,29 @@ export function diffIntent(
 }
 
 /**
+ * Most characters of a value a plan line shows: more than any rule or pool can hold (a rule at
+ * every limit is about 2,700). A longer value (a fence listing hundreds of regions, or etcd text
+ * written by hand) shows its start and its size; `plan -o json` has it whole.
+ */
+export const MAX_PLAN_VALUE_CHARS = 4096;
+
+/** Most characters of a key a plan line shows (intent keys are short; a junk key need not be). */
+export const MAX_PLAN_KEY_CHARS = 256;
+
+/** A value as a plan line shows it: escaped, and cut to {@link MAX_PLAN_VALUE_CHARS} with its size. */
+export function planValueText(text: string): string {
+  if (text.length <= MAX_PLAN_VALUE_CHARS) {
+    const escaped = escapeUnsafe(text);
+    if (escaped.length <= MAX_PLAN_VALUE_CHARS) return escaped;
+  }
+  return `${safeText(text, MAX_PLAN_VALUE_CHARS)} (${utf8Length(text)} bytes)`;
+}
+
+/**
  * Renders changes as `+ key value`, `~ key before → after`, `- key (was …)` lines. Keys and
  * values are etcd's (or the file's) raw text: control and invisible characters are escaped
- * (`\u001b`), newlines too, so a value can neither drive the terminal nor fake a line.
+ * (`\u001b`), newlines too, so a value can neither drive the terminal nor fake a line, and a
+ * value is cut to {@link MAX_PLAN_VALUE_CHARS} (`planValueText`).
  */
 export function formatDiff(changes: readonly KeyChange[]): string[] {
   if (changes.length === 0) return ["No changes: etcd already holds this intent."];
@@ -91,9 +115,9 @@ export function formatDiff(changes: readonly KeyChange[]): string[] {
   const lines: string[] = [];
   for (const c of changes) {
     counts[c.kind]++;
-    const rel = escapeUnsafe(c.rel);
-    const before = escapeUnsafe(c.before ?? "");
-    const after = escapeUnsafe(c.after ?? "");
+    const rel = safeText(c.rel, MAX_PLAN_KEY_CHARS);
+    const before = planValueText(c.before ?? "");
+    const after = planValueText(c.after ?? "");
     if (c.kind === "add") lines.push(`  + ${rel}  ${after}`);
     else if (c.kind === "change") lines.push(`  ~ ${rel}  ${before} → ${after}`);
     else lines.push(`  - ${rel}  (was ${before})`);

@@ -1,5 +1,5 @@
 import type { IKeyValue } from "etcd3";
-import { safeText } from "../../core/index.js";
+import { MAX_JSON_DEPTH, parseBoundedJson, safeText } from "../../core/index.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { type AuditRecord, AuditRecordSchema, auditKey, epochOfAuditKey } from "./audit-record.js";
 
@@ -20,6 +20,12 @@ export type StoredAuditRecord =
       readonly problem: string;
     };
 
+/**
+ * How deep a record may nest: its values (`auditValueOf`) sit 3 levels down
+ * (`changes[i].before`). A record is as large as etcd let it be written, so only depth is bounded.
+ */
+const RECORD_BOUNDS = { maxChars: Number.POSITIVE_INFINITY, maxDepth: MAX_JSON_DEPTH + 3 };
+
 /** Records read per request: 25 records of a large apply (~30 KB each) stay far below gRPC's 4 MiB. */
 export const AUDIT_PAGE = 25;
 
@@ -28,13 +34,12 @@ function decode(auditPrefix: string, kv: IKeyValue): StoredAuditRecord {
   const epoch = epochOfAuditKey(auditPrefix, key);
   const bad = (problem: string): StoredAuditRecord => ({ ok: false, epoch, key, problem });
   if (epoch === null) return bad("not an audit record key ({AUDIT_PREFIX}{12-digit epoch})");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(kv.value.toString("utf8"));
-  } catch {
-    return bad("not JSON");
-  }
-  const parsed = AuditRecordSchema.safeParse(raw);
+  const raw = parseBoundedJson(kv.value.toString("utf8"), RECORD_BOUNDS);
+  if (!raw.ok)
+    return bad(
+      raw.reason === "too-deep" ? `nested over ${RECORD_BOUNDS.maxDepth} levels deep` : "not JSON",
+    );
+  const parsed = AuditRecordSchema.safeParse(raw.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return bad(safeText(`${issue?.path.join(".") || "(record)"}: ${issue?.message ?? "invalid"}`));

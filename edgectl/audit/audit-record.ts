@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseBoundedJson } from "../../core/index.js";
 
 /** Default `AUDIT_PREFIX`: outside the routing prefix, so the pusher never reads or watches it. */
 export const DEFAULT_AUDIT_PREFIX = "/edge/audit/v1/";
@@ -65,16 +66,19 @@ export function epochOfAuditKey(auditPrefix: string, key: string): number | null
   return Number(tail);
 }
 
-/** A stored value (text, `undefined` when absent) as the record keeps it. */
+/**
+ * A stored value (text, `undefined` when absent) as the record keeps it. Only a JSON object
+ * within `parseBoundedJson`'s bounds is kept as an object, and only one whose keys all survive
+ * the record's schema (a `__proto__` key would not): anything else, a value nested thousands of
+ * levels deep or over 64 KiB included, is kept as its exact text, which the record can always
+ * hold and print.
+ */
 export function auditValueOf(text: string | undefined): AuditValue {
   if (text === undefined) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    const parsed = z.record(z.string(), z.unknown()).safeParse(v);
-    if (parsed.success && v !== null && !Array.isArray(v)) return parsed.data;
-  } catch {
-    // not JSON: kept as its text
-  }
+  const parsed = parseBoundedJson(text);
+  const v = parsed.ok ? parsed.value : null;
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && !Object.hasOwn(v, "__proto__"))
+    return v as Record<string, unknown>;
   return text;
 }
 

@@ -1,4 +1,4 @@
-import { safeText } from "../../core/index.js";
+import { parseBoundedJson, safeText } from "../../core/index.js";
 import { isIntentKey } from "../apply/plan-diff.js";
 import { CliError } from "../cli/cli-error.js";
 import type { PrefixRead } from "../etcd/read-prefix.js";
@@ -93,12 +93,9 @@ export function desiredDocOf(intent: ReadonlyMap<string, string>): {
   const countries: Record<string, unknown> = {};
   const fences: Record<string, unknown> = {};
   for (const [rel, text] of intent) {
-    let value: unknown = text;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      // left as text: validation names the key
-    }
+    // Not JSON, too large or too deep: left as text, and validation names the key.
+    const parsed = parseBoundedJson(text);
+    const value: unknown = parsed.ok ? parsed.value : text;
     if (rel.startsWith("pool/")) pools[rel.slice("pool/".length)] = value;
     else if (rel.startsWith("country/")) countries[rel.slice("country/".length)] = value;
     else if (rel.startsWith("fence/")) fences[rel.slice("fence/".length)] = value;

@@ -5,7 +5,9 @@ import { ExitCode } from "../cli/exit-codes.js";
 
 /**
  * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or
- * says what a continent's rule does and which countries it covers.
+ * says what a continent's rule does and which countries it covers. When the route depends on KV's
+ * map (`kvDependence`) and KV cannot be read, it fails `unreachable` rather than show a route the
+ * edge may not serve.
  */
 export function explainCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("explain"))
@@ -18,13 +20,15 @@ export function explainCommand(ctx: CommandContext): Command {
     .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
     .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { carriedState, compile } = await import("../../core/index.js");
+      const { carriedState, compile, safeText } = await import("../../core/index.js");
+      const { CliError } = await import("../cli/cli-error.js");
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { explainContinent } = await import("../explain/explain-continent.js");
       const { dependsOnLastGood, explainCountry } = await import("../explain/explain-country.js");
+      const { kvDependence } = await import("../explain/kv-dependence.js");
       const { formatContinentExplanation, formatExplanation } = await import(
         "../output/explain-text.js"
       );
@@ -51,6 +55,12 @@ export function explainCommand(ctx: CommandContext): Command {
         if (!opts.kv) history = "KV not read (--no-kv): last valid rules are not shown";
         else {
           const kv = await readKvMaps(ctx.io);
+          const dependence = kv.error ? kvDependence(now, target) : null;
+          if (kv.error && dependence)
+            throw new CliError(
+              "unreachable",
+              `cannot know how the edge routes ${name}: ${dependence}, and KV is not readable (${safeText(kv.error)}); --no-kv shows the route etcd alone compiles, which the edge may not serve`,
+            );
           carried = carriedState({ kv: kv.routes });
           history = kv.error
             ? `KV not readable (${kv.error}): last valid rules are not shown`

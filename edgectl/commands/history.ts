@@ -22,7 +22,7 @@ export function historyText(r: HistoryResult): string[] {
     const keys = rec.changes.map((c) => `${sign(c)}${safeText(c.key)}`);
     lines.push(`    ${keys.length ? keys.join("  ") : "(no changes)"}`);
   }
-  for (const bad of r.invalid) lines.push(`invalid record ${bad.key}: ${bad.problem}`);
+  for (const bad of r.invalid) lines.push(`invalid record ${safeText(bad.key)}: ${bad.problem}`);
   return lines;
 }
 

@@ -1,4 +1,5 @@
 import type { TextSink } from "../cli/cli-io.js";
+import { colourMark } from "./colour-mark.js";
 import type { OutputMode } from "./output-mode.js";
 
 /** The styles edgectl's text output uses. */
@@ -21,12 +22,21 @@ export function colourEnabled(
   return env.TERM !== "dumb";
 }
 
-/** A painter for one sink: styles when `enabled`, the identity otherwise. */
+/** Each colour's SGR parameters: on, and the reset that ends it. */
+const SGR: Record<Colour, readonly [on: number, off: number]> = {
+  green: [32, 39],
+  red: [31, 39],
+  yellow: [33, 39],
+  dim: [2, 22],
+  bold: [1, 22],
+};
+
+/**
+ * A painter for one sink: styles when `enabled`, the identity otherwise. A style is written as
+ * colour marks (`colourMark`), which only `terminalText` turns into escape sequences: text that
+ * carries escape sequences of its own, whatever it is, never passes as a colour.
+ */
 export function painter(enabled: boolean): Paint {
   if (!enabled) return (_c, t) => t;
-  // Not a static import: node:util's ES module facade reads every export, TextDecoder's too,
-  // which costs each edgectl start about 10 ms.
-  const { styleText } = process.getBuiltinModule("node:util");
-  // the decision is ours (the sink may be a buffer): styleText must not second-guess it
-  return (c, t) => styleText(c, t, { validateStream: false });
+  return (c, t) => `${colourMark(SGR[c][0])}${t}${colourMark(SGR[c][1])}`;
 }

@@ -1,28 +1,36 @@
+import { colourMarks, mayHoldColourMark } from "./colour-mark.js";
+
 /**
- * What may reach a terminal: every control and invisible character (C0 and C1 controls, DEL,
- * format characters such as bidi overrides, lone surrogates, line and paragraph separators) is
- * escaped, except a newline and a tab, and the colour sequences edgectl's own `paint` writes.
+ * What may not reach a terminal: every control and invisible character (C0 and C1 controls, DEL,
+ * format characters such as bidi overrides, lone surrogates, line and paragraph separators), but
+ * a newline and a tab. ESC is one of them, so every escape sequence of the text is escaped.
  */
-const UNSAFE_OR_PAINT =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: paint's own sequences start with ESC
-  /\u001b\[(?:1|2|22|31|32|33|39)m|[^\n\t\P{Cc}]|[\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+const UNSAFE = /[^\n\t\P{Cc}]|[\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
 
 function escapeCodePoint(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0;
   return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
 }
 
+const escapeText = (text: string) => text.replace(UNSAFE, escapeCodePoint);
+
 /**
  * Text as edgectl writes it in text mode (docs/reference.md §6, "Output"): whatever etcd, KV or
  * a file put in it, no escape sequence reaches the terminal (no title, no clear screen, no
- * cursor moves, no hyperlinks) and nothing invisible reorders it; only the colours of `paint`
- * (bold, dim, red, green, yellow and their resets) pass. Commands escape what they quote at the
- * source too (`escapeUnsafe`): this is the last line, over every line written.
+ * cursor moves, no hyperlinks, no colours) and nothing invisible reorders it. The only escape
+ * sequences written are the colours `paint` asked for with its marks (`colourMark`), which no
+ * other text can forge. Commands escape what they quote at the source too (`escapeUnsafe`): this
+ * is the last line, over every line written.
  */
 export function terminalText(text: string): string {
-  return text.replace(UNSAFE_OR_PAINT, (m) =>
-    m.length > 1 && m.startsWith("\u001b[") ? m : escapeCodePoint(m),
-  );
+  if (!mayHoldColourMark(text)) return escapeText(text);
+  let out = "";
+  let last = 0;
+  for (const m of text.matchAll(colourMarks())) {
+    out += `${escapeText(text.slice(last, m.index))}\u001b[${m[1]}m`;
+    last = m.index + m[0].length;
+  }
+  return out + escapeText(text.slice(last));
 }
 
 /** `\uXXXX` for one UTF-16 unit: a JSON escape. */

@@ -185,12 +185,21 @@ describe("edgectl explain with last valid rules from KV", () => {
     // a local store that does not exist is reported, and not created
     const nowhere = join(persist, "does-not-exist");
     const noStore = await runCli(["explain", "DE"], { env: { ...env, KV_LOCAL_PERSIST: nowhere } });
-    expect(noStore.code).toBe(0);
-    expect(noStore.stdout).toContain(`KV not readable (no local KV at ${nowhere}`);
     expect(existsSync(nowhere)).toBe(false);
+    // DE routes by a rule only KV's map keeps: no route is shown that the edge may not serve
+    expect(noStore.code).toBe(1);
+    expect(noStore.stdout).toBe("");
+    expect(noStore.stderr).toContain(
+      `cannot know how the edge routes DE: country/DE is invalid, and the edge routes by its last valid rule, which only KV's routes map keeps, and KV is not readable (no local KV at ${nowhere}`,
+    );
+    expect(noStore.stderr).not.toContain("follows _default");
+    // a country that does not depend on the map is still explained
+    const gb = await runCli(["explain", "GB"], { env: { ...env, KV_LOCAL_PERSIST: nowhere } });
+    expect(gb.code, gb.stderr).toBe(0);
+    expect(gb.stdout).toContain("chosen: ams-1");
 
     const token = "explain-test-token-0123456789";
-    const unreachable = await runCli(["explain", "DE"], {
+    const unreachable = await runCli(["explain", "DE", "-o", "json"], {
       env: {
         ...env,
         KV_SINK: "cloudflare",
@@ -199,10 +208,34 @@ describe("edgectl explain with last valid rules from KV", () => {
         CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
       },
     });
-    expect(unreachable.code, unreachable.stderr).toBe(0);
-    expect(unreachable.stdout).toContain("KV not readable (");
-    expect(unreachable.stdout).toContain("DE follows _default");
+    expect(unreachable.code).toBe(1);
+    const error = (JSON.parse(unreachable.stdout) as { error: { code: string; message: string } })
+      .error;
+    expect(error.code).toBe("unreachable");
+    expect(error.message).toMatch(/^cannot know how the edge routes DE: .* KV is not readable \(/);
     expect(unreachable.stdout + unreachable.stderr).not.toContain(token);
+  });
+
+  it("a slow pool on the route: KV decides its shed share, so unreadable KV means no route", async () => {
+    const prefix = uniquePrefix("explain-slow");
+    const env = kvEnv(prefix);
+    const state = exampleState();
+    const slow = { ...state.pools["fra-1"], slow_ms: { low: 200, high: 800 } };
+    const file = files.write({ ...state, pools: { ...state.pools, "fra-1": slow } });
+    expect((await runCli(["apply", file, "--yes"], { env })).code).toBe(0);
+    for (const pool of ["fra-1", "ams-1", "par-1"])
+      await client.put(`${prefix}health/${pool}`).value('{"status":"healthy","p90_ms":500}');
+    const nowhere = join(persist, "nowhere-slow");
+    const blind = { ...env, KV_LOCAL_PERSIST: nowhere };
+    const de = await runCli(["explain", "DE"], { env: blind });
+    expect(de.code).toBe(1);
+    expect(de.stderr).toContain(
+      "cannot know how the edge routes DE: pool fra-1 has slow_ms, and the share of viewers it sheds steps down from the one in KV's routes map",
+    );
+    // _default's route (ams-1, par-1) has no slow pool: etcd alone decides it
+    const fallback = await runCli(["explain", "_default"], { env: blind });
+    expect(fallback.code, fallback.stderr).toBe(0);
+    expect(fallback.stdout).toContain("chosen: ams-1");
   });
 
   it("follows the last valid rule KV's map keeps: a pool that restarted comes back", async () => {

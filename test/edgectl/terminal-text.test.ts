@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import { painter } from "../../edgectl/output/colour.js";
 import { terminalJson, terminalText } from "../../edgectl/output/terminal-text.js";
 import { terminalYaml } from "../../edgectl/output/terminal-yaml.js";
+import { run } from "../../edgectl/run.js";
 import { auditScope } from "./audit-support.js";
 import { type CliResult, exampleState, runBin, useCliSuite } from "./cli-harness.js";
 
@@ -29,14 +30,28 @@ describe("terminalText", () => {
     );
   });
 
-  it("lets only edgectl's own colours through", () => {
+  it("lets only edgectl's own colours through: paint's marks become colours", () => {
     const paint = painter(true);
     const line = `${paint("green", "+ ok")} ${paint("bold", "b")} ${paint("dim", "d")} \u001b[8mhidden`;
-    const out = terminalText(line);
-    expect(out.startsWith(paint("green", "+ ok"))).toBe(true);
-    expect(out).toContain(paint("bold", "b"));
-    expect(out).toContain(paint("dim", "d"));
-    expect(out).toContain("\\u001b[8mhidden");
+    expect(terminalText(line)).toBe(
+      "\u001b[32m+ ok\u001b[39m \u001b[1mb\u001b[22m \u001b[2md\u001b[22m \\u001b[8mhidden",
+    );
+  });
+
+  it("escapes the very sequences paint writes when any other text holds them (SGR included)", () => {
+    const red = "\u001b[31mRED\u001b[39m \u001b[1mbold\u001b[22m \u001b[0m";
+    expect(terminalText(`held by other${red}`)).toBe(
+      "held by other\\u001b[31mRED\\u001b[39m \\u001b[1mbold\\u001b[22m \\u001b[0m",
+    );
+    // inside a painted line as well
+    const painted = painter(true)("red", `other${red}`);
+    expect(terminalText(painted)).toBe(
+      "\u001b[31mother\\u001b[31mRED\\u001b[39m \\u001b[1mbold\\u001b[22m \\u001b[0m\u001b[39m",
+    );
+  });
+
+  it("a colour mark cannot be forged: paint's private-use character alone stays text", () => {
+    expect(terminalText("\ue00031\ue000x\ue000:31\ue000")).toBe("\ue00031\ue000x\ue000:31\ue000");
   });
 });
 
@@ -112,4 +127,25 @@ describe("text from etcd never reaches the terminal raw (the real edgectl, a rea
 
     for (const [name, r] of runs) expectNoRaw(name, r);
   }, 60_000);
+});
+
+describe("a lock holder's text never colours the terminal (a real etcd)", () => {
+  const suite = useCliSuite();
+
+  it("apply names a hostile lock/apply holder escaped, on a terminal with colours on", async () => {
+    const { prefix, env } = auditScope(suite, "lockesc");
+    const file = suite.files.write(exampleState());
+    await suite.client.put(`${prefix}lock/apply`).value("other\u001b[31mRED\u001b[0m");
+    let stderr = "";
+    const code = await run(["apply", file, "--yes"], {
+      env,
+      stdout: { write: () => true, isTTY: true },
+      stderr: { write: (s: string) => (stderr += s), isTTY: true },
+    });
+    expect(code).toBe(3);
+    expect(stderr).toContain("locked: lock/apply is held by other\\u001b[31mRED\\u001b[0m;");
+    // edgectl's own red, and nothing else
+    expect(stderr.split("\u001b").length - 1).toBe(2);
+    expect(stderr.startsWith("\u001b[31medgectl:\u001b[39m ")).toBe(true);
+  });
 });

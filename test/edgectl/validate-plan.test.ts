@@ -25,6 +25,14 @@ describe("edgectl validate", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("exits 1 for an origin on port 0, naming the pool", async () => {
+    const bad = exampleState() as { pools: Record<string, unknown> };
+    bad.pools["fra-1"] = { origin: "https://host:0" };
+    const r = await runCli(["validate", ctx.files.write(bad)], { env: {} });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("pools.fra-1.origin: port must be 1-65535");
+  });
+
   it("reports a YAML syntax error with line and column, without a stack trace", async () => {
     const f = ctx.files.write(
       "pools:\n  fra-1: { origin: https://fra-1.origin.example.com\ncountries: {}\n",

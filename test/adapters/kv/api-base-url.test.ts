@@ -20,8 +20,7 @@ describe("CF_API_BASE_URL: the API token is only ever sent over https, or plain 
     "https://kv-proxy.internal:8443/client/v4",
     "http://127.0.0.1:8787/client/v4",
     "http://127.9.8.7:1",
-    "http://localhost:9000",
-    "http://stand-in.localhost:9000",
+    "http://127.1:9000",
     "http://[::1]:9000/client/v4",
   ])("accepts %s", (base) => {
     expect(settingsWith(base)).toMatchObject({ kind: "cloudflare", apiBaseUrl: base });
@@ -34,6 +33,11 @@ describe("CF_API_BASE_URL: the API token is only ever sent over https, or plain 
     "http://127.0.0.1.example.com",
     "http://localhost.example.com",
     "http://[::2]:9000",
+    // names, which Node resolves through DNS: the token could go anywhere in clear
+    "http://kv.localhost/client/v4",
+    "http://localhost:9000",
+    "http://LOCALHOST:9000",
+    "http://127.0.0.1.nip.io",
   ])("refuses %s, naming the variable and never the token", (base) => {
     let caught: unknown;
     try {
@@ -53,16 +57,26 @@ describe("CF_API_BASE_URL: the API token is only ever sent over https, or plain 
     expect(() => settingsWith("ftp://127.0.0.1/")).toThrow(/not an http\(s\) URL/);
   });
 
-  it("isLoopbackHost knows localhost, 127.0.0.0/8 and ::1 only", () => {
+  it("isLoopbackHost knows literal 127.0.0.0/8 and [::1] only, never a name", () => {
+    expect(["127.0.0.1", "127.255.255.254", "127.0.0.0", "[::1]"].every(isLoopbackHost)).toBe(true);
     expect(
-      ["localhost", "LOCALHOST", "a.localhost", "127.0.0.1", "127.255.255.254", "[::1]"].every(
-        isLoopbackHost,
-      ),
-    ).toBe(true);
-    expect(
-      ["0.0.0.0", "127.0.0", "1.127.0.0.1", "[::]", "localhost6", "example.com"].some(
-        isLoopbackHost,
-      ),
+      [
+        "localhost",
+        "a.localhost",
+        "0.0.0.0",
+        "127.0.0",
+        "127.0.0.256",
+        "1.127.0.0.1",
+        "[::]",
+        "localhost6",
+        "example.com",
+      ].some(isLoopbackHost),
     ).toBe(false);
+  });
+
+  it("the refusal says why a name is not loopback", () => {
+    expect(() => settingsWith("http://kv.localhost/client/v4")).toThrow(
+      /not to a name such as localhost/,
+    );
   });
 });

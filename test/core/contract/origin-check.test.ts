@@ -22,6 +22,8 @@ describe("checkOrigin", () => {
       ["https://fra-1.example.net/./", "must not have a path, query or fragment"],
       ["https://fra-1.example.net?x=1", "must not have a path, query or fragment"],
       [`https://${"a.".repeat(127)}net`, `host name over ${MAX_HOST_CHARS} characters`],
+      ["https://host:0", "port must be 1-65535"],
+      ["http://fra-1.example.net:000/", "port must be 1-65535"],
     ];
     for (const [s, problem] of cases) {
       expect(checkOrigin(s), s).toEqual({ ok: false, problem });
