@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { createCloudflareSink } from "../../adapters/kv/cloudflare-sink.js";
@@ -59,7 +60,7 @@ const pushErrors = async (p: Pusher) =>
     "edge_pusher_push_errors_total",
   ) ?? 0;
 
-describe("the pusher's KV failures, as on-call sees them", () => {
+describe("the pusher's KV and etcd failures, as on-call sees them", () => {
   it("a token refused at start counts in push_errors_total (EdgePusherKvWriteFailures fires), and /status says why", async () => {
     const token = "cf-a-well-formed-but-wrong-token";
     const p = await pusherWithToken(token);
@@ -71,5 +72,32 @@ describe("the pusher's KV failures, as on-call sees them", () => {
     expect(doc.pushed_revision).toBeNull();
     expect(doc.last_error?.message).toMatch(/^kv: KvError: get: HTTP 403 \(10000 /);
     expect(JSON.stringify(doc)).not.toContain(token);
+  });
+
+  it("with etcd stopped, /status.last_error names etcd's own error, never only the open circuit breaker", async () => {
+    const { prefix, electionKey } = uniqueNames();
+    await seedRouting(ctx.client, prefix);
+    const p = ctx.start({ prefix, electionKey });
+    await waitFor("first push", () => p.pusher.status.document().pushed_revision !== null);
+    await ctx.etcd.kill("SIGKILL");
+    try {
+      await waitFor("etcd seen as down", () => !p.pusher.status.document().etcd_reachable);
+      // The breaker opens after 3 failures and lets a probe through every 500 ms: read the
+      // message across several of its cycles.
+      const seen = new Set<string>();
+      const until = Date.now() + 4_000;
+      while (Date.now() < until) {
+        seen.add(p.pusher.status.document().last_error?.message ?? "none");
+        await sleep(50);
+      }
+      for (const message of seen) {
+        expect(message).toMatch(/^etcd: /);
+        expect(message).toMatch(
+          /UNAVAILABLE|ECONNREFUSED|No connection established|DEADLINE_EXCEEDED/,
+        );
+      }
+    } finally {
+      await ctx.etcd.restart();
+    }
   });
 });
