@@ -12,7 +12,8 @@
 #   edgectl         read-write on the routing prefix (apply, boost, unboost, lock/apply, epoch)
 #                   and on the audit prefix (apply, move and rollback write a record there in
 #                   the epoch's transaction and prune old ones; history and rollback read it)
-#   edge-health-P   one per pool: may write only its own health/P key (and read pool/P)
+#   edge-health-P   one per pool: may write only its own health keys, health/P and its checkers'
+#                   health/P/NAME (`edgectl heartbeat P --checker NAME`), and read pool/P
 #
 # Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD and HEALTH_PASSWORD_<pool
 # with - as _> (e.g. HEALTH_PASSWORD_fra_1) in the environment; any unset one is generated and
@@ -136,11 +137,13 @@ ctl role grant-permission edgectl --prefix=true readwrite "$AUDIT_PREFIX" >/dev/
 add_user edgectl "$(password EDGECTL_PASSWORD)" "$(pick EDGECTL_PASSWORD)"
 ctl user grant-role edgectl edgectl >/dev/null
 
-# 4. one health role per pool: its own health key only (exact key, not a prefix).
+# 4. one health role per pool: its own health keys only. The exact key health/P and the prefix
+#    health/P/ (its checkers), never the prefix health/P, which would also cover pool P0's keys.
 for pool in $POOLS; do
   var="HEALTH_PASSWORD_${pool//-/_}"
   try ctl role add "edge-health-$pool" >/dev/null
   ctl role grant-permission "edge-health-$pool" readwrite "${PREFIX}health/${pool}" >/dev/null
+  ctl role grant-permission "edge-health-$pool" --prefix=true readwrite "${PREFIX}health/${pool}/" >/dev/null
   ctl role grant-permission "edge-health-$pool" read "${PREFIX}pool/${pool}" >/dev/null
   add_user "edge-health-$pool" "$(password "$var")" "$(pick "$var")"
   ctl user grant-role "edge-health-$pool" "edge-health-$pool" >/dev/null

@@ -186,7 +186,7 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     }),
     pushErrors: new Counter({
       name: "edge_pusher_push_errors_total",
-      help: "failed KV writes (each is retried)",
+      help: "failed KV requests of the leader's pushes (each is retried): writes, and the reads of routes a push starts from or is checked against",
       registers: [registry],
     }),
     driftRepairs: new Counter({

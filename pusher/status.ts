@@ -1,3 +1,4 @@
+import { isBrokenCircuitError } from "cockatiel";
 import { boundProblemLines, type PoolReport, safeText } from "../core/index.js";
 import type { Clock } from "./clock.js";
 
@@ -59,6 +60,8 @@ export class PusherStatus {
   private kvFailingSince: number | null = null;
   private behindSince: number | null = null;
   private lastError: { at: number; message: string } | null = null;
+  /** The last etcd failure of this outage that was etcd's own, not the circuit breaker's. */
+  private etcdCause: string | null = null;
 
   constructor(
     readonly pusherId: string,
@@ -128,11 +131,24 @@ export class PusherStatus {
 
   etcdOk(): void {
     this.etcdDownSince = null;
+    this.etcdCause = null;
   }
 
+  /**
+   * Records an etcd failure. After repeated failures the client's circuit breaker refuses calls
+   * without trying (`Execution prevented because the circuit breaker is open`); that says nothing
+   * on-call can act on, so `last_error` keeps naming the failure that opened it.
+   */
   etcdFailed(error: unknown): void {
     this.etcdDownSince ??= this.clock.now();
-    this.recordError("etcd", error);
+    if (!isBrokenCircuitError(error)) {
+      this.etcdCause = errorText(error);
+      this.recordError("etcd", error);
+    } else if (this.etcdCause !== null) {
+      this.recordError("etcd", `${this.etcdCause} (calls held back by the circuit breaker)`);
+    } else {
+      this.recordError("etcd", error);
+    }
   }
 
   kvOk(): void {
@@ -145,7 +161,7 @@ export class PusherStatus {
   }
 
   recordError(source: string, error: unknown): void {
-    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const text = errorText(error);
     // Scrubbed before it is cut, so a cut can never leave part of a secret behind.
     this.lastError = {
       at: this.clock.now(),
@@ -221,4 +237,9 @@ export class PusherStatus {
     if (!behind) this.behindSince = null;
     else this.behindSince ??= this.clock.now();
   }
+}
+
+/** An error as one line: its name and message, or the text itself. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

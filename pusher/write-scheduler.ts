@@ -261,7 +261,9 @@ export class WriteScheduler {
     const { delayMs: delay, retryable } = kvRetryDelay(e, this.attempts, this.o.backoff);
     this.retryAt = this.o.clock.now() + delay;
     this.o.status.kvFailed(e);
-    if (op === "write") this.o.metrics.pushErrors.inc();
+    // A read of `routes` fails the push it starts or checks: a refused token fails the first
+    // read, before any write, and must count as well.
+    this.o.metrics.pushErrors.inc();
     this.o.logger[retryable ? "warn" : "error"](
       {
         op,

@@ -10,15 +10,18 @@ if ! command -v systemd-analyze >/dev/null 2>&1; then
   exit 1
 fi
 
-# A template is checked as one instance of it, as systemd would run it.
+# A template is checked as instances of it, as systemd would run them: the heartbeat's as a pool's
+# one heartbeat and as one of a pool's checkers.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp deploy/edge-pusher.service "$work/edge-pusher.service"
 cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1.service"
+cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1_site-a.service"
 cp deploy/edge-snapshot.service "$work/edge-snapshot.service"
 
 status=0
-for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" "$work/edge-snapshot.service"; do
+for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" \
+  "$work/edge-heartbeat@fra-1_site-a.service" "$work/edge-snapshot.service"; do
   name=$(basename "$unit")
   if ! out=$(systemd-analyze verify "$unit" 2>&1) || [ -n "$out" ]; then
     printf 'check-units: %s does not verify:\n%s\n' "$name" "$out" >&2

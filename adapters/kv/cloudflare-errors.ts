@@ -4,6 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "cloudflare/error";
+import { networkFailure } from "../network-failure.js";
 import { KvError, type KvErrorCode } from "./kv-sink.js";
 import { parseRetryAfter } from "./retry-after.js";
 import type { Secret } from "./secret.js";
@@ -95,8 +96,9 @@ export function toKvError(e: unknown, op: string, token: Secret, now: number): K
     return new KvError("timeout", `${op}: request timed out`);
   }
   if (e instanceof APIConnectionError) {
-    const cause = e.cause instanceof Error ? `: ${e.cause.message}` : "";
-    return new KvError("network", redact(`${op}: connection failed${cause}`, token));
+    const failure = networkFailure(e.cause ?? e);
+    const what = failure.kind === "other" ? `connection failed: ${failure.text}` : failure.text;
+    return new KvError("network", redact(`${op}: ${what}`, token));
   }
   if (e instanceof APIError && typeof e.status === "number") {
     const errors = envelopeErrors(e);
@@ -110,6 +112,6 @@ export function toKvError(e: unknown, op: string, token: Secret, now: number): K
       e.headers instanceof Headers ? parseRetryAfter(e.headers.get("retry-after"), now) : undefined;
     return new KvError(code, redact(message, token), retryAfterMs);
   }
-  const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const detail = e instanceof Error ? `${e.name}: ${networkFailure(e).text}` : String(e);
   return new KvError("network", redact(`${op}: ${detail}`, token));
 }

@@ -5,6 +5,7 @@ type Level = "info" | "warn" | "error";
 
 const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly msg: string }> = {
   registered: { level: "info", msg: "health key written under a new lease" },
+  "check-failed": { level: "warn", msg: "check failed" },
   "status-changed": { level: "warn", msg: "status changed" },
   "p90-changed": { level: "info", msg: "p90 moved by more than 10 % and 50 ms; rewritten" },
   "renew-failing": { level: "warn", msg: "lease renewal failing; retrying" },
@@ -16,7 +17,8 @@ const LINES: Record<HeartbeatEvent["event"], { readonly level: Level; readonly m
 
 /**
  * Writes each heartbeat event as one line of the shared log schema: `event`, `pool`, `checker` (with `--checker`), `status`, `p90_ms`,
- * `lease` (hex), `detail`, and the error under `err`. A recovery is logged at info.
+ * `lease` (hex), `detail`, how a check went (`check`, `http_status`), and the error under `err`.
+ * A recovery is logged at info.
  */
 export function heartbeatLog(logger: Logger): (e: HeartbeatEvent) => void {
   return (e) => {

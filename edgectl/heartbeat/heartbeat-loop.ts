@@ -3,7 +3,7 @@ import { EtcdLeaseInvalidError } from "etcd3";
 import type { HealthStatus } from "../../core/index.js";
 import { ClusterLease } from "../etcd/cluster-lease.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
-import type { ProbeResult } from "./http-probe.js";
+import type { ProbeOutcome, ProbeResult } from "./http-probe.js";
 import { LatencyWindow } from "./latency-window.js";
 import { healthValue, needsRewrite, type PublishedHealth } from "./published-health.js";
 import { StatusHysteresis } from "./status-hysteresis.js";
@@ -12,6 +12,7 @@ import { StatusHysteresis } from "./status-hysteresis.js";
 export interface HeartbeatEvent {
   readonly event:
     | "registered"
+    | "check-failed"
     | "status-changed"
     | "p90-changed"
     | "renew-failing"
@@ -27,6 +28,10 @@ export interface HeartbeatEvent {
   readonly p90_ms?: number;
   readonly lease?: string;
   readonly detail?: string;
+  /** With a check's failure or a status change: how that check went (`ProbeOutcome`). */
+  readonly check?: ProbeOutcome;
+  /** With `check`: the HTTP status it got, when it got an answer. */
+  readonly http_status?: number;
   /** The error behind a failing renewal or registration. */
   readonly err?: unknown;
 }
@@ -39,8 +44,8 @@ export interface HeartbeatObserver {
   registered(): void;
   /** A keepalive succeeded. */
   renewed(): void;
-  /** One HTTP check finished. */
-  checked(ok: boolean): void;
+  /** One HTTP check finished: how it went. */
+  checked(result: ProbeResult): void;
   /** The p90 the checker publishes now, and the probes behind it (0 for a reported figure). */
   latency(p90Ms: number, samples: number): void;
   /** The health key was written to etcd (a registration or a rewrite). */
@@ -87,15 +92,18 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   const latencies = new LatencyWindow();
   let reported: number | undefined;
   const took = (r: ProbeResult) => {
-    observer?.checked(r.ok);
-    // a failed check says the pool is failing, not how fast it serves
-    if (!r.ok || r.ttfbMs === undefined) return;
-    latencies.add(r.ttfbMs);
-    reported = r.reportedP90Ms;
+    observer?.checked(r);
+    // An answer other than 2xx/3xx, or a failed connection, says the pool is failing, not how
+    // fast it serves. A timeout says both: the pool is at least that slow, and the URL's own
+    // figure no longer speaks for it.
+    if (r.latencyMs === undefined) return;
+    latencies.add(r.latencyMs);
+    reported = r.ok ? r.reportedP90Ms : undefined;
     const p90 = reported ?? latencies.published();
     if (p90 !== null) observer?.latency(p90, reported === undefined ? latencies.count : 0);
   };
   let hysteresis = new StatusHysteresis("healthy");
+  let first: ProbeResult | undefined;
   if (deps.probe) {
     let r = await deps.probe();
     // The process's first request pays for a cold HTTP client and a new connection (hundreds of
@@ -104,6 +112,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
     // does not, and one failure would register a healthy pool as unhealthy.
     r = await deps.probe();
     took(r);
+    first = r;
     hysteresis = new StatusHysteresis(r.ok ? "healthy" : "unhealthy");
   }
   observer?.status(hysteresis.status);
@@ -123,7 +132,12 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   let registerFailing = false;
   let probing: Promise<void> | null = null;
   let lastProbe = now();
-  const emit = (event: HeartbeatEvent["event"], detail?: string, err?: unknown) =>
+  const emit = (
+    event: HeartbeatEvent["event"],
+    detail?: string,
+    err?: unknown,
+    check?: ProbeResult,
+  ) =>
     deps.log({
       event,
       pool: deps.pool,
@@ -133,7 +147,19 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
       ...(leaseId ? { lease: BigInt(leaseId).toString(16) } : {}),
       ...(detail ? { detail } : {}),
       ...(err !== undefined ? { err } : {}),
+      ...(check ? { check: check.outcome } : {}),
+      ...(check?.status !== undefined ? { http_status: check.status } : {}),
     });
+  // A failed check is logged when the one before it did not fail the same way: the first of a
+  // run of failures, and each change in how they fail.
+  let lastFailure: string | null = null;
+  const noteCheck = (r: ProbeResult) => {
+    if (r.ok) lastFailure = null;
+    else if (r.detail !== lastFailure) {
+      lastFailure = r.detail;
+      emit("check-failed", r.detail, undefined, r);
+    }
+  };
 
   // one renewal round may use half the TTL, leaving the other half for the next round
   const renewBudgetMs = Math.max(500, ttlMs / 2);
@@ -195,6 +221,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
   };
 
   await register();
+  if (first) noteCheck(first);
   // A finished probe wakes the loop, so its result is published at once, not a tick later.
   let wake = new AbortController();
   let lastTick = now();
@@ -214,11 +241,17 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
         lastProbe = now();
         probing = probe().then((r) => {
           took(r);
+          noteCheck(r);
           const ok = r.ok;
           const before = hysteresis.status;
           if (hysteresis.record(ok) !== before) {
             observer?.status(hysteresis.status);
-            emit("status-changed", ok ? "check recovered" : "check failing");
+            emit(
+              "status-changed",
+              ok ? "check recovered" : `check failing: ${r.detail}`,
+              undefined,
+              r,
+            );
           }
           probing = null;
           wake.abort();

@@ -3,6 +3,19 @@ import { registerLiveHeapGauge } from "../../adapters/live-heap.js";
 import { VERSION } from "../../adapters/version.js";
 import { type HealthStatus, HealthStatusSchema } from "../../core/index.js";
 import type { HeartbeatObserver } from "./heartbeat-loop.js";
+import type { ProbeOutcome, ProbeResult } from "./http-probe.js";
+
+/** Every way a check fails, each a `reason` of `edge_heartbeat_check_failures_total` from the start. */
+const FAILURE_REASONS: readonly Exclude<ProbeOutcome, "ok">[] = [
+  "status",
+  "timeout",
+  "refused",
+  "dns",
+  "tls",
+  "reset",
+  "unreachable",
+  "other",
+];
 
 /**
  * `edgectl heartbeat --listen`'s Prometheus metrics, in their own registry: the status the
@@ -15,7 +28,8 @@ export class HeartbeatMetrics implements HeartbeatObserver {
   private readonly statusGauge: Gauge<"pool" | "status">;
   private readonly registeredGauge: Gauge<"pool">;
   private readonly lastRenewal: Gauge<"pool">;
-  private readonly checkFailures: Counter<"pool">;
+  private readonly checkFailures: Counter<"pool" | "reason">;
+  private readonly checkStatus: Gauge<"pool">;
   private readonly leasesLost: Counter<"pool">;
   private readonly registrations: Counter<"pool">;
   private readonly p90: Gauge<"pool">;
@@ -55,7 +69,13 @@ export class HeartbeatMetrics implements HeartbeatObserver {
     });
     this.checkFailures = new Counter({
       name: "edge_heartbeat_check_failures_total",
-      help: "failed HTTP checks (--check-url): an error, a timeout, or an answer other than 2xx/3xx",
+      help: "failed HTTP checks (--check-url), by reason: status (an answer other than 2xx/3xx), timeout, or the connection's failure (refused, dns, tls, reset, unreachable, other)",
+      labelNames: ["pool", "reason"],
+      registers,
+    });
+    this.checkStatus = new Gauge({
+      name: "edge_heartbeat_check_http_status",
+      help: "the HTTP status the last check got; 0 when it got no answer (timed out or its connection failed); no series before the first check",
       labelNames: ["pool"],
       registers,
     });
@@ -93,7 +113,7 @@ export class HeartbeatMetrics implements HeartbeatObserver {
     this.writes.inc(labels, 0);
     this.registeredGauge.set(labels, 0);
     this.lastRenewal.set(labels, 0);
-    this.checkFailures.inc(labels, 0);
+    for (const reason of FAILURE_REASONS) this.checkFailures.inc({ pool, reason }, 0);
     this.leasesLost.inc(labels, 0);
     this.registrations.inc(labels, 0);
   }
@@ -114,8 +134,10 @@ export class HeartbeatMetrics implements HeartbeatObserver {
     this.lastRenewal.set({ pool: this.pool }, this.now() / 1000);
   }
 
-  checked(ok: boolean): void {
-    if (!ok) this.checkFailures.inc({ pool: this.pool });
+  checked(result: ProbeResult): void {
+    this.checkStatus.set({ pool: this.pool }, result.status ?? 0);
+    if (result.outcome !== "ok")
+      this.checkFailures.inc({ pool: this.pool, reason: result.outcome });
   }
 
   latency(p90Ms: number, samples: number): void {

@@ -22,6 +22,31 @@ function phpBlockOf(markdown: string): string {
   return block;
 }
 
+/** One `wrangler secret` command of the doc's rotation steps, with the key it puts (`old`/`new`). */
+interface SecretCommand {
+  readonly verb: "put" | "delete";
+  readonly name: string;
+  readonly value?: string;
+}
+
+/** The numbered steps of "Rotating the key without downtime", each with its commands in order. */
+function rotationSteps(markdown: string): { commands: SecretCommand[] }[] {
+  const section = markdown.split("## Rotating the key without downtime")[1]?.split("\n## ")[0];
+  if (!section) throw new Error(`${DOC} has no rotation section`);
+  return section
+    .split(/^\d+\. /m)
+    .slice(1)
+    .map((step) => ({
+      commands: [
+        ...step.matchAll(/`wrangler secret (put|delete) (\w+)`(?:\s+with\s+`(\w+)`)?/g),
+      ].map((m) => ({
+        verb: m[1] as "put" | "delete",
+        name: m[2] ?? "",
+        ...(m[3] !== undefined ? { value: m[3] } : {}),
+      })),
+    }));
+}
+
 interface PhpOrigin {
   readonly url: string;
   stop(): void;
@@ -138,6 +163,33 @@ describe("docs/origin-verification.md's PHP verifier on a real php-cli origin", 
         expect(res.status, `${JSON.stringify(step.vars)} → ${country}`).toBe(expected);
       }
     }
+  });
+
+  it("rotation as the doc orders it: each Worker version a `wrangler secret` step deploys keeps every origin verifying", async () => {
+    const steps = rotationSteps(readFileSync(DOC, "utf8"));
+    // The doc's steps 2 and 4 change the Worker; step 3 moves the origins in between.
+    expect(steps.map((s) => s.commands.length)).toEqual([0, 2, 0, 1]);
+    const phpBoth = await startPhpOrigin(["k-new", "k-old"]);
+    const phpNew = await startPhpOrigin(["k-new"]);
+    started.push(phpBoth, phpNew);
+    const keys: Record<string, string> = { old: "k-old", new: "k-new" };
+    let secrets: Record<string, string> = { ORIGIN_SIGNING_KEY: "k-old" };
+    for (const [i, step] of steps.entries()) {
+      // Before step 3 the origins accept only `old`; after it, only `new`.
+      const origin = i < 2 ? phpOldKeyOnly : phpNew;
+      for (const c of step.commands) {
+        secrets =
+          c.verb === "delete"
+            ? Object.fromEntries(Object.entries(secrets).filter(([k]) => k !== c.name))
+            : { ...secrets, [c.name]: keys[c.value ?? ""] ?? "" };
+        const edge = await edgeTo(origin.url, secrets, { FR: phpBoth.url });
+        started.push(edge);
+        const what = `step ${i + 1}, after \`wrangler secret ${c.verb} ${c.name}\``;
+        expect((await edge.dispatch("/v", { country: "DE" })).status, what).toBe(200);
+        expect((await edge.dispatch("/v", { country: "FR" })).status, what).toBe(200);
+      }
+    }
+    expect(secrets).toEqual({ ORIGIN_SIGNING_KEY: "k-new" });
   });
 
   it("refuses a request that bypassed the edge, a forged header, and an old signature", async () => {

@@ -273,6 +273,32 @@ describe("edgectl heartbeat: latency (a real loopback origin whose delay is dial
     expect(two?.value.samples).toBe(20);
   });
 
+  it("counts a timed-out probe as at least its timeout: a pool slower than its checks reads as slow, not only failing", async () => {
+    const fra = origins.get("fra-1");
+    dial(fra, 50);
+    const hb = heartbeat("hb-timeout", "fra-1", fra, [
+      "--checker",
+      "probe-timeout",
+      "--check-timeout",
+      "0.5",
+    ]);
+    const fast = await until(hb.read, (v) => v !== null);
+    expect(Number(fast?.value.p90_ms)).toBeLessThan(500);
+    // Every probe now times out (the origin answers in 1.5 s, the check waits 0.5 s).
+    dial(fra, 1_500);
+    const down = await until(hb.read, (v) => v?.value.status === "unhealthy");
+    // Two timeouts in a row publish at least the timeout (the fast attack), before and with the
+    // status change: the key says slow as well as failing.
+    expect(Number(down?.value.p90_ms)).toBeGreaterThanOrEqual(500);
+    expect(down?.value.p90_ms).toBeLessThan(1_500);
+    // The JSON figure of a URL that used to answer no longer speaks for it either.
+    dial(fra, 0, { p90_ms: 9 });
+    await until(hb.read, (v) => v?.value.status === "healthy");
+    dial(fra, 1_500, { p90_ms: 9 });
+    const slow = await until(hb.read, (v) => v?.value.status === "unhealthy");
+    expect(Number(slow?.value.p90_ms)).toBeGreaterThanOrEqual(500);
+  });
+
   it("registers by the check after the warm-up, even when the warm-up itself times out", async () => {
     const fra = origins.get("fra-1");
     let calls = 0;

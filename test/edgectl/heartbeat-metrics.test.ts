@@ -60,7 +60,10 @@ describe("edgectl heartbeat --listen", () => {
     const first = await scrape();
     expect(sampleValue(first, "edge_heartbeat_status", { status: "healthy" })).toBe(1);
     expect(sampleValue(first, "edge_heartbeat_status", { status: "unhealthy" })).toBe(0);
-    expect(sampleValue(first, "edge_heartbeat_check_failures_total")).toBe(0);
+    expect(sampleValue(first, "edge_heartbeat_check_failures_total", { reason: "status" })).toBe(0);
+    expect(sampleValue(first, "edge_heartbeat_check_failures_total", { reason: "timeout" })).toBe(
+      0,
+    );
     expect(sampleValue(first, "edge_heartbeat_lease_lost_total")).toBe(0);
     expect(sampleValue(first, "edge_heartbeat_registrations_total")).toBe(1);
     expect(sampleValue(first, "edge_heartbeat_build_info")).toBe(1);
@@ -92,7 +95,9 @@ describe("edgectl heartbeat --listen", () => {
         10_000,
       ),
     ).toBe(true);
-    expect(await value("edge_heartbeat_check_failures_total")).toBeGreaterThanOrEqual(3);
+    expect(
+      await value("edge_heartbeat_check_failures_total", { reason: "status" }),
+    ).toBeGreaterThanOrEqual(3);
     expect(
       await waitFor(
         async () => JSON.parse((await client.get(key).string()) ?? "{}").status === "unhealthy",
@@ -124,6 +129,74 @@ describe("edgectl heartbeat --listen", () => {
     expect(events).toContain("lease-lost");
     expect(events.at(-1)).toBe("stopped");
     expect(events.filter((e) => e === "registered")).toHaveLength(2);
+  });
+
+  it("says how each check failed, in its log and its metrics: the status it got, a timeout, a refused connection", async () => {
+    let mode: "ok" | "503" | "slow" = "ok";
+    const origin = createServer((_req, res) => {
+      if (mode === "slow") setTimeout(() => res.writeHead(200).end(), 1_500);
+      else res.writeHead(mode === "503" ? 503 : 200).end();
+    });
+    await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
+    const originPort = (origin.address() as AddressInfo).port;
+    const port = await freePort();
+    const child = spawnBin(
+      [
+        ...["heartbeat", "fra-6", "--ttl", "3", "--interval", "0.2", "--check-timeout", "0.3"],
+        ...[
+          "--check-url",
+          `http://127.0.0.1:${originPort}/healthz`,
+          "--listen",
+          `127.0.0.1:${port}`,
+        ],
+      ],
+      { ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: uniquePrefix("hb-why") },
+    );
+    children.push(child);
+    let stdout = "";
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const value = async (name: string, labels: Record<string, string> = {}) =>
+      sampleValue(
+        parsePromText(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+        name,
+        { pool: "fra-6", ...labels },
+      );
+    const failures = (reason: string) =>
+      value("edge_heartbeat_check_failures_total", { reason }).catch(() => undefined);
+    const seen = (what: string, fn: () => Promise<boolean>) =>
+      waitFor(fn, 15_000).then((ok) => expect(ok, `${what}\n${stdout}`).toBe(true));
+
+    await seen("registered", async () => (await failures("status")) === 0);
+    expect(await value("edge_heartbeat_check_http_status")).toBe(200);
+    mode = "503";
+    await seen("3 × 503", async () => ((await failures("status")) ?? 0) >= 3);
+    expect(await value("edge_heartbeat_check_http_status")).toBe(503);
+    mode = "slow";
+    await seen("a timeout", async () => ((await failures("timeout")) ?? 0) >= 1);
+    expect(await value("edge_heartbeat_check_http_status")).toBe(0);
+    await new Promise((r) => {
+      origin.close(r);
+      origin.closeAllConnections();
+    });
+    await seen("a refused connection", async () => ((await failures("refused")) ?? 0) >= 1);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+
+    const lines = parseLogLines(stdout);
+    const failed = lines.filter((l) => l.event === "check-failed");
+    expect(failed.map((l) => [l.check, l.http_status, l.detail])).toEqual([
+      ["status", 503, "HTTP 503"],
+      ["timeout", undefined, "timed out after 300 ms"],
+      ["refused", undefined, `connection refused: connect ECONNREFUSED 127.0.0.1:${originPort}`],
+    ]);
+    expect(failed.every((l) => l.level === 40)).toBe(true);
+    const down = lines.find((l) => l.event === "status-changed" && l.status === "unhealthy");
+    expect(down).toMatchObject({
+      check: "status",
+      http_status: 503,
+      detail: "check failing: HTTP 503",
+    });
   });
 
   it("logs a failed registration's error under err", async () => {

@@ -1,3 +1,4 @@
+import { BrokenCircuitError } from "cockatiel";
 import { describe, expect, it } from "vitest";
 import type { PoolReport } from "../../core/index.js";
 import { PusherStatus } from "../../pusher/status.js";
@@ -19,5 +20,25 @@ describe("PusherStatus: pool reports", () => {
     expect(made).toBe(1);
     status.showPools(() => []);
     expect(status.pools).toEqual([]);
+  });
+});
+
+describe("PusherStatus: last_error", () => {
+  it("names the etcd failure that opened the circuit breaker while the breaker holds calls back", () => {
+    const status = new PusherStatus("p1", clock);
+    const refused = new Error(
+      "14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED",
+    );
+    status.etcdFailed(refused);
+    status.etcdFailed(new BrokenCircuitError());
+    expect(status.document().last_error?.message).toBe(
+      "etcd: Error: 14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED (calls held back by the circuit breaker)",
+    );
+    // etcd answered in between: an open breaker later names no stale cause.
+    status.etcdOk();
+    status.etcdFailed(new BrokenCircuitError());
+    expect(status.document().last_error?.message).toBe(
+      "etcd: Error: Execution prevented because the circuit breaker is open",
+    );
   });
 });

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import type { HeartbeatEvent } from "../../heartbeat/heartbeat-loop.js";
+import type { ProbeOutcome } from "../../heartbeat/http-probe.js";
 
 const EVENTS = [
   "registered",
+  "check-failed",
   "status-changed",
   "p90-changed",
   "renew-failing",
@@ -16,6 +18,21 @@ const EVENTS = [
 type Missing = Exclude<HeartbeatEvent["event"], (typeof EVENTS)[number]>;
 const everyEvent: [Missing] extends [never] ? true : Missing = true;
 void everyEvent;
+
+const CHECKS = [
+  "ok",
+  "status",
+  "timeout",
+  "refused",
+  "dns",
+  "tls",
+  "reset",
+  "unreachable",
+  "other",
+] as const satisfies readonly ProbeOutcome[];
+type MissingCheck = Exclude<ProbeOutcome, (typeof CHECKS)[number]>;
+const everyCheck: [MissingCheck] extends [never] ? true : MissingCheck = true;
+void everyCheck;
 
 /**
  * `edgectl heartbeat POOL -o json`: long-running, so not one document but JSON lines, one per
@@ -35,6 +52,13 @@ export const HeartbeatEventShape = z
       .describe("the p90 the key holds, in ms, once a check has measured one"),
     lease: z.string().optional().describe("the lease in hex, once one is granted"),
     detail: z.string().optional(),
+    check: z
+      .enum(CHECKS)
+      .optional()
+      .describe(
+        "check-failed and status-changed: how the check went (status: an answer other than 2xx/3xx)",
+      ),
+    http_status: z.number().int().optional().describe("with check: the HTTP status it got"),
   })
   .describe("heartbeat: one line per state change");
 

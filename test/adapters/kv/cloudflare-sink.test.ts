@@ -188,6 +188,37 @@ describe("cloudflare KV sink against the stand-in", () => {
     expect(e.code).toBe("network");
     expect(isRetryableKvError(e)).toBe(true);
     expect(e.message).not.toContain(TOKEN);
+    expect(e.message).toBe(`get: connection refused: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
+  it("says what stopped the connection: TLS to a plain-HTTP port, a name that does not resolve", async () => {
+    const s = await standin();
+    const { logger, text } = captureLogs();
+    const over = (baseUrl: string) =>
+      createCloudflareSink({
+        accountId: "a",
+        namespaceId: "n",
+        apiToken: new Secret(TOKEN),
+        baseUrl,
+        timeoutMs: 5_000,
+        logger,
+      });
+    const tls = await kvError(over(s.url.replace(/^http:/, "https:")).get("routes"));
+    expect(tls.code).toBe("network");
+    expect(tls.message).toBe(
+      "get: TLS handshake failed (a plain-HTTP port?): wrong version number",
+    );
+    const dns = await kvError(
+      over("https://no-such-host.invalid/client/v4").putMany([{ key: "k", value: "v" }]),
+    );
+    expect(dns.code).toBe("network");
+    expect(dns.message).toMatch(
+      /^bulk write: DNS lookup failed: getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid$/,
+    );
+    // The log line on-call reads says the same, and never `fetch failed` alone.
+    expect(text()).toContain("wrong version number");
+    expect(text()).toContain("no-such-host.invalid");
+    expect(text()).not.toContain("fetch failed");
   });
 
   it("surfaces unsuccessful_keys of a 200 bulk answer as a retryable KvError listing them", async () => {
