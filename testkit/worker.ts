@@ -131,7 +131,10 @@ export type WorkerVars = Partial<
     | "EDGE_EJECT_SECONDS"
     | "DEBUG_TOKEN"
     | "ORIGIN_SIGNING_KEY"
-    | "ORIGIN_SIGNING_KEY_PREVIOUS",
+    | "ORIGIN_SIGNING_KEY_PREVIOUS"
+    | "OBSERVE"
+    | "OBSERVE_TOKEN"
+    | "OBSERVE_FLUSH_SECONDS",
     string
   >
 >;
@@ -151,7 +154,18 @@ export interface StartOptions {
    * for reading the isolate's heap.
    */
   readonly inspectorPort?: number;
+  /**
+   * The `OBSERVATIONS` aggregator (docs/reference.md §12): by default the Worker's own class, as
+   * wrangler.toml binds it; `{ script, className }` binds a class of another Worker module (an
+   * aggregator that fails); `false` starts the Worker without the binding.
+   */
+  readonly observations?: { readonly script: string; readonly className: string } | false;
+  /** Keep Durable Object (and KV) storage in this directory, as files the test can read. */
+  readonly persistDir?: string;
 }
+
+/** The Worker script that holds `StartOptions.observations`' class. */
+const OBSERVATIONS_WORKER = "observations";
 
 /** The control Worker of `StartOptions.control`. */
 export interface ControlWorker {
@@ -172,6 +186,19 @@ export async function startWorker(
   const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
   const wrapper = createKvWrapper();
   const bindings = { ISOLATE_CACHE_SECONDS: "0", ...vars };
+  const observations = opts.observations ?? null;
+  const aggregator =
+    observations === false
+      ? {}
+      : {
+          durableObjects: {
+            OBSERVATIONS: {
+              className: observations?.className ?? "ObservationAggregator",
+              useSQLite: true,
+              ...(observations ? { scriptName: OBSERVATIONS_WORKER } : {}),
+            },
+          },
+        };
   const mf = newMiniflare({
     workers: [
       {
@@ -180,6 +207,7 @@ export async function startWorker(
         script,
         compatibilityDate: date,
         bindings,
+        ...aggregator,
         ...(withKv
           ? {
               serviceBindings: {
@@ -190,6 +218,18 @@ export async function startWorker(
         ...(withControl ? { routes: [`${EDGE_HOST}/*`] } : {}),
       },
       ...(withKv ? [{ ...wrapper.worker, compatibilityDate: date }] : []),
+      ...(observations
+        ? [
+            {
+              name: OBSERVATIONS_WORKER,
+              modules: true,
+              script: observations.script,
+              compatibilityDate: date,
+              // Miniflare defines a class's namespace in the Worker that binds it itself.
+              durableObjects: { SELF: { className: observations.className, useSQLite: true } },
+            },
+          ]
+        : []),
       ...(withControl
         ? [
             {
@@ -207,6 +247,7 @@ export async function startWorker(
     // A fixed placeholder `request.cf` instead of downloading one.
     cf: false,
     ...(opts.inspectorPort === undefined ? {} : { inspectorPort: opts.inspectorPort }),
+    ...(opts.persistDir === undefined ? {} : { resourcePersistencePath: opts.persistDir }),
   });
   await mf.ready;
   const kv = withKv ? await mf.getKVNamespace(KV_INNER_BINDING, KV_WRAPPER_WORKER) : null;

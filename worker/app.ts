@@ -8,6 +8,9 @@ import { decide, type RoutingDecision } from "./decision.js";
 import { edgeProxy } from "./edge-proxy.js";
 import type { Env } from "./env.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
+import { observationsRoute } from "./observe/observations-route.js";
+import { observedProxy } from "./observe/observed-proxy.js";
+import type { ViewerRecorder } from "./observe/recorder.js";
 import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { degradedHeader } from "./respond.js";
@@ -19,6 +22,8 @@ export interface AppDeps {
   readonly mapCache: MapCache;
   /** The isolate's outlier ejection (docs/reference.md §4). */
   readonly ejection: OutlierEjection;
+  /** The isolate's sums of what viewers got (docs/reference.md §12); absent: nothing is recorded. */
+  readonly recorder?: ViewerRecorder;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -34,9 +39,20 @@ function executionCtxOf(c: EdgeContext): WaitUntil | undefined {
   }
 }
 
+/** A viewer's request: proxied (`edgeProxy`), and recorded when the isolate has a recorder. */
+export function viewerRequest(
+  deps: AppDeps,
+  request: Request,
+  env: Env,
+  ctx: WaitUntil | undefined,
+): Promise<Response> {
+  const proxy = () => edgeProxy(request, env, deps.mapCache, deps.ejection, ctx);
+  return deps.recorder ? observedProxy(request, env, ctx, deps.recorder, proxy) : proxy();
+}
+
 /**
  * The edge app: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing) and everything else proxied to the visitor's route (`edgeProxy`). The
+ * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only) and everything else proxied to the visitor's route (`edgeProxy`). The
  * whole `/__edge/` namespace belongs to the edge and is never proxied.
  */
 export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
@@ -72,8 +88,10 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     );
   });
 
+  app.get("/__edge/observations", (c) => observationsRoute(c.req.raw, c.env));
+
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
-  app.all("*", (c) => edgeProxy(c.req.raw, c.env, deps.mapCache, deps.ejection, executionCtxOf(c)));
+  app.all("*", (c) => viewerRequest(deps, c.req.raw, c.env, executionCtxOf(c)));
   app.onError(badGateway);
   return app;
 }

@@ -12,6 +12,10 @@ export interface Env extends Cloudflare.Env {
   readonly ORIGIN_SIGNING_KEY_PREVIOUS?: string;
   /** The cookie whose value keys weighted splits; unset: `CF-Connecting-IP` does. */
   readonly AFFINITY_COOKIE?: string;
+  /** Secret: the bearer token of `GET /__edge/observations`; unset: that path is a 404. */
+  readonly OBSERVE_TOKEN?: string;
+  /** `"off"` turns recording off (docs/reference.md §12). */
+  readonly OBSERVE?: string;
 }
 
 type Holds<T extends true> = T;

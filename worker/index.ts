@@ -1,8 +1,17 @@
 import { createEdgeWorker } from "./edge-worker.js";
 import { createMapCache } from "./map-cache.js";
+import { ViewerRecorder } from "./observe/recorder.js";
 import { OutlierEjection } from "./outlier-ejection.js";
 
 export type { Env } from "./env.js";
+export { ObservationAggregator } from "./observe/aggregator.js";
 
-/** The deployed Worker: one map cache and one outlier ejection per isolate, shared by all its requests. */
-export default createEdgeWorker({ mapCache: createMapCache(), ejection: new OutlierEjection() });
+/**
+ * The deployed Worker: one map cache, one outlier ejection and one recorder of what viewers get
+ * per isolate, shared by all its requests; and the aggregator the recorders flush to.
+ */
+export default createEdgeWorker({
+  mapCache: createMapCache(),
+  ejection: new OutlierEjection(),
+  recorder: new ViewerRecorder(),
+});

@@ -2,6 +2,7 @@ import type { DegradedReason } from "../core/contract/compiled-map.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, isEdgeHeader } from "./edge-headers.js";
 import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";
+import { isEdgeAnswer, markEdgeAnswer } from "./plain-response.js";
 import type { ProxyOutcome } from "./proxy.js";
 import { shedHeader } from "./shed-header.js";
 import { splitHeader } from "./split.js";
@@ -54,6 +55,7 @@ export function edgeResponse(
   view: ResponseView,
 ): Response {
   const response = new Response(outcome.response.body, outcome.response);
+  if (isEdgeAnswer(outcome.response)) markEdgeAnswer(response);
   const h = response.headers;
   if (stripEdgeAndSpotOrigins(h)) hideOriginsInHeaders(h, view.originHosts(), view.publicOrigin());
   h.set(EDGE_HEADERS.pool, outcome.link.pool);

@@ -3,6 +3,7 @@ import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { constantTimeEqual } from "../../worker/debug-access.js";
 import { floorRoute } from "../../worker/floor-route.js";
+import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
 
 describe("worker settings", () => {
@@ -151,6 +152,7 @@ describe("wrangler configurations", () => {
     "ORIGIN_ONCE_TIMEOUT_MS",
     "EDGE_EJECT_AFTER",
     "EDGE_EJECT_SECONDS",
+    "OBSERVE_FLUSH_SECONDS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -175,6 +177,8 @@ describe("wrangler configurations", () => {
       expect(s.ejectAfter).toBe(2);
       expect(s.ejectMs).toBe(Number(vars.EDGE_EJECT_SECONDS) * 1000);
       expect(s.ejectMs).toBe(10_000);
+      expect(parseObserveSettings(vars).flushMs).toBe(Number(vars.OBSERVE_FLUSH_SECONDS) * 1000);
+      expect(parseObserveSettings(vars).flushMs).toBe(10_000);
     },
   );
 });

@@ -1,0 +1,60 @@
+/**
+ * How a viewer's request ended (docs/reference.md §12): `ok` 2xx/3xx (and 1xx), `client_error`
+ * 4xx, `origin_error` an origin's 5xx, `timeout` and `unreachable` when no origin answered (the
+ * edge's own 504 and 502), `edge_error` any other 5xx of the edge's own.
+ */
+export const OUTCOMES = [
+  "ok",
+  "client_error",
+  "origin_error",
+  "timeout",
+  "unreachable",
+  "edge_error",
+] as const;
+
+/** One of `OUTCOMES`. */
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The `pool` of requests no pool answered: the edge refused them before any origin. */
+export const NO_POOL = "-";
+
+/** `GET /__edge/observations`: `window` when absent, and its largest value, in seconds. */
+export const OBSERVATION_WINDOW_S = { fallback: 60, max: 900 } as const;
+
+/** One (country, pool) row of `GET /__edge/observations`. */
+export interface ObservationRow {
+  readonly country: string;
+  /** The pool that answered, or `NO_POOL`. */
+  readonly pool: string;
+  /** Only with `by=minute`: the minute the row covers (ISO 8601, UTC). */
+  readonly minute?: string;
+  readonly requests: number;
+  /** Every outcome, zero included. */
+  readonly outcomes: Readonly<Record<Outcome, number>>;
+  /** Requests that moved on from (or passed over) at least one pool. */
+  readonly failovers: number;
+  /** `null` when no origin answered any of the row's requests. */
+  readonly ttfb_ms: {
+    readonly p50: number | null;
+    readonly p90: number | null;
+    readonly p99: number | null;
+  };
+  /** The histogram behind `ttfb_ms`: one count per bound of `TTFB_BUCKETS_MS`, then the overflow. */
+  readonly ttfb_counts: readonly number[];
+  /** Requests whose player reported buffer starvation (CMCD `bs`). */
+  readonly starved: number;
+  /** Requests whose player sent CMCD `bs` at all (starved or not). */
+  readonly cmcd_requests: number;
+  /** Median of the players' reported throughput (CMCD `mtp`, or steering throughput); `null` without any. */
+  readonly throughput_kbps_p50: number | null;
+}
+
+/** The body of `GET /__edge/observations`. */
+export interface ObservationsBody {
+  readonly window_s: number;
+  /** Start of the oldest one-minute bucket included (ISO 8601): the window rounds out to minutes. */
+  readonly since: string;
+  /** When the answer was made (ISO 8601). */
+  readonly until: string;
+  readonly rows: readonly ObservationRow[];
+}

@@ -1,0 +1,111 @@
+import { emptyTally, mergeTally, type Tally } from "./tally.js";
+import { minuteOf, type TallyRow } from "./tally-row.js";
+import { tallyRowsOf } from "./tally-rows-shape.js";
+
+/** One-minute buckets kept: the current minute and the 15 before it (a 900 s window rounds out). */
+export const KEPT_MINUTES = 16;
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS buckets (
+  minute INTEGER NOT NULL,
+  country TEXT NOT NULL,
+  pool TEXT NOT NULL,
+  tally TEXT NOT NULL,
+  PRIMARY KEY (minute, country, pool)
+) WITHOUT ROWID`;
+
+function answer(status: number, text: string): Response {
+  return new Response(`${text}\n`, { status, headers: { "Content-Type": "text/plain" } });
+}
+
+/**
+ * The Durable Object that sums the isolates' flushes (docs/reference.md §12), one of
+ * `OBSERVE_SHARDS`: a SQLite table of one tally per (minute, country, pool), 16 minutes deep.
+ * `POST /add` merges a flush; `GET /read?since=MINUTE` returns the rows from that minute on.
+ * An alarm drops old minutes once flushes stop, so an idle object ends up empty.
+ */
+export class ObservationAggregator {
+  readonly #state: DurableObjectState;
+
+  constructor(state: DurableObjectState, _env: unknown) {
+    this.#state = state;
+    state.storage.sql.exec(SCHEMA);
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (request.method === "POST" && url.pathname === "/add") return this.#add(request);
+    if (request.method === "GET" && url.pathname === "/read") return this.#read(url);
+    return answer(404, "Not Found");
+  }
+
+  async alarm(): Promise<void> {
+    const remaining = this.#prune(minuteOf(Date.now()));
+    if (remaining > 0) await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+  }
+
+  async #add(request: Request): Promise<Response> {
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return answer(400, "flush: body is not JSON");
+    }
+    const rows = tallyRowsOf(body);
+    if (rows === null) return answer(400, "flush: not a list of tally rows");
+    const now = minuteOf(Date.now());
+    const sql = this.#state.storage.sql;
+    this.#state.storage.transactionSync(() => {
+      for (const row of rows) {
+        if (row.minute < now - KEPT_MINUTES + 1 || row.minute > now + 1) continue;
+        const held = sql
+          .exec<{ tally: string }>(
+            "SELECT tally FROM buckets WHERE minute = ? AND country = ? AND pool = ?",
+            row.minute,
+            row.country,
+            row.pool,
+          )
+          .toArray()[0];
+        const sum: Tally = held ? (JSON.parse(held.tally) as Tally) : emptyTally();
+        mergeTally(sum, row.tally);
+        sql.exec(
+          "INSERT OR REPLACE INTO buckets (minute, country, pool, tally) VALUES (?, ?, ?, ?)",
+          row.minute,
+          row.country,
+          row.pool,
+          JSON.stringify(sum),
+        );
+      }
+    });
+    this.#prune(now);
+    if ((await this.#state.storage.getAlarm()) === null) {
+      await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+    }
+    return new Response(null, { status: 204 });
+  }
+
+  #read(url: URL): Response {
+    const raw = url.searchParams.get("since") ?? "";
+    if (!/^\d{1,12}$/.test(raw)) return answer(400, "read: since must be a minute number");
+    const rows: TallyRow[] = this.#state.storage.sql
+      .exec<{ minute: number; country: string; pool: string; tally: string }>(
+        "SELECT minute, country, pool, tally FROM buckets WHERE minute >= ?",
+        Number(raw),
+      )
+      .toArray()
+      .map((r) => ({
+        minute: r.minute,
+        country: r.country,
+        pool: r.pool,
+        tally: JSON.parse(r.tally) as Tally,
+      }));
+    return Response.json({ rows });
+  }
+
+  /** Drops minutes older than the kept ones; returns how many rows stay. */
+  #prune(now: number): number {
+    const sql = this.#state.storage.sql;
+    sql.exec("DELETE FROM buckets WHERE minute < ?", now - KEPT_MINUTES + 1);
+    const left = sql.exec<{ n: number }>("SELECT count(*) AS n FROM buckets").toArray()[0];
+    return left?.n ?? 0;
+  }
+}

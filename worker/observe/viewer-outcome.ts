@@ -1,0 +1,60 @@
+import { NO_POOL, OUTCOMES, type Outcome } from "../../core/contract/observations.js";
+import { requestCountry } from "../country.js";
+import { EDGE_HEADERS } from "../edge-headers.js";
+import { isEdgeAnswer } from "../plain-response.js";
+
+/** What a viewer's request got, read from the edge's own response and its `X-Edge-*` headers. */
+export interface ViewerOutcome {
+  readonly country: string;
+  /** The pool that answered (`X-Edge-Pool`), or `NO_POOL` when the edge refused before any. */
+  readonly pool: string;
+  /** Index into `OUTCOMES`. */
+  readonly outcome: number;
+  readonly failover: boolean;
+  /** True when the response is an origin's (its time to headers is a TTFB sample). */
+  readonly originAnswered: boolean;
+}
+
+const INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<Outcome, number>;
+
+function edgeOutcome(status: number, pool: string | null): number {
+  // The edge's 504 and 502 with a pool are its answers when no origin answered in time or at all.
+  if (pool !== null && status === 504) return INDEX.timeout;
+  if (pool !== null && status === 502) return INDEX.unreachable;
+  return status >= 500 ? INDEX.edge_error : INDEX.client_error;
+}
+
+function originOutcome(status: number): number {
+  if (status >= 500) return INDEX.origin_error;
+  return status >= 400 ? INDEX.client_error : INDEX.ok;
+}
+
+/**
+ * Classifies a proxied request by the response the edge returns: the country and pool the edge
+ * put in `X-Edge-Country` and `X-Edge-Pool` (an origin's own `X-Edge-*` never get this far),
+ * failover from `X-Edge-Failover`, and whether an origin or the edge itself answered.
+ */
+export function viewerOutcome(request: Request, response: Response): ViewerOutcome {
+  const h = response.headers;
+  const pool = h.get(EDGE_HEADERS.pool);
+  const country = h.get(EDGE_HEADERS.country) ?? requestCountry(request, false);
+  const own = isEdgeAnswer(response);
+  return {
+    country,
+    pool: pool ?? NO_POOL,
+    outcome: own ? edgeOutcome(response.status, pool) : originOutcome(response.status),
+    failover: h.has(EDGE_HEADERS.failover),
+    originAnswered: !own,
+  };
+}
+
+/** The outcome of a request whose handling threw (the edge answers it with its own 502). */
+export function thrownOutcome(request: Request): ViewerOutcome {
+  return {
+    country: requestCountry(request, false),
+    pool: NO_POOL,
+    outcome: INDEX.edge_error,
+    failover: false,
+    originAnswered: false,
+  };
+}
