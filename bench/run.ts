@@ -148,7 +148,12 @@ async function main(): Promise<void> {
       failover({ cleanup: c, log, runs: scale.failoverRuns, ttlSeconds: 2 }),
     ),
     stall: await run("stall", (c) =>
-      blackholeStall({ cleanup: c, log, seconds: opts.quick ? 15 : 30 }),
+      blackholeStall({
+        cleanup: c,
+        log,
+        seconds: opts.quick ? 15 : 30,
+        pacedRequests: opts.quick ? 60 : 120,
+      }),
     ),
     health: await run("health", async (c) => ({
       checker: await checkerWrites({ cleanup: c, log, seconds: opts.quick ? 30 : 120 }),
@@ -179,7 +184,7 @@ async function main(): Promise<void> {
             ...results.failover,
             ...(results.stall
               ? {
-                  blackhole_stalled_share: results.stall.stalled_share,
+                  blackhole_stalled_share: results.stall.paced.stalled_share,
                   blackhole_stall: results.stall,
                 }
               : {}),

@@ -126,6 +126,7 @@ export type WorkerVars = Partial<
     | "ISOLATE_CACHE_SECONDS"
     | "MAX_ATTEMPTS"
     | "ORIGIN_TIMEOUT_MS"
+    | "ORIGIN_HEDGE_MS"
     | "ORIGIN_ONCE_TIMEOUT_MS"
     | "EDGE_EJECT_AFTER"
     | "EDGE_EJECT_SECONDS"

@@ -41,10 +41,12 @@ export async function edgeProxy(
     rev: decision.rev ?? 0,
     maxAttempts: settings.maxAttempts,
     originTimeoutMs: settings.originTimeoutMs,
+    hedgeMs: settings.hedgeMs,
     signingSecrets: settings.signingSecrets,
     onceTimeoutMs: settings.onceTimeoutMs,
     ejection,
     ejectionSettings: settings,
+    background: ctx,
   });
   return edgeResponse(decision, outcome, {
     debug,

@@ -1,47 +1,59 @@
 /** `EDGE_EJECT_AFTER` and `EDGE_EJECT_SECONDS`, parsed (docs/reference.md §4). */
 export interface EjectionSettings {
-  /** Timeouts or refusals in a row that eject an origin; 0 never ejects. */
+  /** Origin faults in a row that eject an origin; 0 never passes an origin over. */
   readonly ejectAfter: number;
-  /** How long an ejected origin is skipped before one request tries it again. */
+  /** How long a first ejection lasts; each ejection in a row lasts this much longer. */
   readonly ejectMs: number;
 }
 
-/** What a request may do with an origin: send to it, or pass it over. */
-export type Admission = "use" | "skip";
+/**
+ * What a request may do with an origin: send to it; pass it over; or pass it over and probe it
+ * out of band (the caller sends the probe and reports it with `record` or `release`).
+ */
+export type Admission = "use" | "skip" | "probe";
 
 interface OriginRecord {
-  /** Timeouts or refusals in a row. */
+  /** Origin faults in a row: the viewers' attempts' and the probes'. */
   failures: number;
-  /** Skipped until this time (ms); 0 while not ejected. */
+  /** Passed over as ejected until this time (ms); 0 while not ejected. */
   until: number;
+  /** Ejections in a row: the next one lasts `ejectMs` times this many. */
+  ejections: number;
+  /** A probe is out until this time (ms); 0 while none is. */
+  probeUntil: number;
 }
 
 /** Origins remembered at most; only a runaway map names more. */
 const MAX_ORIGINS = 1024;
 
+/** The longest an ejection grows to (Envoy's `max_ejection_time` default), unless `ejectMs` is longer. */
+export const MAX_EJECT_MS = 300_000;
+
 /**
- * Outlier ejection within one isolate (docs/reference.md §4, "Outlier ejection"): an origin that
- * timed out or refused `ejectAfter` requests in a row is skipped for `ejectMs`; then a single
- * request is let through to probe it (its own admission re-ejects the origin for everyone else
- * while it runs, so a probe that never reports back costs one more period, not the origin). A
- * probe that gets any response restores the origin; one that fails ejects it again.
+ * Outlier ejection within one isolate (docs/reference.md §4, "Outlier ejection"). An origin
+ * fault (a timeout, nothing listening, or silence past `ORIGIN_HEDGE_MS` while another pool was
+ * asked) makes the origin suspect: every request passes it over while one probe, sent out of
+ * band, finds out whether it answers. `ejectAfter` faults in a row eject it: it is passed over
+ * for `ejectMs` × the ejections in a row (capped at {@link MAX_EJECT_MS}), then probed out of band
+ * again. Any response, a viewer's or a probe's, restores it and forgets its history. A probe
+ * that never reports back costs one more `ejectMs`, not the origin.
  */
 export class OutlierEjection {
   private readonly origins = new Map<string, OriginRecord>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Whether a request may try `origin` now; a `use` after an ejection is that period's probe. */
+  /** Whether a request may send to `origin` now; `probe` once per suspect or expired period. */
   admit(origin: string, s: EjectionSettings): Admission {
     const r = this.origins.get(origin);
-    if (!r || r.until === 0 || s.ejectAfter === 0) return "use";
+    if (!r || s.ejectAfter === 0) return "use";
     const t = this.now();
-    if (t < r.until) return "skip";
-    r.until = t + s.ejectMs;
-    return "use";
+    if (t < r.until || t < r.probeUntil) return "skip";
+    r.probeUntil = t + s.ejectMs;
+    return "probe";
   }
 
-  /** Records how an attempt at `origin` ended: `failed` for a timeout or a refusal. */
+  /** Records how an attempt or probe at `origin` ended: `failed` for an origin fault. */
   record(origin: string, failed: boolean, s: EjectionSettings): void {
     if (!failed) {
       this.origins.delete(origin);
@@ -51,10 +63,20 @@ export class OutlierEjection {
     let r = this.origins.get(origin);
     if (!r) {
       if (this.origins.size >= MAX_ORIGINS) this.origins.clear();
-      r = { failures: 0, until: 0 };
+      r = { failures: 0, until: 0, ejections: 0, probeUntil: 0 };
       this.origins.set(origin, r);
     }
     r.failures += 1;
-    if (r.failures >= s.ejectAfter) r.until = this.now() + s.ejectMs;
+    r.probeUntil = 0;
+    if (r.failures < s.ejectAfter) return;
+    r.ejections += 1;
+    const longest = Math.max(s.ejectMs, MAX_EJECT_MS);
+    r.until = this.now() + Math.min(s.ejectMs * r.ejections, longest);
+  }
+
+  /** A probe that learned nothing about `origin` (not its fault either way): another may go. */
+  release(origin: string): void {
+    const r = this.origins.get(origin);
+    if (r) r.probeUntil = 0;
   }
 }

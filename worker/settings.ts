@@ -16,6 +16,11 @@ export interface WorkerSettings extends EjectionSettings {
   /** Milliseconds one GET/HEAD attempt may take to send its response headers. */
   readonly originTimeoutMs: number;
   /**
+   * Milliseconds a GET/HEAD waits for response headers before the next pool of the chain is
+   * asked as well (the first answer wins).
+   */
+  readonly hedgeMs: number;
+  /**
    * Milliseconds a request sent only once (any other method) may wait for its response headers,
    * counted from the end of its body.
    */
@@ -34,6 +39,7 @@ export interface SettingsVars {
   readonly ISOLATE_CACHE_SECONDS?: string | undefined;
   readonly MAX_ATTEMPTS?: string | undefined;
   readonly ORIGIN_TIMEOUT_MS?: string | undefined;
+  readonly ORIGIN_HEDGE_MS?: string | undefined;
   readonly ORIGIN_ONCE_TIMEOUT_MS?: string | undefined;
   readonly EDGE_EJECT_AFTER?: string | undefined;
   readonly EDGE_EJECT_SECONDS?: string | undefined;
@@ -47,6 +53,12 @@ export const KV_MIN_CACHE_TTL = 30;
 
 /** `ORIGIN_TIMEOUT_MS` bounds: below 100 ms no real origin answers; Cloudflare gives up at 100 s. */
 export const ORIGIN_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 4000 } as const;
+
+/**
+ * `ORIGIN_HEDGE_MS` bounds: the same range; a second past a video segment's usual answer. At or
+ * above `ORIGIN_TIMEOUT_MS` it never hedges (the attempt times out first).
+ */
+export const ORIGIN_HEDGE_RANGE_MS = { min: 100, max: 100_000, fallback: 1000 } as const;
 
 /** `ORIGIN_ONCE_TIMEOUT_MS` bounds: the same range; a slow commit gets 30 s by default. */
 export const ORIGIN_ONCE_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 30_000 } as const;
@@ -90,6 +102,12 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       ORIGIN_TIMEOUT_RANGE_MS.fallback,
       ORIGIN_TIMEOUT_RANGE_MS.min,
       ORIGIN_TIMEOUT_RANGE_MS.max,
+    ),
+    hedgeMs: intVar(
+      vars.ORIGIN_HEDGE_MS,
+      ORIGIN_HEDGE_RANGE_MS.fallback,
+      ORIGIN_HEDGE_RANGE_MS.min,
+      ORIGIN_HEDGE_RANGE_MS.max,
     ),
     onceTimeoutMs: intVar(
       vars.ORIGIN_ONCE_TIMEOUT_MS,

@@ -117,15 +117,33 @@ function rows(r: TableInput): Row[] {
       "",
     ]);
   const st = f?.blackhole_stall;
-  if (f?.blackhole_stalled_share !== undefined && st)
+  if (f?.blackhole_stalled_share !== undefined && st) {
+    const p = st.paced;
     out.push([
-      `silent primary: requests over 1 s (n=${st.requests}, ${st.seconds} s back to back)`,
+      `silent primary, one request a second (n=${p.requests}): requests over 1 s`,
       `${(f.blackhole_stalled_share * 100).toFixed(2)} %`,
-      `every ${st.paced_every_ms / 1000} s: ${(st.paced_stalled_share * 100).toFixed(1)} % of ${st.paced_requests}`,
-      `${st.stalled} stalled`,
-      "≤ 10 %",
-      check(f.blackhole_stalled_share <= 0.1),
+      `back to back ${(st.back_to_back.stalled_share * 100).toFixed(2)} % of ${st.back_to_back.requests}`,
+      `${p.stalled} stalled, ${p.hedged} hedged`,
+      "≤ 2 %",
+      check(f.blackhole_stalled_share <= 0.02),
     ]);
+    out.push([
+      "  worst request over the fallback's own time",
+      ms(p.worst_over_fallback_ms),
+      `fallback p50 ${ms(p.fallback_p50_ms)}; worst ${ms(p.worst_ms)}`,
+      `ORIGIN_HEDGE_MS ${st.hedge_ms}`,
+      `≤ ${st.hedge_ms + 100} ms`,
+      check(p.worst_over_fallback_ms <= st.hedge_ms + 100),
+    ]);
+    out.push([
+      "  what it cost the origins (silent / healthy)",
+      `${p.hole_connections} / ${p.fallback_requests}`,
+      `${p.requests} viewer requests`,
+      `${p.hedged} hedged attempts, ${p.probes} probes`,
+      "",
+      "",
+    ]);
+  }
   const hc = r.health?.checker_writes;
   if (r.health?.etcd_writes_per_checker_hour !== undefined && hc)
     out.push([

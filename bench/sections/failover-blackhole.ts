@@ -3,7 +3,7 @@ import type { Miniflare } from "miniflare";
 import { serializeMap } from "../../core/index.js";
 import { buildMap } from "../../testkit/map-builder.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
-import { startBlackhole } from "../../testkit/origins.js";
+import { startBlackhole, startOrigins } from "../../testkit/origins.js";
 import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { startOriginProcess } from "../lib/origin-process.js";
@@ -110,108 +110,182 @@ export async function blackholeFailover(
   };
 }
 
-/** `failover_ms.blackhole_stall` in results.json (its `stalled_share` is `blackhole_stalled_share`). */
-export interface BlackholeStallResult {
-  /** Requests that took longer than `stall_ms`, over all requests of the back-to-back client. */
-  readonly stalled_share: number;
+/** One sequential client's run against a black-holed primary. */
+export interface StallClientResult {
   readonly requests: number;
+  /** Requests that took longer than `stall_ms`. */
   readonly stalled: number;
-  readonly seconds: number;
+  readonly stalled_share: number;
+  /** The slowest request, ms. */
+  readonly worst_ms: number;
+  /** Requests that waited for a hedge (at least `ORIGIN_HEDGE_MS`). */
+  readonly hedged: number;
+  /** Connections the black-holed origin accepted: hedged viewers' attempts and out-of-band probes. */
+  readonly hole_connections: number;
+  /** Of them, the edge's probes (the connections no viewer waited for). */
+  readonly probes: number;
+  /** Requests the healthy pool served: one per viewer request means hedging sent it nothing extra. */
+  readonly fallback_requests: number;
+}
+
+/** `failover_ms.blackhole_stall` in results.json (its `paced.stalled_share` is `blackhole_stalled_share`). */
+export interface BlackholeStallResult {
+  /**
+   * The judged client: one request every `paced_every_ms` (a player fetching segments), at least
+   * 60 requests, with the Worker's defaults.
+   */
+  readonly paced: StallClientResult & {
+    readonly every_ms: number;
+    /** p50 of the same request routed straight to the healthy pool, one after each paced request. */
+    readonly fallback_p50_ms: number;
+    /** `worst_ms` − `fallback_p50_ms`; the goal is ≤ `ORIGIN_HEDGE_MS` + 100 ms. */
+    readonly worst_over_fallback_ms: number;
+  };
+  /** A back-to-back client (no pause) for `seconds`: no goal. */
+  readonly back_to_back: StallClientResult & { readonly seconds: number };
   readonly stall_ms: number;
-  /** The same with a client that starts one request every `paced_every_ms` (2 s segments). */
-  readonly paced_stalled_share: number;
-  readonly paced_requests: number;
-  readonly paced_every_ms: number;
   /** The Worker's settings: the defaults of wrangler.toml. */
   readonly origin_timeout_ms: number;
+  readonly hedge_ms: number;
   readonly eject_after: number;
   readonly eject_seconds: number;
 }
 
 /** Options of {@link blackholeStall}. */
 export interface BlackholeStallOptions {
+  /** How long the back-to-back client runs. */
   readonly seconds: number;
+  /** Requests of the paced client (at least 60). */
+  readonly pacedRequests: number;
   readonly cleanup: Cleanup;
   readonly log: (line: string) => void;
 }
 
 const STALL_MS = 1_000;
-const PACED_EVERY_MS = 2_000;
+const PACED_EVERY_MS = 1_000;
 /** wrangler.toml's defaults, which the figure is about. */
-const DEFAULTS = { originTimeoutMs: 4_000, ejectAfter: 2, ejectSeconds: 10 } as const;
+const DEFAULTS = {
+  originTimeoutMs: 4_000,
+  hedgeMs: 1_000,
+  ejectAfter: 2,
+  ejectSeconds: 10,
+} as const;
+
+/** What one client saw; `direct` holds the paired requests straight to the healthy pool. */
+interface ClientRun {
+  readonly times: number[];
+  readonly direct: number[];
+  readonly holeConnections: number;
+  readonly fallbackRequests: number;
+}
+
+function clientResult(run: ClientRun): StallClientResult {
+  const stalled = run.times.filter((t) => t > STALL_MS).length;
+  const hedged = run.times.filter((t) => t >= DEFAULTS.hedgeMs).length;
+  return {
+    requests: run.times.length,
+    stalled,
+    stalled_share: round(stalled / Math.max(1, run.times.length), 4),
+    worst_ms: round(Math.max(0, ...run.times)),
+    hedged,
+    hole_connections: run.holeConnections,
+    probes: Math.max(0, run.holeConnections - hedged),
+    fallback_requests: run.fallbackRequests,
+  };
+}
 
 /**
- * A sequential client (one request at a time, as a player fetches segments) for `seconds` while
- * the route's first pool accepts connections and never answers, with the Worker's default
- * `ORIGIN_TIMEOUT_MS`, `EDGE_EJECT_AFTER` and `EDGE_EJECT_SECONDS`: the share of requests that
- * took longer than 1 s. Once back to back, once paced at one request every 2 s (each in a
- * fresh workerd, so each starts with nothing ejected).
+ * Sequential clients (one request at a time, as a player fetches segments) while the route's
+ * first pool accepts connections and never answers, with the Worker's default
+ * `ORIGIN_TIMEOUT_MS`, `ORIGIN_HEDGE_MS`, `EDGE_EJECT_AFTER` and `EDGE_EJECT_SECONDS`: the share
+ * of requests over 1 s and the worst one. The judged client is paced at one request a second,
+ * each followed by the same request routed straight to the healthy pool (the fallback's own
+ * time); a back-to-back one runs for `seconds`. Each runs in a fresh workerd, so each starts
+ * with nothing ejected; each counts what the black hole and the healthy pool received.
  */
 export async function blackholeStall(o: BlackholeStallOptions): Promise<BlackholeStallResult> {
-  const [hole, origin, script, date] = await Promise.all([
-    startBlackhole(),
-    startOriginProcess(o.cleanup),
-    bundleWorker(),
-    compatibilityDate(),
-  ]);
-  o.cleanup.add("blackhole (stall)", () => hole.close());
-  const urls: Record<string, string> = { hole: hole.url, good: origin.url };
-  const map = serializeMap(
-    buildMap(
-      { default: { chain: ["hole", "good"], source: "country/_default" }, countries: {} },
-      { rev: 1, originOf: (p) => urls[p] ?? "" },
-    ),
-  );
+  const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
 
-  const client = async (everyMs: number): Promise<{ requests: number; stalled: number }> => {
+  const client = async (everyMs: number, stop: (n: number) => boolean): Promise<ClientRun> => {
+    const [hole, good] = await Promise.all([startBlackhole(), startOrigins(["good"])]);
+    const closeOrigins = o.cleanup.add("blackhole and fallback (stall)", async () => {
+      await Promise.all([hole.close(), good.close()]);
+    });
+    const urls: Record<string, string> = { hole: hole.url, good: good.get("good").url };
+    const map = serializeMap(
+      buildMap(
+        {
+          default: { chain: ["hole", "good"], source: "country/_default" },
+          countries: { DE: { chain: ["good"], source: "country/DE" } },
+        },
+        { rev: 1, originOf: (p) => urls[p] ?? "" },
+      ),
+    );
     const mf = routingWorkerd(script, date, {
       ORIGIN_TIMEOUT_MS: String(DEFAULTS.originTimeoutMs),
+      ORIGIN_HEDGE_MS: String(DEFAULTS.hedgeMs),
       EDGE_EJECT_AFTER: String(DEFAULTS.ejectAfter),
       EDGE_EJECT_SECONDS: String(DEFAULTS.ejectSeconds),
+      DEBUG_TOKEN: TOKEN,
     });
     const dispose = o.cleanup.add("workerd (stall)", () => mf.dispose());
     try {
-      const url = `${(await mf.ready).origin}/video/segment.ts`;
+      const origin = (await mf.ready).origin;
+      const url = `${origin}/video/segment.ts`;
       await (await mf.getKVNamespace("ROUTING")).put("routes", map);
       // the isolate reads its map once before the clock starts
-      await timedGet(`${(await mf.ready).origin}/__edge/health`, HOST);
-      let requests = 0;
-      let stalled = 0;
-      const end = performance.now() + o.seconds * 1000;
-      while (performance.now() < end) {
+      await timedGet(`${origin}/__edge/health`, HOST);
+      const direct = { "X-Edge-Debug-Token": TOKEN, "X-Edge-Debug-Country": "DE" };
+      const times: number[] = [];
+      const paired: number[] = [];
+      good.get("good").reset();
+      while (!stop(times.length)) {
         const started = performance.now();
         const res = await timedGet(url, HOST);
         if (res.status !== 200)
-          throw new Error(`stall: request ${requests} answered ${res.status}`);
-        requests += 1;
-        if (res.ms > STALL_MS) {
-          stalled += 1;
-          o.log(`  stall: request ${requests} took ${res.ms.toFixed(0)} ms`);
+          throw new Error(`stall: request ${times.length} answered ${res.status}`);
+        times.push(res.ms);
+        if (res.ms > STALL_MS)
+          o.log(`  stall: request ${times.length} took ${res.ms.toFixed(0)} ms`);
+        if (everyMs > 0) {
+          paired.push((await timedGet(url, HOST, direct)).ms);
+          const wait = everyMs - (performance.now() - started);
+          if (wait > 0) await sleep(wait);
         }
-        const wait = everyMs - (performance.now() - started);
-        if (wait > 0) await sleep(wait);
       }
-      return { requests, stalled };
+      const viewers = good.get("good").requests.length - paired.length;
+      return {
+        times,
+        direct: paired,
+        holeConnections: hole.accepted,
+        fallbackRequests: viewers,
+      };
     } finally {
       await dispose();
+      await closeOrigins();
     }
   };
 
-  const tight = await client(0);
-  const paced = await client(PACED_EVERY_MS);
+  const pacedRequests = Math.max(60, o.pacedRequests);
+  const end = performance.now() + o.seconds * 1000;
+  const tight = clientResult(await client(0, () => performance.now() >= end));
+  const pacedRun = await client(PACED_EVERY_MS, (n) => n >= pacedRequests);
+  const paced = clientResult(pacedRun);
+  const fallbackP50 = summarize(pacedRun.direct).p50;
   o.log(
-    `  stall: back to back ${tight.stalled}/${tight.requests} over ${STALL_MS} ms; every ${PACED_EVERY_MS} ms ${paced.stalled}/${paced.requests}`,
+    `  stall: every ${PACED_EVERY_MS} ms ${paced.stalled}/${paced.requests} over ${STALL_MS} ms (worst ${paced.worst_ms} ms, ${paced.hedged} hedged, ${paced.probes} probes); back to back ${tight.stalled}/${tight.requests}`,
   );
   return {
-    stalled_share: round(tight.stalled / Math.max(1, tight.requests), 4),
-    requests: tight.requests,
-    stalled: tight.stalled,
-    seconds: o.seconds,
+    paced: {
+      ...paced,
+      every_ms: PACED_EVERY_MS,
+      fallback_p50_ms: round(fallbackP50, 2),
+      worst_over_fallback_ms: round(paced.worst_ms - fallbackP50),
+    },
+    back_to_back: { ...tight, seconds: o.seconds },
     stall_ms: STALL_MS,
-    paced_stalled_share: round(paced.stalled / Math.max(1, paced.requests), 4),
-    paced_requests: paced.requests,
-    paced_every_ms: PACED_EVERY_MS,
     origin_timeout_ms: DEFAULTS.originTimeoutMs,
+    hedge_ms: DEFAULTS.hedgeMs,
     eject_after: DEFAULTS.ejectAfter,
     eject_seconds: DEFAULTS.ejectSeconds,
   };

@@ -35,10 +35,12 @@ export default {
       rev: 1,
       maxAttempts: 1,
       originTimeoutMs: 4000,
+      hedgeMs: 1000,
       signingSecrets: [],
       onceTimeoutMs: 30_000,
       ejection,
       ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
+      background: undefined,
     });
     if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);

@@ -22,10 +22,12 @@ export default {
       rev: 0,
       maxAttempts: 1,
       originTimeoutMs: 4000,
+      hedgeMs: 1000,
       signingSecrets: [],
       onceTimeoutMs: 30_000,
       ejection,
       ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
+      background: undefined,
     });
     return outcome.response;
   },

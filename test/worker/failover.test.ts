@@ -28,7 +28,8 @@ describe("request-time failover (MAX_ATTEMPTS=2)", () => {
     origins = await startOrigins(["fra-1", "ams-1", "par-1", "dead-1", "dead-2"]);
     await origins.get("dead-1").kill();
     await origins.get("dead-2").kill();
-    worker = await startWorker({ MAX_ATTEMPTS: "2" });
+    // Each request here must meet the dead origins: nothing is passed over (outlier-ejection.test.ts).
+    worker = await startWorker({ MAX_ATTEMPTS: "2", EDGE_EJECT_AFTER: "0" });
     await putMap();
   });
   afterAll(async () => {

@@ -10,7 +10,11 @@ import {
 } from "../../testkit/origins.js";
 import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { type EdgeResponse, startWorker, type TestWorker } from "../../testkit/worker.js";
-import { type EjectionSettings, OutlierEjection } from "../../worker/outlier-ejection.js";
+import {
+  type EjectionSettings,
+  MAX_EJECT_MS,
+  OutlierEjection,
+} from "../../worker/outlier-ejection.js";
 import { buildMap, type MapSpec } from "../cases/routing-cases.js";
 
 describe("OutlierEjection (one isolate's memory, a fake clock)", () => {
@@ -18,55 +22,96 @@ describe("OutlierEjection (one isolate's memory, a fake clock)", () => {
   const clock = { t: 0 };
   const fresh = () => new OutlierEjection(() => clock.t);
 
-  it("ejects after ejectAfter failures in a row, and a response in between resets the count", () => {
+  it("one origin fault makes it suspect: passed over while one probe runs; the probe's answer restores it", () => {
     const e = fresh();
-    e.record("a", true, s);
-    e.record("a", false, s);
-    e.record("a", true, s);
+    clock.t = 0;
     expect(e.admit("a", s)).toBe("use");
     e.record("a", true, s);
+    expect(e.admit("a", s)).toBe("probe");
+    // while the probe runs, everyone passes the origin over
     expect(e.admit("a", s)).toBe("skip");
     expect(e.admit("b", s)).toBe("use");
+    e.record("a", false, s);
+    expect(e.admit("a", s)).toBe("use");
   });
 
-  it("lets one request probe after ejectMs; a failed probe ejects again, a good one restores", () => {
+  it("ejects after ejectAfter faults in a row, a probe's included; a response in between resets the count", () => {
     const e = fresh();
     clock.t = 1000;
     e.record("a", true, s);
+    e.record("a", false, s);
+    e.record("a", true, s);
+    expect(e.admit("a", s)).toBe("probe");
     e.record("a", true, s);
     clock.t = 10_999;
     expect(e.admit("a", s)).toBe("skip");
     clock.t = 11_000;
-    expect(e.admit("a", s)).toBe("use");
-    // while the probe runs, everyone else passes the origin over
+    expect(e.admit("a", s)).toBe("probe");
     expect(e.admit("a", s)).toBe("skip");
-    clock.t = 11_500;
-    e.record("a", true, s);
-    clock.t = 21_499;
-    expect(e.admit("a", s)).toBe("skip");
-    clock.t = 21_500;
-    expect(e.admit("a", s)).toBe("use");
-    e.record("a", false, s);
-    expect(e.admit("a", s)).toBe("use");
-    // restored: it takes ejectAfter failures again
-    e.record("a", true, s);
-    expect(e.admit("a", s)).toBe("use");
   });
 
-  it("a probe that never reports back costs one more period, not the origin", () => {
+  it("each ejection in a row lasts ejectMs longer, up to 300 s; any response forgets them", () => {
     const e = fresh();
     clock.t = 0;
     e.record("a", true, s);
     e.record("a", true, s);
-    clock.t = 10_000;
-    expect(e.admit("a", s)).toBe("use");
-    clock.t = 19_999;
-    expect(e.admit("a", s)).toBe("skip");
-    clock.t = 20_000;
-    expect(e.admit("a", s)).toBe("use");
+    const periods: number[] = [];
+    for (let i = 0; i < 32; i++) {
+      const from = clock.t;
+      while (e.admit("a", s) === "skip") clock.t += 1000;
+      periods.push(clock.t - from);
+      // the probe fails: ejected again
+      e.record("a", true, s);
+    }
+    expect(periods.slice(0, 4)).toEqual([10_000, 20_000, 30_000, 40_000]);
+    expect(Math.max(...periods)).toBe(MAX_EJECT_MS);
+    expect(periods.at(-1)).toBe(MAX_EJECT_MS);
+    e.record("a", false, s);
+    e.record("a", true, s);
+    expect(e.admit("a", s)).toBe("probe");
+    e.record("a", true, s);
+    const from = clock.t;
+    while (e.admit("a", s) === "skip") clock.t += 1000;
+    expect(clock.t - from).toBe(10_000);
   });
 
-  it("EDGE_EJECT_AFTER=0 never ejects", () => {
+  it("the cap never shortens an EDGE_EJECT_SECONDS above it", () => {
+    const long = { ejectAfter: 1, ejectMs: 600_000 };
+    const e = fresh();
+    clock.t = 0;
+    e.record("a", true, long);
+    clock.t = 599_999;
+    expect(e.admit("a", long)).toBe("skip");
+    clock.t = 600_000;
+    expect(e.admit("a", long)).toBe("probe");
+    e.record("a", true, long);
+    clock.t = 1_199_999;
+    expect(e.admit("a", long)).toBe("skip");
+    clock.t = 1_200_000;
+    expect(e.admit("a", long)).toBe("probe");
+  });
+
+  it("a probe that never reports back costs one more ejectMs, not the origin", () => {
+    const e = fresh();
+    clock.t = 0;
+    e.record("a", true, s);
+    expect(e.admit("a", s)).toBe("probe");
+    clock.t = 9_999;
+    expect(e.admit("a", s)).toBe("skip");
+    clock.t = 10_000;
+    expect(e.admit("a", s)).toBe("probe");
+  });
+
+  it("a probe that learned nothing (release) lets the next request send another", () => {
+    const e = fresh();
+    clock.t = 0;
+    e.record("a", true, s);
+    expect(e.admit("a", s)).toBe("probe");
+    e.release("a");
+    expect(e.admit("a", s)).toBe("probe");
+  });
+
+  it("EDGE_EJECT_AFTER=0 never passes an origin over", () => {
     const e = fresh();
     const off = { ejectAfter: 0, ejectMs: 10_000 };
     for (let i = 0; i < 10; i++) e.record("a", true, off);
@@ -130,7 +175,15 @@ describe(`outlier ejection in workerd (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, EDGE_EJE
   }
   const paidTimeout = (r: EdgeResponse) => r.elapsedMs >= TIMEOUT_MS - 5;
 
-  it("a black-holed primary: at most EDGE_EJECT_AFTER requests pay the timeout, then one probe per period", async () => {
+  /** Waits until `count()` reaches `want` (a probe runs after the viewer's answer), then a little longer. */
+  async function eventually(count: () => number, want: number): Promise<number> {
+    const deadline = Date.now() + 5_000;
+    while (count() < want && Date.now() < deadline) await sleep(20);
+    await sleep(TIMEOUT_MS + 100);
+    return count();
+  }
+
+  it("a black-holed primary: one viewer pays the timeout; probes go out of band, each ejection in a row longer", async () => {
     const first = await sequential(8, "DE");
     for (const r of first) {
       expect(r.status).toBe(200);
@@ -138,16 +191,25 @@ describe(`outlier ejection in workerd (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, EDGE_EJE
       expect(r.headers.get("x-edge-failover")).toBe("hole-1>ams-1");
       expect(r.headers.get("x-edge-degraded")).toBe("origin-failover");
     }
-    expect(first.map(paidTimeout)).toEqual([true, true, false, false, false, false, false, false]);
-    // passed over without a connection
-    expect(hole.accepted).toBe(2);
+    expect(first.map(paidTimeout)).toEqual([true, false, false, false, false, false, false, false]);
+    // the viewer's attempt, then one probe (which fails: ejected for one period)
+    expect(await eventually(() => hole.accepted, 2)).toBe(2);
 
-    await sleep(EJECT_SECONDS * 1000 + 100);
+    await sleep(EJECT_SECONDS * 1000);
     const after = await sequential(4, "DE");
-    // one request probes it again, fails, and the origin is ejected for another period
-    expect(after.map(paidTimeout)).toEqual([true, false, false, false]);
-    expect(hole.accepted).toBe(3);
+    // the period is over: the next request passes it over and probes it out of band
+    expect(after.map(paidTimeout)).toEqual([false, false, false, false]);
     expect(after.every((r) => r.json<ReceivedRequest>().origin === "ams-1")).toBe(true);
+    expect(await eventually(() => hole.accepted, 3)).toBe(3);
+
+    // the probe failed again: this ejection lasts two periods
+    await sleep(EJECT_SECONDS * 1000);
+    await sequential(2, "DE");
+    expect(hole.accepted).toBe(3);
+    await sleep(EJECT_SECONDS * 1000);
+    const third = await sequential(2, "DE");
+    expect(third.map(paidTimeout)).toEqual([false, false]);
+    expect(await eventually(() => hole.accepted, 4)).toBe(4);
   });
 
   it("an ejected pool costs no attempt: the rest of the chain still gets MAX_ATTEMPTS", async () => {
@@ -172,38 +234,54 @@ describe(`outlier ejection in workerd (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, EDGE_EJE
     expect(hole.accepted).toBe(before);
   });
 
-  it("never ejects a whole chain: when every pool is ejected, the first is tried anyway", async () => {
-    // NL: hole-2, then hole-3; two requests eject both
-    const ejecting = await sequential(2, "NL");
-    expect(ejecting.map((r) => r.headers.get("x-edge-failover"))).toEqual([
-      "hole-2>hole-3",
-      "hole-2>hole-3",
-    ]);
+  it("never leaves a route with nothing: when every pool is passed over, the first is tried anyway", async () => {
+    // NL: hole-2, then hole-3; one request makes both suspect
+    const r1 = await worker.dispatch("/x", { country: "NL" });
+    expect(r1.status).toBe(504);
+    expect(r1.headers.get("x-edge-failover")).toBe("hole-2>hole-3");
     const before = { h2: hole2.accepted, h3: hole3.accepted };
-    const r = await worker.dispatch("/x", { country: "NL" });
-    expect(r.status).toBe(504);
-    expect(r.headers.get("x-edge-pool")).toBe("hole-2");
-    expect(r.headers.get("x-edge-failover")).toBeNull();
-    expect(paidTimeout(r)).toBe(true);
+    const r2 = await worker.dispatch("/x", { country: "NL" });
+    expect(r2.status).toBe(504);
+    expect(r2.headers.get("x-edge-pool")).toBe("hole-2");
+    expect(r2.headers.get("x-edge-failover")).toBeNull();
+    expect(paidTimeout(r2)).toBe(true);
+    // the viewer's attempt at hole-2, and a probe of each
+    await eventually(() => hole3.accepted, before.h3 + 1);
     expect({ h2: hole2.accepted, h3: hole3.accepted }).toEqual({
-      h2: before.h2 + 1,
-      h3: before.h3,
+      h2: before.h2 + 2,
+      h3: before.h3 + 1,
     });
   });
 
-  it("refusals eject too, and a successful probe brings the origin back", async () => {
+  it("refusals count too, and an out-of-band probe that gets an answer brings the origin back", async () => {
     gate.disconnect();
     const refused = await sequential(4, "FR");
     expect(refused.every((r) => r.json<ReceivedRequest>().origin === "ams-1")).toBe(true);
     expect(origins.get("fra-1").hits).toBe(0);
+    // the viewer's refusal and the probe's: ejected for a period
+    await sleep(200);
     gate.accept();
-    // still ejected: passed over although it would answer now
-    expect((await worker.dispatch("/x", { country: "FR" })).json<ReceivedRequest>().origin).toBe(
-      "ams-1",
-    );
+    const still = await worker.dispatch("/x", { country: "FR" });
+    expect(still.json<ReceivedRequest>().origin).toBe("ams-1");
+    expect(origins.get("fra-1").hits).toBe(0);
     await sleep(EJECT_SECONDS * 1000 + 100);
-    const back = await sequential(3, "FR");
-    expect(back.map((r) => r.json<ReceivedRequest>().origin)).toEqual(["fra-1", "fra-1", "fra-1"]);
-    expect(back.map((r) => r.headers.get("x-edge-failover"))).toEqual([null, null, null]);
+    // the request that finds the period over is passed over while its probe runs
+    const probing = await worker.dispatch("/seg-9.ts?q=1", { country: "FR" });
+    expect(probing.json<ReceivedRequest>().origin).toBe("ams-1");
+    expect(probing.headers.get("x-edge-failover")).toBe("fra-1>ams-1");
+    const fra = origins.get("fra-1");
+    const deadline = Date.now() + 5_000;
+    while (fra.hits === 0 && Date.now() < deadline) await sleep(10);
+    expect(fra.requests[0]).toMatchObject({ method: "HEAD", url: "/seg-9.ts?q=1" });
+    expect(fra.requests[0]?.headers["x-edge-pool"]).toBe("fra-1");
+    let back: EdgeResponse | undefined;
+    for (let i = 0; i < 50; i++) {
+      back = await worker.dispatch("/x", { country: "FR" });
+      if (back.json<ReceivedRequest>().origin === "fra-1") break;
+      await sleep(20);
+    }
+    expect(back?.json<ReceivedRequest>().origin).toBe("fra-1");
+    expect(back?.headers.get("x-edge-failover")).toBeNull();
+    expect(fra.requests.filter((r) => r.method === "HEAD")).toHaveLength(1);
   });
 });

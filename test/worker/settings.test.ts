@@ -15,6 +15,7 @@ describe("worker settings", () => {
       isolateCacheMs: 5000,
       maxAttempts: 2,
       originTimeoutMs: 4000,
+      hedgeMs: 1000,
       onceTimeoutMs: 30_000,
       debugToken: null,
       signingSecrets: [],
@@ -31,6 +32,7 @@ describe("worker settings", () => {
       ISOLATE_CACHE_SECONDS: "0",
       MAX_ATTEMPTS: "3",
       ORIGIN_TIMEOUT_MS: "2500",
+      ORIGIN_HEDGE_MS: "700",
       ORIGIN_ONCE_TIMEOUT_MS: "60000",
       EDGE_EJECT_AFTER: "0",
       EDGE_EJECT_SECONDS: "30",
@@ -43,6 +45,7 @@ describe("worker settings", () => {
       isolateCacheMs: 0,
       maxAttempts: 3,
       originTimeoutMs: 2500,
+      hedgeMs: 700,
       onceTimeoutMs: 60_000,
       debugToken: "s3cret",
       signingSecrets: [],
@@ -76,6 +79,12 @@ describe("worker settings", () => {
     expect(parseSettings({ ORIGIN_TIMEOUT_MS: "99" }).originTimeoutMs).toBe(100);
     expect(parseSettings({ ORIGIN_TIMEOUT_MS: "100000" }).originTimeoutMs).toBe(100_000);
     expect(parseSettings({ ORIGIN_TIMEOUT_MS: "999999999" }).originTimeoutMs).toBe(100_000);
+  });
+
+  it("clamps ORIGIN_HEDGE_MS to 100 ms – 100 s, and a garbled one hedges after 1 s", () => {
+    expect(parseSettings({ ORIGIN_HEDGE_MS: "0" }).hedgeMs).toBe(100);
+    expect(parseSettings({ ORIGIN_HEDGE_MS: "999999999" }).hedgeMs).toBe(100_000);
+    expect(parseSettings({ ORIGIN_HEDGE_MS: "1s" }).hedgeMs).toBe(1000);
   });
 
   it("clamps ORIGIN_ONCE_TIMEOUT_MS to 100 ms – 100 s", () => {
@@ -149,6 +158,7 @@ describe("wrangler configurations", () => {
     "ISOLATE_CACHE_SECONDS",
     "MAX_ATTEMPTS",
     "ORIGIN_TIMEOUT_MS",
+    "ORIGIN_HEDGE_MS",
     "ORIGIN_ONCE_TIMEOUT_MS",
     "EDGE_EJECT_AFTER",
     "EDGE_EJECT_SECONDS",
@@ -166,6 +176,8 @@ describe("wrangler configurations", () => {
       const s = parseSettings(vars);
       expect(s.originTimeoutMs).toBe(Number(vars.ORIGIN_TIMEOUT_MS));
       expect(s.originTimeoutMs).toBe(4000);
+      expect(s.hedgeMs).toBe(Number(vars.ORIGIN_HEDGE_MS));
+      expect(s.hedgeMs).toBe(1000);
       expect(s.onceTimeoutMs).toBe(Number(vars.ORIGIN_ONCE_TIMEOUT_MS));
       expect(s.onceTimeoutMs).toBe(30_000);
       expect(s.maxAttempts).toBe(Number(vars.MAX_ATTEMPTS));

@@ -11,6 +11,7 @@ import { startWorker } from "../../../testkit/worker.js";
 import { Invariants, type Scenario } from "../scenario.js";
 import { HostileMaps } from "../support/hostile-maps.js";
 import {
+  blamelessShapeVerdicts,
   CF_COUNTRIES,
   CGI_SPELLINGS,
   cgiSpoofsAmong,
@@ -307,6 +308,20 @@ export const workerHostile: Scenario = {
       "revisions served",
       () => `max ${maxServed}, newest put ${maps.newestPut}`,
     );
+    // Shapes that are the request's or the client's fault: none may count against an origin.
+    const shapes = await blamelessShapeVerdicts(
+      (await worker.mf.ready).origin,
+      "FR",
+      "ams-1",
+      async () => {
+        const r = await worker.dispatch("/video/after-shape.ts", { country: "FR" });
+        return { pool: r.headers.get("x-edge-pool"), failover: r.headers.get("x-edge-failover") };
+      },
+    );
+    for (const v of shapes)
+      inv.check(v.problem === null, "request shape held against an origin or answered 5xx", () => {
+        return `${v.shape}: ${v.problem}`;
+      });
     inv.check(holeAnswers > 0, "no request met the silent origin (the check would be blind)", () =>
       String(holeAnswers),
     );

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type CompiledMap, compile } from "../../../core/index.js";
+import { type RequestShape, sendShape } from "../../../testkit/request-shapes.js";
 
 /** Hostile requests and maps for scenario 7 (the Worker under hostile input). */
 /** A seeded random source in [0, 1). */
@@ -182,4 +184,82 @@ export function cgiSpoofsAmong(received: Readonly<Record<string, unknown>>): str
   return Object.keys(received).filter(
     (name) => name.includes("_") && CGI_OWNED.test(name.toLowerCase().replaceAll("_", "-")),
   );
+}
+
+/**
+ * Request shapes that are the request's or the client's fault, never an origin's (issue 50,
+ * item 1): a GET or HEAD carrying a body (also `Content-Length: 0` and an empty chunked one), a
+ * POST asking for a WebSocket upgrade, and uploads whose client drops mid-body. Each must reach
+ * the origin or get a clear 4xx, and none may count against the origin (docs/reference.md §4).
+ */
+export const BLAMELESS_SHAPES: readonly RequestShape[] = [
+  { name: "GET with a body", method: "GET", headers: { "content-length": "1" }, body: "x" },
+  {
+    name: "GET with Content-Length: 0",
+    method: "GET",
+    headers: { "content-length": "0" },
+    body: "",
+  },
+  {
+    name: "empty chunked GET",
+    method: "GET",
+    headers: { "transfer-encoding": "chunked" },
+    body: "",
+  },
+  { name: "HEAD with a body", method: "HEAD", headers: { "content-length": "1" }, body: "x" },
+  {
+    name: "POST asking for a WebSocket upgrade",
+    method: "POST",
+    headers: { upgrade: "websocket", connection: "Upgrade", "content-length": "1" },
+    body: "x",
+  },
+  {
+    name: "POST dropped mid-upload",
+    method: "POST",
+    headers: { "content-length": "100000" },
+    body: "0123456789",
+    dropMidUpload: true,
+  },
+  {
+    name: "chunked PUT dropped mid-upload",
+    method: "PUT",
+    headers: { "transfer-encoding": "chunked" },
+    body: "0123456789",
+    dropMidUpload: true,
+  },
+];
+
+/** How the edge took one of {@link BLAMELESS_SHAPES}: a problem, or `null` when it was right. */
+export interface ShapeVerdict {
+  readonly shape: string;
+  readonly problem: string | null;
+}
+
+/**
+ * Sends every shape of {@link BLAMELESS_SHAPES} twice from `country` (whose route starts at
+ * `pool`) to the workerd at `base`, each followed by a plain GET that `plain` sends: the shape must
+ * be answered below 500 (or dropped by its own client), and the plain GET served by `pool` with
+ * no failover, as nothing was held against it.
+ */
+export async function blamelessShapeVerdicts(
+  base: string,
+  country: string,
+  pool: string,
+  plain: () => Promise<{ pool: string | null; failover: string | null }>,
+): Promise<ShapeVerdict[]> {
+  const out: ShapeVerdict[] = [];
+  for (const shape of BLAMELESS_SHAPES) {
+    let problem: string | null = null;
+    for (let i = 0; i < 2 && problem === null; i++) {
+      const answer = await sendShape(base, "/video/shape.ts", shape, country);
+      if (answer && answer.status >= 500) problem = `answered ${answer.status}`;
+    }
+    // a dropped upload ends in the Worker once workerd reports the client's body broken
+    if (shape.dropMidUpload) await sleep(500);
+    const after = await plain();
+    if (problem === null && (after.pool !== pool || after.failover !== null))
+      problem = `the next GET went to ${after.pool} (failover ${after.failover})`;
+    out.push({ shape: shape.name, problem });
+  }
+  return out;
 }
