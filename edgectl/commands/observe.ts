@@ -148,15 +148,20 @@ export function observeCommand(ctx: CommandContext): Command {
       const keys = routingKeys(settings.prefix);
       const observed = new ObservedKeys(members, keys.observed, ttl, {
         registered: (lease) => log({ event: "registered", edge: origin, lease }),
-        written: (o) =>
+        written: (o) => {
+          metrics.wrote("put", observed.count);
           log({
             event: "observed-written",
             edge: origin,
             country: o.country,
             pool: o.pool,
             ...o.value,
-          }),
-        removed: (country, pool) => log({ event: "observed-removed", edge: origin, country, pool }),
+          });
+        },
+        removed: (country, pool) => {
+          metrics.wrote("delete", observed.count);
+          log({ event: "observed-removed", edge: origin, country, pool });
+        },
         leaseLost: () => log({ event: "lease-lost", edge: origin }),
       });
       const signal = ctx.io.signal ?? new AbortController().signal;
