@@ -16,9 +16,10 @@ trap 'rm -rf "$work"' EXIT
 cp deploy/edge-pusher.service "$work/edge-pusher.service"
 cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1.service"
 cp deploy/edge-snapshot.service "$work/edge-snapshot.service"
+cp deploy/edge-observer.service "$work/edge-observer.service"
 
 status=0
-for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" "$work/edge-snapshot.service"; do
+for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" "$work/edge-snapshot.service" "$work/edge-observer.service"; do
   name=$(basename "$unit")
   if ! out=$(systemd-analyze verify "$unit" 2>&1) || [ -n "$out" ]; then
     printf 'check-units: %s does not verify:\n%s\n' "$name" "$out" >&2
