@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ObserveEventShape } from "../../edgectl/output/shapes/observe-shape.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";
 import { type PromSample, parsePromText, sampleValue } from "../../testkit/prom-text.js";
@@ -243,6 +244,32 @@ describe("edgectl observe", () => {
       edge.restartAggregator();
     },
   );
+
+  it("-o json: one documented JSON line per event, started … stopped, none with the token", async () => {
+    const stop = new AbortController();
+    const running = runCli(
+      ["-o", "json", "observe", "--edge", edge.url, "--interval", "0.2", "--ttl", "3"],
+      {
+        env: {
+          ETCD_ENDPOINTS: etcd.endpoint,
+          ROUTING_PREFIX: uniquePrefix("observe-json"),
+          OBSERVE_TOKEN: "not-the-edge-token",
+        },
+        signal: stop.signal,
+      },
+    );
+    await sleep(1_000);
+    stop.abort();
+    const r = await running;
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => ObserveEventShape.parse(JSON.parse(l)));
+    expect(lines.map((l) => l.event)).toEqual(["started", "poll-failing", "stopped"]);
+    expect(lines[1]).toMatchObject({ reason: "unauthorized", edge: edge.url });
+    expect(r.stdout + r.stderr).not.toContain("not-the-edge-token");
+  });
 
   it("refuses a missing token, a missing or bad --edge, and an unreadable --token-file, with exit 1", async () => {
     const env = { ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: uniquePrefix("observe-usage") };
