@@ -16,10 +16,12 @@ export const REDACT_PATHS: readonly string[] = [
   "cf_api_token",
   "ETCD_PASSWORD",
   "etcd_password",
+  "OBSERVE_TOKEN",
+  "observe_token",
 ].flatMap((name) => [name, `*.${name}`]);
 
 /** Which program writes the log (the `service` field). */
-export type LogService = "edge-pusher" | "edge-heartbeat" | "edgectl";
+export type LogService = "edge-pusher" | "edge-heartbeat" | "edge-observer" | "edgectl";
 
 /** What `createLogger` needs; only `service` is required. */
 export interface LoggerSettings {

@@ -43,6 +43,7 @@ export * from "./intent/duration.js";
 export * from "./intent/fence-schema.js";
 export * from "./intent/keys.js";
 export * from "./intent/map-schema.js";
+export * from "./intent/observed-schema.js";
 export * from "./intent/pool-health.js";
 export * from "./intent/problem.js";
 export * from "./intent/routing-state.js";

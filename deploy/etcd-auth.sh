@@ -14,10 +14,11 @@
 #                   the epoch's transaction and prune old ones; history and rollback read it)
 #   edge-health-P   one per pool: may write only its own health keys, health/P and its checkers'
 #                   health/P/NAME (`edgectl heartbeat P --checker NAME`), and read pool/P
+#   edge-observer   the viewer observer (edgectl observe): may write only observed/ keys
 #
-# Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD and HEALTH_PASSWORD_<pool
-# with - as _> (e.g. HEALTH_PASSWORD_fra_1) in the environment; any unset one is generated and
-# written to DIR/<user>.password (mode 0600, DIR mode 0700, default ./etcd-credentials), never
+# Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD, OBSERVER_PASSWORD and
+# HEALTH_PASSWORD_<pool with - as _> (e.g. HEALTH_PASSWORD_fra_1) in the environment; any unset
+# one is generated and written to DIR/<user>.password (mode 0600, DIR mode 0700, default ./etcd-credentials), never
 # to the terminal. Passwords never appear on a command line (where `ps` shows them to every
 # user): etcdctl reads new ones from stdin (`user add --interactive=false`) and authenticates
 # from ETCDCTL_USER / ETCDCTL_PASSWORD in its environment.
@@ -149,7 +150,13 @@ for pool in $POOLS; do
   ctl user grant-role "edge-health-$pool" "edge-health-$pool" >/dev/null
 done
 
-# 5. switch auth on; from here every request needs a user (or a client cert whose CN is one).
+# 5. the viewer observer: its observed/ keys (under its own lease) and nothing else.
+try ctl role add edge-observer >/dev/null
+ctl role grant-permission edge-observer --prefix=true readwrite "${PREFIX}observed/" >/dev/null
+add_user edge-observer "$(password OBSERVER_PASSWORD)" "$(pick OBSERVER_PASSWORD)"
+ctl user grant-role edge-observer edge-observer >/dev/null
+
+# 6. switch auth on; from here every request needs a user (or a client cert whose CN is one).
 ctl auth enable
 ctl_root role list >/dev/null
 

@@ -11,6 +11,7 @@ import { exportCommand } from "./commands/export.js";
 import { heartbeatCommand } from "./commands/heartbeat.js";
 import { historyCommand } from "./commands/history.js";
 import { moveCommand } from "./commands/move.js";
+import { observeCommand } from "./commands/observe.js";
 import { planCommand } from "./commands/plan.js";
 import { rollbackCommand } from "./commands/rollback.js";
 import { statusCommand } from "./commands/status.js";
@@ -58,6 +59,7 @@ Examples:
   edgectl history --limit 5 && edgectl rollback 41 --reason "undo the move"
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
+  OBSERVE_TOKEN=… edgectl observe --edge https://edge.example.com --listen 127.0.0.1:9466
   edgectl -o json explain DE | jq '{source, split}'
   source <(edgectl completion bash)
 
@@ -105,6 +107,7 @@ export function buildProgram(
     boostCommand,
     unboostCommand,
     heartbeatCommand,
+    observeCommand,
     statusCommand,
     completionCommand,
   ]) {

@@ -18,10 +18,12 @@ cp deploy/edge-pusher.service "$work/edge-pusher.service"
 cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1.service"
 cp deploy/edge-heartbeat@.service "$work/edge-heartbeat@fra-1_site-a.service"
 cp deploy/edge-snapshot.service "$work/edge-snapshot.service"
+cp deploy/edge-observer.service "$work/edge-observer.service"
 
 status=0
 for unit in "$work/edge-pusher.service" "$work/edge-heartbeat@fra-1.service" \
-  "$work/edge-heartbeat@fra-1_site-a.service" "$work/edge-snapshot.service"; do
+  "$work/edge-heartbeat@fra-1_site-a.service" "$work/edge-snapshot.service" \
+  "$work/edge-observer.service"; do
   name=$(basename "$unit")
   if ! out=$(systemd-analyze verify "$unit" 2>&1) || [ -n "$out" ]; then
     printf 'check-units: %s does not verify:\n%s\n' "$name" "$out" >&2

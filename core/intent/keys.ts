@@ -1,5 +1,5 @@
 import { type ContinentCode, isContinentCode } from "../contract/continents.js";
-import { isRuleTarget } from "../contract/countries.js";
+import { isCountryCode, isRuleTarget } from "../contract/countries.js";
 import { isPoolName } from "../contract/pool-name.js";
 import { parseRuleTarget } from "./rule-target.js";
 
@@ -21,6 +21,8 @@ export type ParsedKey =
   | { readonly kind: "pool"; readonly pool: string }
   /** `health/{pool}` (`checker` absent: the pool's plain key, one checker) or `health/{pool}/{checker}`. */
   | { readonly kind: "health"; readonly pool: string; readonly checker?: string }
+  /** `observed/{CC}/{pool}`: what the country's viewers of the pool got (docs/reference.md §12). */
+  | { readonly kind: "observed"; readonly cc: string; readonly pool: string }
   /** `fence/{name}` (docs/reference.md §10); the name is a DNS label. */
   | { readonly kind: "fence"; readonly name: string }
   | { readonly kind: "epoch" }
@@ -67,6 +69,14 @@ export function parseKey(rel: string): ParsedKey {
       return isPoolName(name)
         ? { kind: family, pool: name }
         : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
+    case "observed": {
+      const [cc = "", pool, ...rest] = name.split("/");
+      if (!isCountryCode(cc))
+        return { kind: "invalid", reason: "not an ISO 3166-1 alpha-2 code (or XX, T1)" };
+      return pool !== undefined && rest.length === 0 && isPoolName(pool)
+        ? { kind: family, cc, pool }
+        : { kind: "invalid", reason: "not a valid pool name (a DNS label)" };
+    }
     case "fence":
       return isPoolName(name)
         ? { kind: "fence", name }
@@ -88,6 +98,10 @@ export function routingKeys(prefix: string) {
     health: (pool: string, checker?: string) =>
       checker === undefined ? `${prefix}health/${pool}` : `${prefix}health/${pool}/${checker}`,
     fence: (name: string) => `${prefix}fence/${name}`,
+    /** What one country's viewers of one pool got (`edgectl observe`). */
+    observed: (cc: string, pool: string) => `${prefix}observed/${cc}/${pool}`,
+    /** The prefix of every observation. */
+    observedPrefix: `${prefix}observed/`,
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
   } as const;

@@ -1,6 +1,7 @@
 import type { Fence } from "../contract/fence.js";
 import { FenceSchema } from "./fence-schema.js";
 import type { ParsedKey } from "./keys.js";
+import { type Observed, ObservedSchema } from "./observed-schema.js";
 import { type ProblemCode, problem } from "./problem.js";
 import {
   type CountryRule,
@@ -99,6 +100,8 @@ export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decode
       return decodeJson<Health>(value, HealthSchema);
     case "fence":
       return decodeJson<Fence>(value, FenceSchema);
+    case "observed":
+      return decodeJson<Observed>(value, ObservedSchema);
     default:
       return null;
   }
@@ -110,10 +113,12 @@ export function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unkno
   if (parsed.kind === "invalid") return problem(rel, "invalid-key", parsed.reason);
   if (!decoded || decoded.ok) return null;
   const suffix =
-    parsed.kind !== "health"
-      ? ""
-      : parsed.checker === undefined
-        ? " (pool treated as unhealthy)"
-        : " (checker not counted)";
+    parsed.kind === "observed"
+      ? " (observation not counted)"
+      : parsed.kind !== "health"
+        ? ""
+        : parsed.checker === undefined
+          ? " (pool treated as unhealthy)"
+          : " (checker not counted)";
   return problem(rel, decoded.code, `${decoded.message}${suffix}`);
 }

@@ -104,6 +104,19 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     env: [...ETCD, ...COLOUR],
   },
+  observe: {
+    examples: [
+      "edgectl observe --edge https://edge.example.com --token-file /run/credentials/OBSERVE_TOKEN --listen 127.0.0.1:9466",
+      "edgectl observe --edge http://127.0.0.1:8787 --interval 5 --min-samples 20 -o json",
+    ],
+    env: [
+      ...ETCD,
+      "EDGE_URL                  the edge's URL; --edge wins",
+      "OBSERVE_TOKEN             the edge's observations token (the Worker secret); --token-file wins",
+      "LOG_LEVEL                 log level (default info)",
+      ...COLOUR,
+    ],
+  },
   status: {
     examples: [
       "edgectl status",

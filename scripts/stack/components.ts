@@ -61,6 +61,25 @@ export function heartbeatSpec(cfg: StackConfig, endpoint: string, p: LocalPool):
   };
 }
 
+/**
+ * `edgectl observe` against the local Worker: what viewers get on `/metrics`, its health on
+ * `/status`, `observed/` keys in etcd. The token goes through the environment, never argv.
+ */
+export function observerSpec(cfg: StackConfig, endpoint: string): SpawnSpec {
+  const spec = edgectlSpec(cfg, endpoint, "observer", [
+    "observe",
+    "--edge",
+    `http://127.0.0.1:${cfg.workerPort}`,
+    "--interval",
+    "5",
+    "--min-samples",
+    "20",
+    "--listen",
+    `127.0.0.1:${cfg.observerPort}`,
+  ]);
+  return { ...spec, env: { ...spec.env, OBSERVE_TOKEN: cfg.observeToken }, expendable: true };
+}
+
 /** Routing settings the pusher and the Worker must agree on. */
 export interface EdgeSettings {
   readonly floorPool: string;
@@ -96,7 +115,11 @@ export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSetting
  */
 export function writeWorkerSecrets(cfg: StackConfig): void {
   mkdirSync(dirname(cfg.workerEnvFile), { recursive: true, mode: 0o700 });
-  writeFileSync(cfg.workerEnvFile, `DEBUG_TOKEN=${cfg.debugToken}\n`, { mode: 0o600 });
+  writeFileSync(
+    cfg.workerEnvFile,
+    `DEBUG_TOKEN=${cfg.debugToken}\nOBSERVE_TOKEN=${cfg.observeToken}\n`,
+    { mode: 0o600 },
+  );
   chmodSync(cfg.workerEnvFile, 0o600);
 }
 

@@ -18,6 +18,10 @@ export interface StackConfig {
   readonly heartbeatInterval: number;
   readonly readyTimeoutMs: number;
   readonly debugToken: string;
+  /** The Worker's `OBSERVE_TOKEN`, random per run, which `edgectl observe` polls with. */
+  readonly observeToken: string;
+  /** Where `edgectl observe` serves `/metrics` and `/status`. */
+  readonly observerPort: number;
   /** Where the Worker's secrets go for `wrangler dev --env-file` (mode 0600, never argv). */
   readonly workerEnvFile: string;
   /** Wrangler's devtools port; 0 lets the stack pick a free one. */
@@ -62,6 +66,8 @@ export function stackConfigFromEnv(
     heartbeatInterval: int(env, "EDGE_STACK_HEARTBEAT_INTERVAL", 2),
     readyTimeoutMs: int(env, "EDGE_STACK_READY_TIMEOUT", 180) * 1000,
     debugToken: token,
+    observeToken: randomBytes(16).toString("hex"),
+    observerPort: int(env, "EDGE_STACK_OBSERVER_PORT", 9466),
     workerEnvFile: resolve(dataDir, "worker.env"),
     inspectorPort: int(env, "EDGE_STACK_INSPECTOR_PORT", 0),
     colour: opts.isTty && !env.NO_COLOR && env.TERM !== "dumb",

@@ -16,6 +16,7 @@ export function guideLines(cfg: StackConfig, ready: StackReady): string[] {
     `ready in ${(ready.elapsedMs / 1000).toFixed(1)} s: edge ${edge} serving revision ${ready.revision}`,
     `  debug token (this run only): ${cfg.debugToken}`,
     `  routing map (live):          http://127.0.0.1:${cfg.pusherPort}/ui`,
+    `  what viewers get:            http://127.0.0.1:${cfg.observerPort}/metrics (and /status)`,
     "",
     "  Try:",
     `    ${curl}`,

@@ -4,6 +4,7 @@ import {
   type EdgeSettings,
   edgectlSpec,
   heartbeatSpec,
+  observerSpec,
   originSpec,
   pusherSpec,
   workerSpec,
@@ -116,6 +117,7 @@ export class LocalStack {
           ]),
       { what: "worker", port: cfg.workerPort, setting: "EDGE_STACK_WORKER_PORT" },
       { what: "pusher", port: cfg.pusherPort, setting: "EDGE_STACK_PUSHER_PORT" },
+      { what: "observer", port: cfg.observerPort, setting: "EDGE_STACK_OBSERVER_PORT" },
       ...pools.map((p) => ({
         what: `origin ${p.pool}`,
         port: p.port,
@@ -211,6 +213,8 @@ export class LocalStack {
       },
       { what: "worker /__edge/health", timeoutMs: cfg.readyTimeoutMs, intervalMs: 300, signal },
     );
+    this.step(`observer: polling the edge's observations (/metrics on :${cfg.observerPort})…`);
+    sup.spawn(observerSpec(cfg, etcd.endpoint));
     return {
       etcdEndpoint: etcd.endpoint,
       etcdReused: etcd.reused,

@@ -1,12 +1,14 @@
 /**
  * The local stack's process, started by scripts/start-stack.ts: etcd, the seed config, demo
- * origins, heartbeats, the pusher and the Worker.
+ * origins, heartbeats, the pusher, the Worker and the viewer observer.
  * Ctrl-C or SIGTERM stops everything it started; a component that dies stops the stack (exit 1),
- * except a heartbeat, which may be killed on purpose: it is reported and the stack exits 1 later.
+ * except a heartbeat or the observer, which may be killed on purpose: it is reported and the
+ * stack exits 1 later.
  * Overrides for tests and side-by-side runs: EDGE_STACK_ETCD_PORT, EDGE_STACK_ETCD_PEER_PORT,
- * EDGE_STACK_WORKER_PORT, EDGE_STACK_PUSHER_PORT, EDGE_STACK_INSPECTOR_PORT, EDGE_STACK_DATA_DIR,
- * EDGE_STACK_PERSIST_DIR, EDGE_STACK_SEED, EDGE_STACK_HEARTBEAT_TTL, EDGE_STACK_HEARTBEAT_INTERVAL,
- * EDGE_STACK_READY_TIMEOUT (seconds), EDGE_STACK_DEBUG_TOKEN; ROUTING_PREFIX as everywhere.
+ * EDGE_STACK_WORKER_PORT, EDGE_STACK_PUSHER_PORT, EDGE_STACK_INSPECTOR_PORT,
+ * EDGE_STACK_OBSERVER_PORT, EDGE_STACK_DATA_DIR, EDGE_STACK_PERSIST_DIR, EDGE_STACK_SEED,
+ * EDGE_STACK_HEARTBEAT_TTL, EDGE_STACK_HEARTBEAT_INTERVAL, EDGE_STACK_READY_TIMEOUT (seconds),
+ * EDGE_STACK_DEBUG_TOKEN; ROUTING_PREFIX as everywhere.
  */
 import { fileURLToPath } from "node:url";
 import { stackConfigFromEnv } from "./config.js";

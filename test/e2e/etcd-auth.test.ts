@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";
+import { ObservationsEdge } from "../helpers/observations-edge.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -233,6 +234,73 @@ describe("deploy/etcd-auth.sh", () => {
         // gone
       }
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("edge-observer may write only observed/; the real observer works with nothing more", async () => {
+    const pw = readFileSync(join(OUT_DIR, "edge-observer.password"), "utf8").trim();
+    expect(await as("edge-observer", pw, "put", `${P}observed/BR/us-east`, "{}")).toBe(true);
+    expect(await as("edge-observer", pw, "del", `${P}observed/BR/us-east`)).toBe(true);
+    expect(await as("edge-observer", pw, "put", `${P}health/fra-1`, "{}")).toBe(false);
+    expect(await as("edge-observer", pw, "put", `${P}country/DE`, "{}")).toBe(false);
+    expect(await as("edge-observer", pw, "put", `${P}observedX`, "{}")).toBe(false);
+
+    const edge = await new ObservationsEdge("obs-token").start();
+    edge.setTtfb("BR", "us-east", { p50: 100, p90: 200, p99: 300 });
+    const observer = spawn(
+      process.execPath,
+      [resolve(ROOT, "bin/edgectl.js"), "observe", "--edge", edge.url, "--interval", "0.2"],
+      {
+        env: {
+          ...process.env,
+          ETCD_ENDPOINTS: etcd!.endpoint,
+          ETCD_USERNAME: "edge-observer",
+          ETCD_PASSWORD: pw,
+          OBSERVE_TOKEN: "obs-token",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
+    if (observer.pid) groups.push(observer.pid);
+    let log = "";
+    observer.stdout.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    observer.stderr.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    try {
+      await sleep(500);
+      edge.record("BR", "us-east", { outcomes: { ok: 60 } });
+      const observed = () =>
+        run("etcdctl", [
+          "--endpoints",
+          etcd!.endpoint,
+          "--user",
+          "root:root-pw",
+          "get",
+          `${P}observed/BR/us-east`,
+          "--print-value-only",
+        ]).then(
+          (r) => r.stdout,
+          () => "",
+        );
+      const deadline = Date.now() + 20_000;
+      while (!(await observed()).includes('"samples":60')) {
+        if (Date.now() > deadline || observer.exitCode !== null)
+          throw new Error(`observer never wrote:\n${log}`);
+        await sleep(300);
+      }
+      expect(log).not.toContain(pw);
+      expect(log).not.toContain("obs-token");
+    } finally {
+      try {
+        process.kill(-(observer.pid ?? 0), "SIGKILL");
+      } catch {
+        // gone
+      }
+      await edge.stop();
     }
   });
 });

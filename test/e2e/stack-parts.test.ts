@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { compactJsonLine } from "../../scripts/stack/compact-json.js";
+import { observerSpec, writeWorkerSecrets } from "../../scripts/stack/components.js";
 import { stackConfigFromEnv } from "../../scripts/stack/config.js";
 import { startDemoOrigin } from "../../scripts/stack/demo-origin-server.js";
 import { PrefixedOutput } from "../../scripts/stack/output.js";
@@ -21,6 +25,9 @@ describe("local stack parts", () => {
     expect(a.persistDir).toBe("/r/.wrangler/state");
     expect(a.debugToken).toMatch(/^[0-9a-f]{32}$/);
     expect(a.debugToken).not.toBe(b.debugToken);
+    expect(a.observeToken).toMatch(/^[0-9a-f]{32}$/);
+    expect(a.observeToken).not.toBe(b.observeToken);
+    expect(a.observerPort).toBe(9466);
     const c = stackConfigFromEnv(
       { EDGE_STACK_ETCD_PORT: "23790", EDGE_STACK_DATA_DIR: "/tmp/x", NO_COLOR: "1" },
       { root: "/r", isTty: true },
@@ -31,6 +38,25 @@ describe("local stack parts", () => {
     expect(() =>
       stackConfigFromEnv({ EDGE_STACK_WORKER_PORT: "http" }, { root: "/r", isTty: false }),
     ).toThrow(/EDGE_STACK_WORKER_PORT/);
+  });
+
+  it("the Worker's secrets file holds both tokens (0600); the observer gets its token through the environment", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-secrets-"));
+    try {
+      const cfg = stackConfigFromEnv({ EDGE_STACK_DATA_DIR: dir }, { root: ROOT, isTty: false });
+      writeWorkerSecrets(cfg);
+      const file = join(dir, "worker.env");
+      expect(readFileSync(file, "utf8")).toBe(
+        `DEBUG_TOKEN=${cfg.debugToken}\nOBSERVE_TOKEN=${cfg.observeToken}\n`,
+      );
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const spec = observerSpec(cfg, "http://127.0.0.1:2379");
+      expect(spec.args).toContain("observe");
+      expect(spec.args.join(" ")).not.toContain(cfg.observeToken);
+      expect(spec.env.OBSERVE_TOKEN).toBe(cfg.observeToken);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("examples/local.yaml is valid and names one loopback origin per pool", () => {

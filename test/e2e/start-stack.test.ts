@@ -49,6 +49,7 @@ describe("npm start (scripts/start-stack.ts)", () => {
     expect(cmds).toContain("workerd");
     expect(cmds).toContain("edge-pusher.js");
     expect(cmds).toContain("demo-origin.ts");
+    expect(cmds).toContain("edgectl.js observe --edge");
     // The debug token reaches wrangler through a private env file, never a command line.
     expect(cmds).not.toContain(String(env.EDGE_STACK_DEBUG_TOKEN));
     const secrets = join(String(env.EDGE_STACK_DATA_DIR), "worker.env");

@@ -58,6 +58,7 @@ describe("edgectl completion", () => {
       "boost",
       "unboost",
       "heartbeat",
+      "observe",
       "status",
       "completion",
     ]);

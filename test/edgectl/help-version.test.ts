@@ -18,6 +18,7 @@ const COMMANDS = [
   "boost",
   "unboost",
   "heartbeat",
+  "observe",
   "status",
   "completion",
 ];
@@ -75,6 +76,7 @@ describe("edgectl COMMAND --help", () => {
       "boost",
       "unboost",
       "heartbeat",
+      "observe",
       "status",
     ])
       expect(await help(cmd), cmd).toContain("ETCD_ENDPOINTS");

@@ -28,6 +28,7 @@ import {
 export const ETCD_VITEST_PATHS = [
   "test/pusher",
   "test/edgectl",
+  "test/observer/observer-loop.test.ts",
   "test/e2e",
   "test/helpers",
   "test/adapters/paged-range.test.ts",

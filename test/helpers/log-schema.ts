@@ -9,7 +9,7 @@ export const LogLineSchema = z
     level: z.number().int(),
     time: z.iso.datetime(),
     msg: z.string().min(1),
-    service: z.enum(["edge-pusher", "edge-heartbeat", "edgectl"]),
+    service: z.enum(["edge-pusher", "edge-heartbeat", "edge-observer", "edgectl"]),
     version: z.literal(pkg.version),
     instance: z.string().min(1),
     err: z

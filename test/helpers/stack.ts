@@ -395,7 +395,8 @@ export async function stackScriptEnv(
   env: NodeJS.ProcessEnv;
   ports: Record<Pool, number> & { worker: number; etcd: number };
 }> {
-  const [etcd, worker, fra, ams, par, peer, pusher, inspector] = (await freePorts(8)) as [
+  const [etcd, worker, fra, ams, par, peer, pusher, inspector, observer] = (await freePorts(9)) as [
+    number,
     number,
     number,
     number,
@@ -427,6 +428,7 @@ export async function stackScriptEnv(
       EDGE_STACK_WORKER_PORT: String(ports.worker),
       EDGE_STACK_PUSHER_PORT: String(pusher),
       EDGE_STACK_INSPECTOR_PORT: String(inspector),
+      EDGE_STACK_OBSERVER_PORT: String(observer),
       EDGE_STACK_DATA_DIR: join(dir, "data"),
       EDGE_STACK_PERSIST_DIR: join(dir, "state"),
       EDGE_STACK_SEED: seed,

@@ -8,6 +8,7 @@ import { ExportShape } from "./export-shape.js";
 import { HeartbeatEventShape } from "./heartbeat-shape.js";
 import { HistoryShape } from "./history-shape.js";
 import { MoveShape } from "./move-shape.js";
+import { ObserveEventShape } from "./observe-shape.js";
 import { PlanShape } from "./plan-shape.js";
 import { RollbackShape } from "./rollback-shape.js";
 import { StatusShape } from "./status-shape.js";
@@ -36,6 +37,10 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
   {
     invocation: "edgectl heartbeat POOL -o json (one line per event)",
     schema: HeartbeatEventShape,
+  },
+  {
+    invocation: "edgectl observe --edge URL -o json (one line per event)",
+    schema: ObserveEventShape,
   },
   { invocation: "edgectl completion SHELL -o json", schema: CompletionShape },
   { invocation: "any failure, -o json", schema: ErrorShape },

@@ -1,0 +1,90 @@
+import type { Metric, Registry } from "prom-client";
+import { TTFB_BOUNDS_S } from "./ttfb-buckets.js";
+
+interface Series {
+  readonly labels: { readonly country: string; readonly pool: string };
+  readonly buckets: number[];
+  sum: number;
+}
+
+/**
+ * `edge_viewer_ttfb_seconds{country,pool}`: a Prometheus histogram whose bucket counts are added
+ * as counts. prom-client's `Histogram` takes one observation at a time, and a poll brings the
+ * edge's whole minute at once (thousands of requests, millions over the observer's life when
+ * its totals are restored), so this metric keeps the counts and prom-client's registry writes
+ * them out like any histogram.
+ */
+export class TtfbHistogram {
+  readonly name = "edge_viewer_ttfb_seconds";
+  readonly help =
+    "viewers' time to first byte (the origin's response headers), per country and pool, rebuilt from the edge's p50/p90/p99 of each minute: quantiles exact to a bucket, _sum an estimate";
+  readonly type = "histogram";
+  readonly aggregator = "sum";
+  private readonly series = new Map<string, Series>();
+
+  constructor(registry: Registry) {
+    // prom-client's registry takes any object with this metric's fields and get(); its typings
+    // name only its own classes
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** Adds counts (one per bucket, the last over 30 s) and their seconds to one series. */
+  add(country: string, pool: string, counts: readonly number[], sumSeconds: number): void {
+    const key = `${country}\u0000${pool}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        labels: { country, pool },
+        buckets: new Array(TTFB_BOUNDS_S.length + 1).fill(0),
+        sum: 0,
+      };
+      this.series.set(key, s);
+    }
+    for (let i = 0; i < s.buckets.length; i++) s.buckets[i]! += counts[i] ?? 0;
+    s.sum += sumSeconds;
+  }
+
+  /** Every series' counts, for the state file. */
+  snapshot(): { country: string; pool: string; buckets: number[]; sum: number }[] {
+    return [...this.series.values()].map((s) => ({
+      ...s.labels,
+      buckets: [...s.buckets],
+      sum: s.sum,
+    }));
+  }
+
+  /** prom-client's registry reads the metric through this. */
+  async get() {
+    const values: {
+      labels: Record<string, string | number>;
+      value: number;
+      metricName: string;
+    }[] = [];
+    for (const s of this.series.values()) {
+      let acc = 0;
+      TTFB_BOUNDS_S.forEach((le, i) => {
+        acc += s.buckets[i] ?? 0;
+        values.push({ labels: { ...s.labels, le }, value: acc, metricName: `${this.name}_bucket` });
+      });
+      acc += s.buckets[TTFB_BOUNDS_S.length] ?? 0;
+      values.push({
+        labels: { ...s.labels, le: "+Inf" },
+        value: acc,
+        metricName: `${this.name}_bucket`,
+      });
+      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { ...s.labels }, value: acc, metricName: `${this.name}_count` });
+    }
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      values,
+      aggregator: this.aggregator,
+    };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
