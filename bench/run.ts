@@ -18,6 +18,7 @@ import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
 import { uiRender } from "./sections/ui-render.js";
+import { observeCost } from "./sections/viewers-observed.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
@@ -136,6 +137,16 @@ async function main(): Promise<void> {
         connections: 16,
       }),
     ),
+    observe: await run("observe", (c) =>
+      observeCost({
+        cleanup: c,
+        log,
+        rounds: scale.rounds,
+        seconds: scale.seconds,
+        connections: 16,
+        requests: opts.quick ? 600 : 2000,
+      }),
+    ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
@@ -211,6 +222,7 @@ async function main(): Promise<void> {
     write_economy: results.write_economy,
     ui: results.ui,
     cli: results.cli,
+    observe: results.observe,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));
