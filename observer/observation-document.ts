@@ -24,6 +24,8 @@ export const ObservationRowSchema = z.object({
   failovers: count.default(0),
   ttfb_ms: z.object({ p50: ms, p90: ms, p99: ms }).nullable().optional(),
   starved: count.default(0),
+  /** Requests whose player sent CMCD `bs` at all: the starvation ratio's denominator. */
+  cmcd_requests: count.optional(),
   throughput_kbps_p50: z.number().nonnegative().finite().nullable().optional(),
 });
 export type ObservationRow = z.output<typeof ObservationRowSchema>;
@@ -34,6 +36,8 @@ export type ObservationRow = z.output<typeof ObservationRowSchema>;
  */
 export const ObservationDocumentSchema = z.object({
   window_s: z.number().int().positive().max(MAX_WINDOW_SECONDS),
+  /** Start of the oldest minute summed: the window rounds out to whole minutes. */
+  since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }),
   rows: z.array(ObservationRowSchema),
 });
