@@ -23,6 +23,7 @@ import { observeCommand } from "./commands/observe.js";
 import { planCommand } from "./commands/plan.js";
 import { rollbackCommand } from "./commands/rollback.js";
 import { statusCommand } from "./commands/status.js";
+import { topCommand } from "./commands/top.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
@@ -55,6 +56,7 @@ Environment:
   EDGECTL_AUDIT_KEEP        audit records kept, older ones pruned (default ${DEFAULT_AUDIT_KEEP})
   EDGECTL_USER              who the audit record names (default: OS user@host)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+  EDGE_URL, OBSERVE_TOKEN   the edge and its observations token, for observe and top
   NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
 
 Output: -o json prints one JSON document on stdout (errors {"error":{"code","message"}}), with
@@ -68,6 +70,7 @@ Examples:
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
   OBSERVE_TOKEN=… edgectl observe --edge https://edge.example.com --listen 127.0.0.1:9466
+  OBSERVE_TOKEN=… edgectl top BR --edge https://edge.example.com
   edgectl -o json explain DE | jq '{source, split}'
   source <(edgectl completion bash)
 
@@ -116,6 +119,7 @@ export function buildProgram(
     unboostCommand,
     heartbeatCommand,
     observeCommand,
+    topCommand,
     statusCommand,
     completionCommand,
   ]) {

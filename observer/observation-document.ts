@@ -31,6 +31,8 @@ export const MinuteRowSchema = z.object({
   ttfb_sum_ms: z.number().nonnegative().finite(),
   ttfb_ms: z.object({ p50: ms, p90: ms, p99: ms }),
   starved: count,
+  /** Requests whose player sent CMCD `bs` at all: the starvation ratio's denominator. */
+  cmcd_requests: count.optional(),
 });
 export type MinuteRow = z.output<typeof MinuteRowSchema>;
 

@@ -129,6 +129,19 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ...COLOUR,
     ],
   },
+  top: {
+    examples: [
+      "edgectl top --edge https://edge.example.com            # every country and pool, last 60 s",
+      "edgectl top BR AR --edge https://edge.example.com --window 300",
+      "edgectl top BR -o json | jq '.rows[] | {pool, p90: .ttfb_ms.p90, checkers: .checkers_p90_ms}'",
+    ],
+    env: [
+      ...ETCD,
+      "EDGE_URL                  the edge's URL; --edge wins",
+      "OBSERVE_TOKEN             the edge's observations token (the Worker secret)",
+      ...COLOUR,
+    ],
+  },
   status: {
     examples: [
       "edgectl status",
