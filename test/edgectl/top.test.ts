@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TTFB_BUCKETS_MS } from "../../core/contract/ttfb-buckets.js";
 import { TopShape } from "../../edgectl/output/shapes/top-shape.js";
 import { freePort } from "../../testkit/ports.js";
 import { runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
@@ -8,8 +9,20 @@ import { runCli, uniquePrefix, useCliSuite } from "./cli-harness.js";
 const TOKEN = "top-token-8d2e41";
 const suite = useCliSuite();
 
-/** A row as docs/reference.md §12 shows the edge's answer. */
-function row(country: string, pool: string, o: Partial<Record<string, number>>, extra = {}) {
+/**
+ * A minute row as docs/reference.md §12 shows the edge's answer with `by=minute`: its TTFB
+ * histogram holds half the answered requests at `ttfb_ms.p50`, two fifths at `p90`, the rest at
+ * `p99` (each a bucket bound, so the merged quantiles read them back).
+ */
+function row(
+  country: string,
+  pool: string,
+  o: Partial<Record<string, number>>,
+  extra: { ttfb_ms?: { p50: number | null; p90: number | null; p99: number | null } } & Record<
+    string,
+    unknown
+  > = {},
+) {
   const outcomes = {
     ok: 0,
     client_error: 0,
@@ -19,14 +32,31 @@ function row(country: string, pool: string, o: Partial<Record<string, number>>, 
     edge_error: 0,
     ...o,
   };
+  const ttfb = extra.ttfb_ms ?? { p50: 40, p90: 100, p99: 200 };
+  const answered = outcomes.ok + outcomes.client_error + outcomes.origin_error;
+  const counts = new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0);
+  let sum = 0;
+  for (let i = 0; i < answered && ttfb.p50 !== null; i++) {
+    const ms =
+      (i < Math.ceil(answered * 0.5)
+        ? ttfb.p50
+        : i < Math.ceil(answered * 0.9)
+          ? ttfb.p90
+          : ttfb.p99) ?? 0;
+    const b = TTFB_BUCKETS_MS.indexOf(ms);
+    counts[b] = (counts[b] ?? 0) + 1;
+    sum += ms;
+  }
   return {
     country,
     pool,
+    minute: "2026-12-06T10:41:00.000Z",
     requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
     outcomes,
     failovers: 0,
-    ttfb_ms: { p50: 40, p90: 90, p99: 200 },
-    ttfb_counts: [],
+    ttfb_ms: ttfb,
+    ttfb_counts: counts,
+    ttfb_sum_ms: sum,
     starved: 0,
     cmcd_requests: 0,
     throughput_kbps_p50: null,
@@ -118,7 +148,7 @@ describe("edgectl top", () => {
           pool: "sa-east",
           requests_per_s: 2,
           error_ratio: 0,
-          ttfb_ms: { p50: 40, p90: 90 },
+          ttfb_ms: { p50: 40, p90: 100 },
           starved_ratio: null,
           checkers_p90_ms: null,
         },
@@ -150,7 +180,7 @@ describe("edgectl top", () => {
     expect(lines[1]).toMatch(
       /^COUNTRY\s+POOL\s+REQ\/S\s+ERRORS\s+P50\s+P90\s+STARVED\s+CHECKERS P90$/,
     );
-    expect(lines[2]).toMatch(/^DE\s+eu-west\s+20\s+0\.0%\s+40 ms\s+90 ms\s+-\s+45 ms$/);
+    expect(lines[2]).toMatch(/^DE\s+eu-west\s+20\s+0\.0%\s+40 ms\s+100 ms\s+-\s+45 ms$/);
 
     answer = { status: 200, body: document(60, [row("DE", "eu-west", { ok: 10 })]) };
     const none = await runCli(["top", "BR"], { env });
