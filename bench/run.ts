@@ -20,6 +20,7 @@ import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.j
 import { uiRender } from "./sections/ui-render.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
+import { workerMemory } from "./sections/worker-memory.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -127,15 +128,25 @@ async function main(): Promise<void> {
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),
-    worker: await run("worker", (c) =>
-      workerOverhead({
+    worker: await run("worker", async (c) => {
+      const overhead = await workerOverhead({
         cleanup: c,
         log,
         rounds: scale.rounds,
         seconds: scale.seconds,
         connections: 16,
-      }),
-    ),
+      });
+      // Its own workerd, once the throughput's is stopped.
+      await c.runAll();
+      const memory = await workerMemory({
+        cleanup: c,
+        log,
+        requests: opts.quick ? 15_000 : 30_000,
+        pairs: 3,
+        connections: 16,
+      });
+      return { ...overhead, memory };
+    }),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
