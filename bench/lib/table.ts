@@ -15,6 +15,7 @@ import type { UiRenderResult } from "../sections/ui-render.js";
 import type { ObserveResult } from "../sections/viewers-observed.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
+import type { WorkerMemoryResult } from "../sections/worker-memory.js";
 import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
@@ -54,8 +55,10 @@ export interface TableInput {
     readonly kv_writes_per_hour_noisy: number;
     readonly noisy_writes: NoisyWritesResult;
   } | null;
-  /** The worker, weighted and bundle sections merged. */
-  readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
+  /** The worker (with its memory measurement), weighted and bundle sections merged. */
+  readonly worker: Partial<
+    WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult & { memory: WorkerMemoryResult }
+  > | null;
   readonly pusher_scale: PusherScaleResult | null;
   readonly growth: GrowthResult | null;
   readonly write_economy: WriteEconomyResult | null;
