@@ -39,6 +39,11 @@ export interface CompileLoopOptions {
   readonly minIntervalMs: number;
   /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
   readonly writableAt?: () => number;
+  /**
+   * Whether the newest compile left a `routes` write due (`WriteScheduler.routesPending`): a
+   * compile that left none gives its read slot back (`CompileGate.refund`). Default: always due.
+   */
+  readonly routesDue?: () => boolean;
   /** Told of every read of the prefix, delta or full (for the range-read metrics). */
   readonly onRead?: (read: MirrorRead, durationMs: number) => void;
   /** Tuning of the delta reads (tests make them small). */
@@ -170,6 +175,7 @@ export class CompileLoop {
         this.dirty = false;
         try {
           await this.once();
+          if (!urgent && this.o.routesDue?.() === false) this.gate.refund();
           this.gate.finished(this.o.clock.now());
           failures = 0;
         } catch (e) {

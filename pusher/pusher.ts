@@ -100,6 +100,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     onNewHistory: (change, revision) => follower.followed(change, revision),
     minIntervalMs: minWriteIntervalMs,
     writableAt: () => scheduler.nextWriteAt(),
+    routesDue: () => scheduler.routesPending(),
     onRead: (read, durationMs) => {
       metrics.rangeReads.inc();
       if (read.kind === "full") metrics.fullReads.inc({ reason: read.reason ?? "first" });
