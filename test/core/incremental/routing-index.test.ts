@@ -26,6 +26,7 @@ function plain(s: RoutingState) {
     continentOverrides: [...s.continentOverrides],
     fences: [...s.fences],
     invalidFences: [...s.invalidFences],
+    observed: [...s.observed].map(([cc, byPool]) => [cc, [...byPool]]),
     problems: [...s.problems].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }
