@@ -90,12 +90,13 @@ export class CountryResolver {
     }
     const from = this.problems.length;
     this.readCarried = false;
-    // A country that sheds by its viewers gets a route of its own even when `_default` decides it.
-    const resolved =
-      this.resolve(cc) ??
-      (this.x.viewerShares.has(cc) ? this.resolve(DEFAULT_CC, undefined, cc) : undefined);
+    const own = this.resolve(cc);
+    // A country that sheds by its viewers gets a route of its own even when `_default` decides
+    // it; `_default`'s rule is not among its inputs, so that outcome is not memoised.
+    const viaDefault = !own && this.x.viewerShares.has(cc);
+    const resolved = viaDefault ? this.resolve(DEFAULT_CC, undefined, cc) : own;
     const route = resolved && this.carry(resolved, previous);
-    if (inputs && !this.readCarried)
+    if (inputs && !this.readCarried && !viaDefault)
       memo?.keepCountry(cc, inputs, {
         route,
         kept: this.kept[cc],
