@@ -110,6 +110,21 @@ describe("sheds by viewers: etcd → pusher → KV → Worker (workerd)", () => 
     expect(await picks("US")).toEqual(new Map([["fra-1", VIEWERS.length]]));
     // A country without a rule or an observation follows the default, unshed.
     expect(await picks("FR")).toEqual(new Map([["fra-1", VIEWERS.length]]));
+    // The pusher's /status says it, with the figures.
+    const reported = await waitFor("/status viewer_sheds", () => {
+      const rows = p.pusher.status.document().viewer_sheds;
+      return rows.length > 0 ? rows : null;
+    });
+    expect(reported).toEqual([
+      {
+        country: "BR",
+        pool: "fra-1",
+        share: 50,
+        p90_ms: 1400,
+        samples: 240,
+        slow_ms: { low: 800, high: 2000 },
+      },
+    ]);
   }, 60_000);
 
   it("the observation ages out: BR steps down one step per recover period, sticky viewers come back", async () => {
