@@ -12,6 +12,7 @@ import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
+import type { ObservedMap } from "./observed-map.js";
 import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
 import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
@@ -91,6 +92,11 @@ export class CompileLoop {
     if (!carried) return;
     this.carried = carried;
     this.generation += 1;
+  }
+
+  /** The `observed/` values of the newest read: what viewers get (docs/reference.md §12). */
+  get observed(): ObservedMap {
+    return this.mirror.observed;
   }
 
   /** The version of the prefix the newest compile read (`null` before the first). */

@@ -34,7 +34,8 @@ export function createPusher(deps: PusherDeps): Pusher {
     tuning.unhealthyAfterMs ?? 30_000,
   );
   const metrics = createMetrics(status, { heartbeatSeconds: config.heartbeatSeconds });
-  const routing = new RoutingView(config.floorPool);
+  // compileLoop is made below; the view asks for what viewers get only when a page asks.
+  const routing = new RoutingView(config.floorPool, () => compileLoop.observed.pairs());
   const leadership: WriterRole = deps.solo
     ? new SoloLeadership(clock)
     : new Leadership({

@@ -1,4 +1,8 @@
 import { Command } from "commander";
+import {
+  DEFAULT_HEARTBEAT_SECONDS,
+  DEFAULT_PUSHER_LISTEN,
+} from "../../adapters/pusher-defaults.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import type { SyncInputs } from "../status/sync-status.js";
@@ -24,15 +28,15 @@ async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]
 }
 
 function heartbeatSeconds(env: Readonly<Record<string, string | undefined>>): number {
-  const n = Number(env.HEARTBEAT_SECONDS ?? "60");
-  return Number.isFinite(n) && n > 0 ? n : 60;
+  const n = Number(env.HEARTBEAT_SECONDS ?? DEFAULT_HEARTBEAT_SECONDS);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_HEARTBEAT_SECONDS;
 }
 
 /** The pusher's address from `PUSHER_LISTEN` (a wildcard host is asked on loopback). */
 export function defaultPusherUrl(env: Readonly<Record<string, string | undefined>>): string {
-  const listen = env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464";
+  const listen = env.PUSHER_LISTEN?.trim() || DEFAULT_PUSHER_LISTEN;
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
-  if (!m) return "http://127.0.0.1:9464";
+  if (!m) return `http://${DEFAULT_PUSHER_LISTEN}`;
   const host = m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
   return `http://${host}:${m[2]}`;
 }
