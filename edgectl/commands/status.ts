@@ -68,7 +68,14 @@ export function statusCommand(ctx: CommandContext): Command {
       const kvOpening = import("../status/kv-read.js").then(({ openKvMaps }) => openKvMaps(ctx.io));
       try {
         const [
-          { carriedState, compile, describeSlowPool, poolReports },
+          {
+            carriedState,
+            compile,
+            describeSlowPool,
+            describeViewerShed,
+            poolReports,
+            viewerShedReports,
+          },
           { compileOptions },
           { evaluateSync, formatSync },
           { statusDocument },
@@ -94,6 +101,7 @@ export function statusCommand(ctx: CommandContext): Command {
         const compiled = result.map;
         // What the edge serves: the shares in KV's map (the compile's, when KV has none).
         const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
+        const viewerSheds = viewerShedReports(result.state, routes ?? compiled);
         const newestChange = Math.max(
           0,
           ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
@@ -106,7 +114,7 @@ export function statusCommand(ctx: CommandContext): Command {
           ...(pusher ? { pusher: await pusher } : {}),
         };
         const verdict = evaluateSync(inputs);
-        ctx.emit(statusDocument(inputs, verdict, shedding), {
+        ctx.emit(statusDocument(inputs, verdict, shedding, viewerSheds), {
           schema: StatusShape,
           text: (_r, paint) => [
             ...formatSync(inputs, verdict).map((l) =>
@@ -120,6 +128,12 @@ export function statusCommand(ctx: CommandContext): Command {
               ? [
                   paint("yellow", "shedding pools:"),
                   ...shedding.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
+                ]
+              : []),
+            ...(viewerSheds.length > 0
+              ? [
+                  paint("yellow", "shed by viewers:"),
+                  ...viewerSheds.map((r) => `  ${describeViewerShed(r)}`),
                 ]
               : []),
           ],
