@@ -1,6 +1,7 @@
 import type { ContinentCode } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import type { Fence } from "../contract/fence.js";
+import type { Canary } from "../intent/canary-schema.js";
 import { type ParsedKey, parseKey } from "../intent/keys.js";
 import { type Problem, problem } from "../intent/problem.js";
 import type { RoutingState, SnapshotEntry } from "../intent/routing-state.js";
@@ -49,6 +50,7 @@ export class RoutingIndex {
   private fences = new Map<string, Fence>();
   private invalidFences = new Set<string>();
   private problems = new Map<string, Problem>();
+  private canary: Canary | undefined;
   private epochKey: string | null = null;
   private epoch = 0;
   private newest = 0;
@@ -159,6 +161,7 @@ export class RoutingIndex {
     this.fences = new Map();
     this.invalidFences = new Set();
     this.problems = new Map();
+    this.canary = undefined;
     this.epochKey = null;
     this.epoch = 0;
     this.newest = 0;
@@ -188,6 +191,7 @@ export class RoutingIndex {
       continentOverrides: this.continentOverrides.resolved(),
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
+      ...(this.canary ? { canary: this.canary } : {}),
     };
   }
 
@@ -231,6 +235,9 @@ export class RoutingIndex {
         if (ok) this.fences.set(p.name, v as Fence);
         else this.invalidFences.add(p.name);
         break;
+      case "canary":
+        this.canary = ok ? (v as Canary) : undefined;
+        break;
     }
   }
 
@@ -268,6 +275,9 @@ export class RoutingIndex {
       case "fence":
         this.fences.delete(p.name);
         this.invalidFences.delete(p.name);
+        break;
+      case "canary":
+        this.canary = undefined;
         break;
     }
   }
