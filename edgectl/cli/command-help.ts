@@ -106,8 +106,8 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   canary: {
     examples: [
-      "edgectl move BR --to gru-2 --canary 10 --for 15m --yes   # start one",
       "edgectl canary status -o json | jq .canary.share",
+      "edgectl move BR --to gru-2 --canary 10 --for 15m --yes   # start one",
       'edgectl canary abort --reason "gru-2 cold"',
     ],
     env: [...ETCD, ...AUDIT, ...COLOUR],

@@ -76,7 +76,7 @@ export function canaryCommand(ctx: CommandContext): Command {
         });
         ctx.exit(ExitCode.ok);
       });
-  return new Command("canary")
+  return withCommonOptions(new Command("canary"))
     .description("the routing change rolled out to a share of viewers first")
     .addCommand(status)
     .addCommand(ender("promote", "commit the running canary's intent for every viewer now"))
