@@ -13,6 +13,7 @@ import {
 } from "./cli/edgectl-env.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
+import { canaryCommand } from "./commands/canary.js";
 import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
@@ -111,6 +112,7 @@ export function buildProgram(
     planCommand,
     applyCommand,
     moveCommand,
+    canaryCommand,
     historyCommand,
     rollbackCommand,
     exportCommand,

@@ -1,10 +1,12 @@
-import type { CompiledMap, Route } from "../contract/compiled-map.js";
+import type { CompiledMap, MapCanary, Route } from "../contract/compiled-map.js";
 import { countriesOf } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import { readSnapshot } from "../incremental/read-snapshot.js";
 import type { RoutingIndex } from "../incremental/routing-index.js";
 import type { Problem } from "../intent/problem.js";
 import type { RoutingState, Snapshot } from "../intent/routing-state.js";
+import { canaryIntent } from "./canary-intent.js";
+import { canaryRoutes } from "./canary-route.js";
 import type { CarriedState } from "./carried-state.js";
 import type { CompileOptions, CompileResult } from "./compile-options.js";
 import { continentRules, unshownContinentRules } from "./continent-rules.js";
@@ -61,12 +63,7 @@ export function compileState(
   const defaultRoute = resolver.defaultRoute();
   const countries = countriesStep(state, fencing.cover, continents, shedding, resolver);
   const kept = { ...resolver.kept, ...unshownContinentRules(continents.rules, countries) };
-  const problems = listingProblems([
-    ...fencing.problems,
-    ...continents.problems,
-    ...resolver.problems,
-  ]);
-  const base: CompiledMap = {
+  const stable: CompiledMap = {
     v: 1,
     rev: revision,
     epoch: state.epoch,
@@ -80,10 +77,38 @@ export function compileState(
     ...viewerShedsMember(shedding.viewerSheds),
     ...(fencing.fences.size > 0 ? { fences: Object.fromEntries(fencing.fences) } : {}),
   };
+  const canary = canaryStep(state, revision, opts, stable);
+  const problems = listingProblems([
+    ...fencing.problems,
+    ...continents.problems,
+    ...resolver.problems,
+    ...canary.problems,
+  ]);
+  const base: CompiledMap = canary.routes ? { ...stable, canary: canary.routes } : stable;
   // Every Worker isolate parses this document: junk under the prefix must not bloat it.
   const budget = opts.routesBudgetBytes ?? DEFAULT_ROUTES_BUDGET_BYTES;
   const map: CompiledMap = { ...base, problems: fitProblems(base, problems, budget) };
   return { map, problems, state, nextShedStepAt: shedding.nextStepAt };
+}
+
+/**
+ * Step 5: the running canary's routes (§13): its intent compiled under the same health, sheds
+ * and fences, and the routes that differ from the stable map's.
+ */
+function canaryStep(
+  state: RoutingState,
+  revision: number,
+  opts: CompileOptions,
+  stable: CompiledMap,
+): { routes?: MapCanary; problems: Problem[] } {
+  if (!state.canary) return { problems: [] };
+  const intent = canaryIntent(state, state.canary);
+  if (!intent.ok) return { problems: [intent.problem] };
+  // The route memo belongs to the stable intent's index.
+  const { routeMemo: _, ...sideOpts } = opts;
+  const side = compileState(intent.state, revision, sideOpts).map;
+  const routes = canaryRoutes(stable, side, state.canary);
+  return routes ? { routes, problems: [] } : { problems: [] };
 }
 
 /** Step 1: the fences in force (a damaged value keeps its carried one), who they cover, and their problems. */

@@ -143,7 +143,18 @@ export function serializeMap(map: CompiledMap): string {
     member("sheds", shedsJson(map.sheds)),
     member("viewer_sheds", viewerShedsJson(map.viewer_sheds)),
     member("fences", fencesJson(map.fences)),
+    canaryText(map.canary),
     "}",
+  ].join("");
+}
+
+/** `,"canary":{…}` with its routes' texts, countries sorted; nothing without a canary. */
+function canaryText(canary: CompiledMap["canary"]): string {
+  if (!canary) return "";
+  return [
+    `,"canary":{${member("id", canary.id).slice(1)}${member("share", canary.share)}`,
+    canary.default ? `,"default":${routeText(canary.default)}` : "",
+    `,"countries":{${countriesText(canary.countries)}}}`,
   ].join("");
 }
 

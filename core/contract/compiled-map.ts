@@ -87,6 +87,23 @@ export interface KeptRule {
   readonly attrs?: Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * The running canary's side of the map (docs/reference.md §13): for each route the canary
+ * changes, the route its share of viewers take. A country not listed takes its stable route,
+ * except that a country without its own stable route takes the canary's `default` when there is
+ * one.
+ */
+export interface MapCanary {
+  /** `c` and the epoch that started it: `X-Edge-Canary` says `{id}:canary` or `{id}:stable`. */
+  readonly id: string;
+  /** Percent (1–50) of each changed route's viewers on the canary side, sticky by viewer key. */
+  readonly share: number;
+  /** The canary side of `default`, when the canary changes it. */
+  readonly default?: Route;
+  /** The canary side of each country route the canary changes. */
+  readonly countries: Readonly<Record<string, Route>>;
+}
+
 /** The document stored under the KV key `routes`. */
 export interface CompiledMap {
   readonly v: 1;
@@ -131,6 +148,8 @@ export interface CompiledMap {
    * damaged value never lifts a fence. The Worker ignores it.
    */
   readonly fences?: Readonly<Record<string, Fence>>;
+  /** The running canary's routes; omitted when no canary runs (or it changes no route). */
+  readonly canary?: MapCanary;
 }
 
 /** The document stored under the KV key `meta`. */

@@ -26,6 +26,11 @@ export interface ObservationRow {
   readonly country: string;
   /** The pool that answered, or `NO_POOL`. */
   readonly pool: string;
+  /**
+   * `{id}:canary` or `{id}:stable` for requests of a route a running canary changes
+   * (`X-Edge-Canary`, docs/reference.md §13); absent for every other request.
+   */
+  readonly side?: string;
   /** Only with `by=minute`: the minute the row covers (ISO 8601, UTC). */
   readonly minute?: string;
   readonly requests: number;

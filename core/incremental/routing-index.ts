@@ -1,6 +1,7 @@
 import type { ContinentCode } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import type { Fence } from "../contract/fence.js";
+import type { Canary } from "../intent/canary-schema.js";
 import { type ParsedKey, parseKey } from "../intent/keys.js";
 import type { Observed } from "../intent/observed-schema.js";
 import { type Problem, problem } from "../intent/problem.js";
@@ -52,6 +53,7 @@ export class RoutingIndex {
   /** Valid observations by country, then pool. */
   private observed = new Map<string, Map<string, Observed>>();
   private problems = new Map<string, Problem>();
+  private canary: Canary | undefined;
   private epochKey: string | null = null;
   private epoch = 0;
   private newest = 0;
@@ -163,6 +165,7 @@ export class RoutingIndex {
     this.invalidFences = new Set();
     this.observed = new Map();
     this.problems = new Map();
+    this.canary = undefined;
     this.epochKey = null;
     this.epoch = 0;
     this.newest = 0;
@@ -195,6 +198,7 @@ export class RoutingIndex {
       observed: new Map(
         [...this.observed].sort(byKey).map(([cc, byPool]) => [cc, sortedMap(byPool)]),
       ),
+      ...(this.canary ? { canary: this.canary } : {}),
     };
   }
 
@@ -245,6 +249,9 @@ export class RoutingIndex {
           this.observed.set(p.cc, byPool);
         }
         break;
+      case "canary":
+        this.canary = ok ? (v as Canary) : undefined;
+        break;
     }
   }
 
@@ -289,6 +296,9 @@ export class RoutingIndex {
         if (byPool?.size === 0) this.observed.delete(p.cc);
         break;
       }
+      case "canary":
+        this.canary = undefined;
+        break;
     }
   }
 }

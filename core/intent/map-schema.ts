@@ -99,6 +99,16 @@ export const CompiledMapSchema = z.object({
     .catch(undefined),
   // Only compile reads it (a fence whose key turned invalid keeps its last valid value).
   fences: z.record(z.string(), FenceSchema).optional().catch(undefined),
+  // A damaged canary sends every viewer by the stable routes, never rejects the map (§13).
+  canary: z
+    .object({
+      id: z.string().regex(/^c[0-9]{1,15}$/),
+      share: z.number().int().min(1).max(50),
+      default: route.optional(),
+      countries: z.record(z.string(), route),
+    })
+    .optional()
+    .catch(undefined),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

@@ -1,5 +1,6 @@
 import type { ContinentCode } from "../contract/continents.js";
 import type { Fence } from "../contract/fence.js";
+import type { Canary } from "./canary-schema.js";
 import type { Observed } from "./observed-schema.js";
 import type { PoolHealth } from "./pool-health.js";
 import type { Problem } from "./problem.js";
@@ -47,6 +48,8 @@ export interface RoutingState {
    * by country and then pool, both sorted.
    */
   readonly observed: ReadonlyMap<string, ReadonlyMap<string, Observed>>;
+  /** The running canary (`canary/current`, docs/reference.md §13); absent when none or invalid. */
+  readonly canary?: Canary;
 }
 
 /** A valid continent override and the key it was read from (relative to the prefix). */

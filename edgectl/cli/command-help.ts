@@ -104,6 +104,14 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     env: [...ETCD, ...COLOUR],
   },
+  canary: {
+    examples: [
+      "edgectl canary status -o json | jq .canary.share",
+      "edgectl move BR --to gru-2 --canary 10 --for 15m --yes   # start one",
+      'edgectl canary abort --reason "gru-2 cold"',
+    ],
+    env: [...ETCD, ...AUDIT, ...COLOUR],
+  },
   unboost: {
     examples: ["edgectl unboost DE", "edgectl unboost EU -o json | jq -r .outcome"],
     env: [...ETCD, ...COLOUR],

@@ -51,6 +51,7 @@ describe("edgectl completion", () => {
       "plan",
       "apply",
       "move",
+      "canary",
       "history",
       "rollback",
       "export",
