@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../adapters/version.js";
+import { CAS_RULES, type CommitRules } from "./apply/commit.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
 import { COMMAND_HELP, commandHelpText } from "./cli/command-help.js";
@@ -69,12 +70,14 @@ Run "edgectl COMMAND --help" for a command's examples and the environment it rea
 /**
  * Builds a fresh `edgectl` program writing through `output`; `exit` receives the exit code of the
  * command that ran. In JSON mode commander's own error text is not written: `run()` reports the
- * error as the JSON error document instead.
+ * error as the JSON error document instead. The commands that commit intent do so under
+ * `commitRules`.
  */
 export function buildProgram(
   io: CliIo,
   output: SettableOutput,
   exit: (code: number) => void,
+  commitRules: CommitRules = CAS_RULES,
 ): Command {
   const ctx = createCommandContext(io, output, exit);
   const outputConfig = {
@@ -111,7 +114,10 @@ export function buildProgram(
     statusCommand,
     completionCommand,
   ]) {
-    const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
+    const cmd = make(ctx, commitRules)
+      .exitOverride()
+      .configureOutput(outputConfig)
+      .allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
     const help = COMMAND_HELP[cmd.name()];
     if (help) cmd.addHelpText("after", commandHelpText(help));

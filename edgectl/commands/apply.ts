@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { CommitRules } from "../apply/commit.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 
@@ -8,7 +9,7 @@ import { ExitCode } from "../cli/exit-codes.js";
  * record. 0 applied, 1 invalid, 2 conflict, 3 locked, 4 etcd unavailable (nothing written),
  * 5 outcome unknown.
  */
-export function applyCommand(ctx: CommandContext): Command {
+export function applyCommand(ctx: CommandContext, commitRules?: CommitRules): Command {
   return withCommonOptions(new Command("apply"))
     .description("make etcd's intent (pools and country rules) exactly the file, atomically")
     .argument("<file>", "desired-state file")
@@ -25,11 +26,18 @@ export function applyCommand(ctx: CommandContext): Command {
       const desired = await loadDesiredState(file);
       await withEtcdMembers(settings, async (client) => {
         const plan = await planIntent(client, settings, desired);
-        const commit = await commitPlan(ctx, client, settings, plan, {
-          command: "apply",
-          reason: opts.reason,
-          yes: opts.yes === true,
-        });
+        const commit = await commitPlan(
+          ctx,
+          client,
+          settings,
+          plan,
+          {
+            command: "apply",
+            reason: opts.reason,
+            yes: opts.yes === true,
+          },
+          commitRules,
+        );
         ctx.emit(applyDocument(file, settings, plan, commit), {
           schema: ApplyShape,
           text: applyText,

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { CommitRules } from "../apply/commit.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 
@@ -20,7 +21,7 @@ const list = (raw: string) =>
  * rebalance. Each country's (or continent's) own rule gets primary POOL, the old primary first
  * among the fallbacks unless `--fallbacks`; committed exactly as `apply` commits (exit codes too).
  */
-export function moveCommand(ctx: CommandContext): Command {
+export function moveCommand(ctx: CommandContext, commitRules?: CommitRules): Command {
   return withCommonOptions(new Command("move"))
     .description("move countries (or continents) to a pool: the old primary becomes a fallback")
     .argument("<targets>", "comma-separated country codes or continents: DE,FR or EU")
@@ -48,12 +49,19 @@ export function moveCommand(ctx: CommandContext): Command {
         const read = await readPrefixFromAny(client, settings.prefix);
         const { changes, notes } = moveChanges(read, settings.prefix, targets, opts.to, fallbacks);
         const plan = planOfChanges(read, changes, settings);
-        const commit = await commitPlan(ctx, client, settings, plan, {
-          command: "move",
-          reason: opts.reason,
-          yes: opts.yes === true,
-          notes,
-        });
+        const commit = await commitPlan(
+          ctx,
+          client,
+          settings,
+          plan,
+          {
+            command: "move",
+            reason: opts.reason,
+            yes: opts.yes === true,
+            notes,
+          },
+          commitRules,
+        );
         const keys = [...new Set(targets.map(ruleKey))];
         ctx.emit(
           { ...commitFields(settings, plan, commit), targets: keys, to: opts.to, notes },

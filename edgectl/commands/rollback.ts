@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { CommitRules } from "../apply/commit.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 
@@ -7,7 +8,7 @@ import { ExitCode } from "../cli/exit-codes.js";
  * EPOCH, rebuilt from the audit records (so etcd's compaction does not matter), as a new apply
  * with its own plan, lock, CAS and record (command `rollback`). The current epoch: exit 0.
  */
-export function rollbackCommand(ctx: CommandContext): Command {
+export function rollbackCommand(ctx: CommandContext, commitRules?: CommitRules): Command {
   return withCommonOptions(new Command("rollback"))
     .description("restore the intent as it was right after an epoch (from the audit records)")
     .argument("<epoch>", "the epoch to go back to (see edgectl history)")
@@ -20,7 +21,7 @@ export function rollbackCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { commitFields } = await import("../output/apply-document.js");
       const { RollbackShape } = await import("../output/shapes/rollback-shape.js");
-      const { planRollback } = await import("../audit/rollback-plan.js");
+      const { planRollback } = await import("../apply/rollback-plan.js");
       if (!/^[0-9]{1,12}$/.test(raw.trim()))
         throw new CliError("invalid-input", `rollback: "${raw}" is not an epoch (0 or more)`);
       const target = Number(raw.trim());
@@ -32,11 +33,18 @@ export function rollbackCommand(ctx: CommandContext): Command {
           target === currentEpoch
             ? `Epoch ${target} is the current epoch: nothing to roll back. Nothing written.`
             : `No changes: the intent already equals the intent after epoch ${target}. Nothing written.`;
-        const commit = await commitPlan(ctx, client, settings, plan, {
-          command: "rollback",
-          reason,
-          yes: opts.yes === true,
-        });
+        const commit = await commitPlan(
+          ctx,
+          client,
+          settings,
+          plan,
+          {
+            command: "rollback",
+            reason,
+            yes: opts.yes === true,
+          },
+          commitRules,
+        );
         ctx.emit(
           { ...commitFields(settings, plan, commit), to_epoch: target },
           {
