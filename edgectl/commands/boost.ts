@@ -13,11 +13,6 @@ interface BoostOptions {
   readonly percent?: string;
 }
 
-/** Renders an etcd lease id (decimal string) the way etcdctl shows it. */
-export function leaseHex(id: string): string {
-  return BigInt(id).toString(16);
-}
-
 /** `--attr name=value` (repeatable) as attributes; a name given twice is an error. */
 function parseAttrOptions(raw: readonly string[]): Record<string, string> {
   const attrs: Record<string, string> = {};

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { leaseHex } from "./boost.js";
+import { leaseHex } from "../etcd/cluster-lease.js";
 
 /** `edgectl unboost CC`: revokes the override's lease (or deletes a lease-less override). */
 export function unboostCommand(ctx: CommandContext): Command {
