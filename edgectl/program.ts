@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../adapters/version.js";
-import { CAS_RULES, type CommitRules } from "./apply/commit.js";
+import type { CommitRules } from "./apply/commit.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
 import { COMMAND_HELP, commandHelpText } from "./cli/command-help.js";
@@ -77,7 +77,7 @@ export function buildProgram(
   io: CliIo,
   output: SettableOutput,
   exit: (code: number) => void,
-  commitRules: CommitRules = CAS_RULES,
+  commitRules?: CommitRules,
 ): Command {
   const ctx = createCommandContext(io, output, exit);
   const outputConfig = {

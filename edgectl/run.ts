@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { CAS_RULES, type CommitRules } from "./apply/commit.js";
+import type { CommitRules } from "./apply/commit.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { ExitCode } from "./cli/exit-codes.js";
 import { createCliOutput, lacksJsonResult } from "./output/cli-output.js";
@@ -12,12 +12,12 @@ import { buildProgram } from "./program.js";
  * code. A failure is reported once, in the output mode asked for (see `CliOutput`): in text mode
  * one line (plus details) on stderr, never a stack unless `--debug`; in JSON mode the error
  * document on stdout. The exit code is the same in both modes. `apply`, `move` and `rollback`
- * commit under `commitRules` (only the fault suite's CAS mutant passes others).
+ * commit under `commitRules` (default `CAS_RULES`; only the fault suite's CAS mutant passes others).
  */
 export async function run(
   argv: readonly string[],
   io: CliIo,
-  commitRules: CommitRules = CAS_RULES,
+  commitRules?: CommitRules,
 ): Promise<number> {
   let code: number = ExitCode.ok;
   // the pre-scan only matters for usage errors: an action runs with the parsed `-o`

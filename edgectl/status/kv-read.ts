@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { createKvSink, kvSettingsFromEnv } from "../../adapters/kv/index.js";
 import { type CompiledMap, type MapMeta, parseMap } from "../../core/index.js";
 import type { CliIo } from "../cli/cli-io.js";
 
@@ -45,8 +46,6 @@ function failed(error: string): KvMapsReader {
  */
 export async function openKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMapsReader> {
   try {
-    // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
-    const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/index.js");
     const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
     if (settings.kind === "local" && !existsSync(settings.persistDir))
       return failed(
