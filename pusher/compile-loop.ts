@@ -1,5 +1,6 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import {
   type CarriedState,
   type CompileResult,
@@ -13,7 +14,6 @@ import { type Clock, sleep } from "./clock.js";
 import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
 import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
-import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */

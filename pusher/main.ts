@@ -9,8 +9,8 @@ import { systemClock } from "./clock.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 import { createEtcdClient, createWatchClient, waitEtcdReachable } from "./etcd-client.js";
 import { startStatusServer } from "./http-server.js";
-import { createLogger } from "./logger.js";
 import { createPusher } from "./pusher.js";
+import { createPusherLogger } from "./pusher-logger.js";
 import { createUiHandler } from "./ui/ui-handler.js";
 
 /**
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(describe(e));
   }
-  const logger = createLogger({ level: env.LOG_LEVEL || "info", instance: config.pusherId });
+  const logger = createPusherLogger({ level: env.LOG_LEVEL || "info", instance: config.pusherId });
 
   const probing = new AbortController();
   const reachable = waitEtcdReachable(etcd, config.prefix, probing.signal);

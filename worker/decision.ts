@@ -1,7 +1,7 @@
 import type { CompiledMap, DegradedReason, Route } from "../core/contract/compiled-map.js";
 import { resolveRoute } from "../core/contract/resolve.js";
-import { floorRoute } from "./floor-route.js";
-import type { MapSnapshot } from "./map-cache.js";
+import type { HeldMap } from "./map-cache.js";
+import { noMapRoute } from "./no-map-route.js";
 import type { WorkerSettings } from "./settings.js";
 import { splitRoute } from "./split.js";
 
@@ -26,19 +26,19 @@ function reasons(stale: boolean, route: Route): readonly DegradedReason[] {
 const NO_VIEWER = () => "";
 
 /**
- * Routes `country` with the isolate's map snapshot (the floor when there is none); a weighted
+ * Routes `country` with the map the isolate holds (the floor when there is none); a weighted
  * route puts the pool picked for the viewer first. `viewer` is called only for a weighted route
  * (it reads request headers).
  */
 export function decide(
-  snapshot: MapSnapshot,
+  held: HeldMap,
   country: string,
   settings: WorkerSettings,
   viewer: () => string = NO_VIEWER,
 ): RoutingDecision {
-  const map: CompiledMap | null = snapshot.map;
-  if (!map) return { country, rev: null, route: floorRoute(settings), degraded: NO_MAP };
+  const map: CompiledMap | null = held.map;
+  if (!map) return { country, rev: null, route: noMapRoute(settings), degraded: NO_MAP };
   const own = resolveRoute(map, country);
   const route = own.weights ? splitRoute(own, viewer()) : own;
-  return { country, rev: map.rev, route, degraded: reasons(snapshot.stale, route) };
+  return { country, rev: map.rev, route, degraded: reasons(held.stale, route) };
 }

@@ -8,8 +8,7 @@ import { CLOUDFLARE_BUDGET, RequestBudget } from "./request-budget.js";
 
 /**
  * Builds the sink chosen by `KV_SINK`: a local Miniflare namespace, the Cloudflare REST API, or
- * snapshot files.
- * Only the chosen sink's module is loaded (Miniflare alone is ~80 MiB of resident memory).
+ * KV as files. Miniflare (~80 MiB of resident memory) is loaded only for `local`.
  */
 export async function createKvSink(
   settings: KvSettings,

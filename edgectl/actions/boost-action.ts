@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import {
   attrsProblem,
+  decodeSnapshot,
   OverrideRuleSchema,
   parseDuration,
-  readSnapshot,
   routingKeys,
 } from "../../core/index.js";
 import { assertNoNewFenceViolations } from "../apply/fence-refusal.js";
@@ -91,7 +91,7 @@ export async function boostAction(
   const key = routingKeys(settings.prefix).override(cc);
   await withEtcdMembers(settings, async (members) => {
     const before = toSnapshot(await readPrefixFromAny(members, settings.prefix));
-    const state = readSnapshot(before, settings.prefix);
+    const state = decodeSnapshot(before, settings.prefix);
     const split =
       percent === undefined ? undefined : percentBoostRule(state, target, rule.primary, percent);
     const kept = opts.pool === undefined ? currentRule(state, target) : undefined;

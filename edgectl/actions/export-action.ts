@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import {
+  decodeSnapshot,
   desiredStateFromRouting,
   escapeUnsafe,
   formatProblem,
-  readSnapshot,
 } from "../../core/index.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
@@ -21,7 +21,7 @@ export async function exportAction(
   const settings = ctx.settings(cmd);
   await withEtcdMembers(settings, async (members) => {
     const read = await readPrefixFromAny(members, settings.prefix);
-    const state = readSnapshot(toSnapshot(read), settings.prefix);
+    const state = decodeSnapshot(toSnapshot(read), settings.prefix);
     const desired = desiredStateFromRouting(state);
     const skipped = state.problems
       .filter(

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { readSnapshot } from "../../core/index.js";
+import { decodeSnapshot } from "../../core/index.js";
 import {
   edgeEffect,
   formatEdgeEffect,
@@ -48,7 +48,7 @@ export async function planAction(
         file,
         prefix: settings.prefix,
         revision: plan.read.revision,
-        epoch: readSnapshot(snapshot, settings.prefix).epoch,
+        epoch: decodeSnapshot(snapshot, settings.prefix).epoch,
         changes: plan.changes.map(changeDocument),
         effect: shifts.map(shiftDocument),
         shedding: shedding.map((r) => ({

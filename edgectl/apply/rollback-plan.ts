@@ -1,3 +1,4 @@
+import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { parseBoundedJson, safeText } from "../../core/index.js";
 import {
   oldestAuditEpoch,
@@ -8,7 +9,7 @@ import { type AuditValue, auditValueOf, textOfAuditValue } from "../audit/audit-
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
-import { type PrefixRead, readPrefixFromAny } from "../etcd/read-prefix.js";
+import { readPrefixFromAny } from "../etcd/read-prefix.js";
 import { epochAtRead } from "./commit.js";
 import { type IntentPlan, planOfChanges } from "./intent-plan.js";
 import { validateDesiredDoc } from "./load-desired-state.js";

@@ -1,4 +1,4 @@
-import { readSnapshot } from "../../core/index.js";
+import { decodeSnapshot } from "../../core/index.js";
 import type { ApplyCommit } from "../apply/commit-plan.js";
 import { edgeEffect, shiftDocument } from "../apply/edge-effect.js";
 import type { IntentPlan } from "../apply/intent-plan.js";
@@ -25,7 +25,7 @@ export function commitFields(
     prefix: settings.prefix,
     applied: commit !== null,
     revision: plan.read.revision,
-    epoch: commit?.epoch ?? readSnapshot(snapshot, settings.prefix).epoch,
+    epoch: commit?.epoch ?? decodeSnapshot(snapshot, settings.prefix).epoch,
     commit_revision: commit?.revision ?? null,
     changes: plan.changes.map(changeDocument),
     effect:
