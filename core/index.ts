@@ -12,6 +12,8 @@ export * from "./compile/pool-report.js";
 export * from "./compile/route-carry-over.js";
 export * from "./compile/rule-route.js";
 export * from "./compile/shed-share.js";
+export * from "./compile/viewer-shed-report.js";
+export * from "./compile/viewer-sheds.js";
 export * from "./contract/compiled-map.js";
 export * from "./contract/continents.js";
 export * from "./contract/countries.js";

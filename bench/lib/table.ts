@@ -12,12 +12,15 @@ import type {
   SlowToShedResult,
 } from "../sections/slow-pools.js";
 import type { UiRenderResult } from "../sections/ui-render.js";
+import type { ObserveResult } from "../sections/viewers-observed.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
+import type { WorkerMemoryResult } from "../sections/worker-memory.js";
 import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
+import { observeRows } from "./observe-rows.js";
 import { propagationRows } from "./propagation-rows.js";
 import { pusherScaleRows } from "./pusher-scale-rows.js";
 import { check, ms, type Row, signed } from "./row.js";
@@ -52,13 +55,17 @@ export interface TableInput {
     readonly kv_writes_per_hour_noisy: number;
     readonly noisy_writes: NoisyWritesResult;
   } | null;
-  /** The worker, weighted and bundle sections merged. */
-  readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
+  /** The worker (with its memory measurement), weighted and bundle sections merged. */
+  readonly worker: Partial<
+    WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult & { memory: WorkerMemoryResult }
+  > | null;
   readonly pusher_scale: PusherScaleResult | null;
   readonly growth: GrowthResult | null;
   readonly write_economy: WriteEconomyResult | null;
   readonly ui: UiRenderResult | null;
   readonly cli: CliResult | null;
+  /** The observe section: recording's CPU, count and p90 error (absent in older results). */
+  readonly observe?: ObserveResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -193,6 +200,7 @@ function rows(r: TableInput): Row[] {
       check(bh.max <= f.origin_timeout_ms + 200),
     ]);
   out.push(...workerRows(r.worker));
+  out.push(...observeRows(r.observe ?? null));
   out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;

@@ -25,10 +25,15 @@ export interface RouteWeight {
   readonly weight: number;
 }
 
-/** A pool of a route that sheds viewers, and its shed share in percent (10–100, steps of 10). */
+/**
+ * A pool of a route that sheds viewers, and its shed share in percent (10–100, steps of 10);
+ * `by: "viewers"` when the share is the country's own viewers' (docs/reference.md §12) rather
+ * than the pool's checkers'.
+ */
 export interface RouteShed {
   readonly pool: string;
   readonly share: number;
+  readonly by?: "viewers";
 }
 
 /**
@@ -113,6 +118,12 @@ export interface CompiledMap {
    * Worker ignores it.
    */
   readonly sheds?: Readonly<Record<string, PoolShed>>;
+  /**
+   * Each country's shed of a `viewers: true` pool by its own viewers' p90 (docs/reference.md
+   * §12), by country and then pool, with the same hysteresis state as `sheds`; omitted when no
+   * country sheds. The Worker ignores it (the shed is in the country's route).
+   */
+  readonly viewer_sheds?: Readonly<Record<string, Readonly<Record<string, PoolShed>>>>;
   /**
    * The fences in force (docs/reference.md §10), by name: each `fence/` key's value, or the last
    * valid one while its key is invalid. Omitted when there is none. The next compile (after a

@@ -107,7 +107,8 @@ function shedOf(x: unknown): RouteShed[] | undefined {
     if (!isObj(item) || !isName(item.pool)) return undefined;
     const s = item.share;
     if (typeof s !== "number" || !Number.isSafeInteger(s) || s < 1 || s > 100) return undefined;
-    out.push({ pool: item.pool, share: s });
+    if (item.by !== undefined && item.by !== "viewers") return undefined;
+    out.push(item.by ? { pool: item.pool, share: s, by: item.by } : { pool: item.pool, share: s });
   }
   return out;
 }
@@ -175,8 +176,8 @@ function isTextList(x: unknown): x is string[] {
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
  * `CompiledMapSchema` requires, with every string that lands in a header header-safe, unknown
- * fields dropped, `history` 0 when absent. `kept` and `sheds` are left out: only compile reads
- * them, and a malformed one never rejected a map.
+ * fields dropped, `history` 0 when absent. `kept`, `sheds` and `viewer_sheds` are left out: only
+ * compile reads them, and a malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;

@@ -41,6 +41,8 @@ export interface ObservationRow {
   };
   /** The histogram behind `ttfb_ms`: one count per bound of `TTFB_BUCKETS_MS`, then the overflow. */
   readonly ttfb_counts: readonly number[];
+  /** The milliseconds counted in `ttfb_counts`, summed. */
+  readonly ttfb_sum_ms: number;
   /** Requests whose player reported buffer starvation (CMCD `bs`). */
   readonly starved: number;
   /** Requests whose player sent CMCD `bs` at all (starved or not). */

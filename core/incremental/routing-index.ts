@@ -2,6 +2,7 @@ import type { ContinentCode } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import type { Fence } from "../contract/fence.js";
 import { type ParsedKey, parseKey } from "../intent/keys.js";
+import type { Observed } from "../intent/observed-schema.js";
 import { type Problem, problem } from "../intent/problem.js";
 import type { RoutingState, SnapshotEntry } from "../intent/routing-state.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "../intent/schema.js";
@@ -48,6 +49,8 @@ export class RoutingIndex {
   private readonly continentOverrides = new ContinentOverrideKeys();
   private fences = new Map<string, Fence>();
   private invalidFences = new Set<string>();
+  /** Valid observations by country, then pool. */
+  private observed = new Map<string, Map<string, Observed>>();
   private problems = new Map<string, Problem>();
   private epochKey: string | null = null;
   private epoch = 0;
@@ -158,6 +161,7 @@ export class RoutingIndex {
     this.continentOverrides.clear();
     this.fences = new Map();
     this.invalidFences = new Set();
+    this.observed = new Map();
     this.problems = new Map();
     this.epochKey = null;
     this.epoch = 0;
@@ -188,6 +192,9 @@ export class RoutingIndex {
       continentOverrides: this.continentOverrides.resolved(),
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
+      observed: new Map(
+        [...this.observed].sort(byKey).map(([cc, byPool]) => [cc, sortedMap(byPool)]),
+      ),
     };
   }
 
@@ -231,6 +238,13 @@ export class RoutingIndex {
         if (ok) this.fences.set(p.name, v as Fence);
         else this.invalidFences.add(p.name);
         break;
+      case "observed":
+        if (ok) {
+          const byPool = this.observed.get(p.cc) ?? new Map<string, Observed>();
+          byPool.set(p.pool, v as Observed);
+          this.observed.set(p.cc, byPool);
+        }
+        break;
     }
   }
 
@@ -269,6 +283,12 @@ export class RoutingIndex {
         this.fences.delete(p.name);
         this.invalidFences.delete(p.name);
         break;
+      case "observed": {
+        const byPool = this.observed.get(p.cc);
+        byPool?.delete(p.pool);
+        if (byPool?.size === 0) this.observed.delete(p.cc);
+        break;
+      }
     }
   }
 }

@@ -36,7 +36,13 @@ const route = z
       .catch(undefined),
     // Only headers read it; a malformed one is dropped, never a reason to reject the map.
     shed: z
-      .array(z.object({ pool: poolName, share: z.number().int().min(1).max(100) }))
+      .array(
+        z.object({
+          pool: poolName,
+          share: z.number().int().min(1).max(100),
+          by: z.literal("viewers").optional(),
+        }),
+      )
       .min(1)
       .max(16)
       .optional()
@@ -77,6 +83,17 @@ export const CompiledMapSchema = z.object({
     .record(
       z.string(),
       z.object({ share: z.number().int(), at: z.string(), below_since: z.string().optional() }),
+    )
+    .optional()
+    .catch(undefined),
+  // Only compile reads it (and checks each share again); a malformed one is dropped.
+  viewer_sheds: z
+    .record(
+      z.string(),
+      z.record(
+        z.string(),
+        z.object({ share: z.number().int(), at: z.string(), below_since: z.string().optional() }),
+      ),
     )
     .optional()
     .catch(undefined),

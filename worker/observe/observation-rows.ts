@@ -27,6 +27,7 @@ function rowOf(country: string, pool: string, minute: number | null, t: Tally): 
       p99: histogramQuantile(TTFB_BUCKETS_MS, t.ttfb, 0.99),
     },
     ttfb_counts: t.ttfb,
+    ttfb_sum_ms: t.ttfbSumMs,
     starved: t.starved,
     cmcd_requests: t.cmcd,
     throughput_kbps_p50: histogramQuantile(THROUGHPUT_BUCKETS_KBPS, t.throughput, 0.5),

@@ -23,6 +23,9 @@ function isTally(v: unknown): v is Tally {
     isCounts(t.outcomes, TALLY_LENGTHS.outcomes) &&
     isCount(t.failovers) &&
     isCounts(t.ttfb, TALLY_LENGTHS.ttfb) &&
+    typeof t.ttfbSumMs === "number" &&
+    Number.isFinite(t.ttfbSumMs) &&
+    t.ttfbSumMs >= 0 &&
     isCount(t.starved) &&
     isCount(t.cmcd) &&
     isCounts(t.throughput, TALLY_LENGTHS.throughput)

@@ -12,6 +12,7 @@ import { ObserveEventShape } from "./observe-shape.js";
 import { PlanShape } from "./plan-shape.js";
 import { RollbackShape } from "./rollback-shape.js";
 import { StatusShape } from "./status-shape.js";
+import { TopShape } from "./top-shape.js";
 import { UnboostShape } from "./unboost-shape.js";
 import { ValidateShape } from "./validate-shape.js";
 
@@ -42,6 +43,7 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
     invocation: "edgectl observe --edge URL -o json (one line per event)",
     schema: ObserveEventShape,
   },
+  { invocation: "edgectl top [CC…] --edge URL -o json", schema: TopShape },
   { invocation: "edgectl completion SHELL -o json", schema: CompletionShape },
   { invocation: "any failure, -o json", schema: ErrorShape },
 ];
