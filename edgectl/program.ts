@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { DEFAULT_ETCD_ENDPOINTS } from "../adapters/etcd-options.js";
 import { VERSION } from "../adapters/version.js";
 import { DEFAULT_PREFIX } from "../core/index.js";
+import type { CommitRules } from "./apply/commit.js";
 import { DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_PREFIX } from "./audit/audit-record.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
@@ -81,12 +82,14 @@ Run "edgectl COMMAND --help" for a command's examples and the environment it rea
 /**
  * Builds a fresh `edgectl` program writing through `output`; `exit` receives the exit code of the
  * command that ran. In JSON mode commander's own error text is not written: `run()` reports the
- * error as the JSON error document instead.
+ * error as the JSON error document instead. The commands that commit intent do so under
+ * `commitRules`.
  */
 export function buildProgram(
   io: CliIo,
   output: SettableOutput,
   exit: (code: number) => void,
+  commitRules?: CommitRules,
 ): Command {
   const ctx = createCommandContext(io, output, exit);
   const outputConfig = {
@@ -125,7 +128,10 @@ export function buildProgram(
     statusCommand,
     completionCommand,
   ]) {
-    const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
+    const cmd = make(ctx, commitRules)
+      .exitOverride()
+      .configureOutput(outputConfig)
+      .allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
     const help = COMMAND_HELP[cmd.name()];
     if (help) cmd.addHelpText("after", commandHelpText(help));

@@ -1,5 +1,6 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import {
   type CarriedState,
   type CompileResult,
@@ -14,7 +15,6 @@ import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
 import type { ObservedMap } from "./observed-map.js";
 import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
-import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */

@@ -48,7 +48,8 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   {
     name: "KV_SINK",
     default: "local",
-    meaning: "local (Miniflare), cloudflare (the REST API) or file (snapshot files, no election)",
+    meaning:
+      "local (Miniflare), cloudflare (the REST API) or file (KV as files: routes.json and meta.json, no election)",
     details: "`local` needs the `miniflare` package",
   },
   {

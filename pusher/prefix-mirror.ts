@@ -1,8 +1,9 @@
 import type { Etcd3 } from "etcd3";
 import { type PagedRangeOptions, readRangePages } from "../adapters/paged-range.js";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import { RoutingIndex } from "../core/index.js";
 import { ObservedMap } from "./observed-map.js";
-import { type PrefixVersion, readPrefixDelta } from "./snapshot-reader.js";
+import { readPrefixDelta } from "./prefix-version.js";
 
 /** Why a read went through the whole prefix instead of only what changed. */
 export type FullReadReason =

@@ -58,12 +58,12 @@ export function viewerRequest(
 export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
 
-  const snapshot = (c: EdgeContext, settings: WorkerSettings) =>
+  const heldMap = (c: EdgeContext, settings: WorkerSettings) =>
     deps.mapCache.current(c.env.ROUTING, settings, executionCtxOf(c));
 
   app.get("/__edge/health", async (c) => {
     const settings = settingsFromEnv(c.env);
-    const snap = await snapshot(c, settings);
+    const snap = await heldMap(c, settings);
     return c.json({ ok: true, rev: snap.map?.rev ?? null }, 200, NO_STORE);
   });
 
@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     const settings = settingsFromEnv(c.env);
     const request = c.req.raw;
     if (!debugAccess(request.headers, settings.debugToken)) return plainResponse(404, "Not Found");
-    const snap = await snapshot(c, settings);
+    const snap = await heldMap(c, settings);
     const viewer = () => viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), true);
     const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings, viewer);
     return c.json(

@@ -4,9 +4,9 @@ import { decide } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import type { Env } from "./env.js";
 import { fenceRefusal } from "./fence-refusal.js";
-import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
+import { noMapRoute } from "./no-map-route.js";
 import { originHostsOf } from "./origin-hosts.js";
 import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
@@ -50,7 +50,7 @@ export async function edgeProxy(
   });
   return edgeResponse(decision, outcome, {
     debug,
-    originHosts: () => originHostsOf(snap.map, [decision.route, floorRoute(settings)]),
+    originHosts: () => originHostsOf(snap.map, [decision.route, noMapRoute(settings)]),
     publicOrigin: () => publicOriginOf(request.url),
   });
 }

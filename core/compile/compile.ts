@@ -1,7 +1,7 @@
 import type { CompiledMap, MapCanary, Route } from "../contract/compiled-map.js";
 import { countriesOf } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
-import { readSnapshot } from "../incremental/read-snapshot.js";
+import { decodeSnapshot } from "../incremental/decode-snapshot.js";
 import type { RoutingIndex } from "../incremental/routing-index.js";
 import type { Problem } from "../intent/problem.js";
 import type { RoutingState, Snapshot } from "../intent/routing-state.js";
@@ -25,7 +25,7 @@ import { viewerShares, viewerSheds, viewerShedsMember } from "./viewer-sheds.js"
  * the map's `kept`, re-filtered by current health), or falls to `_default` if it never had one.
  */
 export function compile(snapshot: Snapshot, opts: CompileOptions): CompileResult {
-  return compileState(readSnapshot(snapshot, opts.prefix), snapshot.revision, opts);
+  return compileState(decodeSnapshot(snapshot, opts.prefix), snapshot.revision, opts);
 }
 
 /**

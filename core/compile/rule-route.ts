@@ -1,4 +1,5 @@
 import type { ChainLink, DegradedReason, KeptRule, Route } from "../contract/compiled-map.js";
+import { floorRouteAt } from "../contract/floor-route.js";
 import type { RouteSettings } from "../contract/route-settings.js";
 import { shedRoute } from "../contract/route-shed.js";
 import { positiveWeights } from "../contract/rule-weights.js";
@@ -30,14 +31,11 @@ export function floorRoute(
   opts: RouteSettings,
   degraded: DegradedReason,
 ): Route {
-  const origin = originFor(opts.floorPool, state, opts.originTemplate);
-  return {
-    pool: opts.floorPool,
-    origin,
-    chain: [{ pool: opts.floorPool, origin }],
-    source: "floor",
+  return floorRouteAt(
+    opts.floorPool,
+    originFor(opts.floorPool, state, opts.originTemplate),
     degraded,
-  };
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ const sortedSet = <K extends string>(s: ReadonlySet<K>) => new Set([...s].sort()
 /**
  * The decoded routing state of a prefix, kept up to date key by key: a put or delete costs the
  * decoding of that one key, and {@link state} hands out the same {@link RoutingState} that
- * decoding every key afresh gives (`readSnapshot` is built on it). Within one etcd history a
+ * decoding every key afresh gives (`decodeSnapshot` is built on it). Within one etcd history a
  * key's value at a given `mod_revision` never changes, so a key whose revision is unchanged is
  * not decoded again; the owner must {@link clear} the index when the history changes.
  */

@@ -10,14 +10,23 @@ import { compileOptions } from "../cli/compile-options.js";
 import { confirm } from "../cli/confirm.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
-import type { ApplyCommit } from "../output/apply-document.js";
 import { acquireApplyLock } from "./apply-lock.js";
-import { epochAtRead } from "./apply-transaction.js";
-import { commitFailure } from "./commit-failure.js";
-import { commitUnderLock } from "./commit-under-lock.js";
+import {
+  CAS_RULES,
+  type CommitResult,
+  type CommitRules,
+  commitUnderLock,
+  epochAtRead,
+} from "./commit.js";
 import { edgeEffect, formatEdgeEffect } from "./edge-effect.js";
 import type { IntentPlan } from "./intent-plan.js";
 import { formatDiff } from "./plan-diff.js";
+
+/** What `apply` committed, if it committed: the new epoch and the commit's revision. */
+export interface ApplyCommit {
+  readonly epoch: number;
+  readonly revision: number;
+}
 
 /** How one intent-changing command (`apply`, `move`, `rollback`) commits its plan. */
 export interface CommitRequest {
@@ -37,8 +46,8 @@ export interface CommitRequest {
  * print the plan and its edge effect, refuse a
  * change set etcd would reject or one that adds problems, confirm (or `--yes`), take
  * `lock/apply`, then the one CAS transaction with the audit record
- * ({@link commitUnderLock}); with `req.canary` that commit writes `canary/current` instead of the
- * intent keys. Returns the commit, or `null` when there is nothing to change
+ * ({@link commitUnderLock}) under `rules`; with `req.canary` that commit writes `canary/current`
+ * instead of the intent keys. Returns the commit, or `null` when there is nothing to change
  * (nothing printed, nothing written); the command emits its result document from it. Throws the
  * `CliError` of every failure (exit 1, 2, 3, 4, 5).
  */
@@ -48,6 +57,7 @@ export async function commitPlan(
   settings: CliSettings,
   plan: IntentPlan,
   req: CommitRequest,
+  rules: CommitRules = CAS_RULES,
 ): Promise<ApplyCommit | null> {
   const { read, changes } = plan;
   const epoch = epochAtRead(read);
@@ -99,12 +109,51 @@ export async function commitPlan(
       throw new CliError("not-confirmed", "not applied: not confirmed");
     }
   }
-  // `client` is edgectl's etcd client over every member (the fault suite's CAS mutant patches
-  // the lock line below by its text)
+  await rules.beforeLock();
   const attempt = await acquireApplyLock(client, settings.prefix, settings.lockTtlSeconds);
-  const result = await commitUnderLock(client, settings, attempt, epoch, committed, stamp, (l) =>
-    ctx.warn(l),
+  const result = await commitUnderLock(
+    client,
+    settings,
+    attempt,
+    epoch,
+    committed,
+    stamp,
+    (l) => ctx.warn(l),
+    rules,
   );
   if (!result.ok) throw commitFailure(result, epoch.value);
   return { epoch: result.epoch, revision: result.revision };
+}
+
+/**
+ * The apply's message and exit code for a commit that did not apply: 2 conflict (epoch moved, lock
+ * lost), 4 etcd unavailable (proven not written), 5 outcome unknown.
+ */
+export function commitFailure(
+  result: Extract<CommitResult, { ok: false }>,
+  from: number,
+): CliError {
+  const now = result.epochNow ?? "(deleted)";
+  switch (result.reason) {
+    case "epoch-moved":
+      return new CliError(
+        "conflict",
+        `conflict: epoch moved from ${from} to ${now} since the read; nothing written (run plan again)`,
+      );
+    case "lock-lost":
+      return new CliError(
+        "conflict",
+        "conflict: lock/apply is no longer ours (its lease expired); nothing written",
+      );
+    case "not-landed":
+      return new CliError(
+        "etcd-unavailable",
+        `etcd unavailable: every commit's member failed before answering; each was fenced off (lock/apply revoked) and epoch is still ${now}, so nothing was written and nothing will be (run apply again)`,
+      );
+    case "unknown":
+      return new CliError(
+        "outcome-unknown",
+        `outcome unknown: the commit's reply was lost and etcd could not tell whether it landed (no member answered in time, or its history was compacted; epoch is now ${now}); run plan to see what etcd holds`,
+      );
+  }
 }

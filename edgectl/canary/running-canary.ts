@@ -1,3 +1,4 @@
+import type { PrefixRead, PrefixEntry as PrefixEntry } from "../../adapters/prefix-read.js";
 import {
   CANARY_KEY,
   type Canary,
@@ -6,13 +7,12 @@ import {
   safeText,
 } from "../../core/index.js";
 import { CliError } from "../cli/cli-error.js";
-import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
 
 /** `canary/current` as read: absent, a valid canary, or a value that is not one. */
 export type RunningCanary =
   | { readonly kind: "none" }
-  | { readonly kind: "running"; readonly canary: Canary; readonly entry: StoredEntry }
-  | { readonly kind: "invalid"; readonly entry: StoredEntry };
+  | { readonly kind: "running"; readonly canary: Canary; readonly entry: PrefixEntry }
+  | { readonly kind: "invalid"; readonly entry: PrefixEntry };
 
 /** The canary in `read` (docs/reference.md §13). */
 export function runningCanary(read: PrefixRead): RunningCanary {

@@ -29,9 +29,11 @@ export function topCommand(ctx: CommandContext): Command {
     .option("--edge <url>", "the edge's URL (default: EDGE_URL)")
     .option("--window <seconds>", "the window the edge sums, in whole seconds (1–900)", "60")
     .action(async (raw: string[], opts: { edge?: string; window: string }, cmd: Command) => {
-      const { isCountryCode, OBSERVATION_WINDOW_S, readSnapshot } = await import(
-        "../../core/index.js"
-      );
+      const {
+        isCountryCode,
+        OBSERVATION_WINDOW_S,
+        decodeSnapshot: readSnapshot,
+      } = await import("../../core/index.js");
       const { edgeReader } = await import("../../observer/edge-reader.js");
       const { ObserveFailure } = await import("../../observer/observe-failure.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");

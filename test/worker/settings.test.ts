@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { constantTimeEqual } from "../../worker/debug-access.js";
-import { floorRoute } from "../../worker/floor-route.js";
+import { noMapRoute as floorRoute } from "../../worker/no-map-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
 

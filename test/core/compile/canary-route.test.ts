@@ -3,10 +3,10 @@ import {
   type CompiledMap,
   canaryRouteOf,
   compile,
+  decodeSnapshot,
   onCanarySide,
   parseMap,
   parseMapShape,
-  readSnapshot,
   resolveRoute,
   serializeMap,
 } from "../../../core/index.js";
@@ -113,7 +113,7 @@ describe("a running canary compiled into the map (docs/reference.md §13)", () =
   });
 
   it("an invalid canary/current value is a problem and no canary", () => {
-    const state = readSnapshot(snap(world({ "canary/current": { id: "c8" } })), "/t/");
+    const state = decodeSnapshot(snap(world({ "canary/current": { id: "c8" } })), "/t/");
     expect(state.canary).toBeUndefined();
     expect(state.problems.map((p) => p.key)).toContain("canary/current");
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   type CompiledMap,
+  decodeSnapshot,
   describeViewerShed,
-  readSnapshot,
   viewerShedReports,
 } from "../../../core/index.js";
 import { P, snap } from "../../helpers/snapshot.js";
 
-const state = readSnapshot(
+const state = decodeSnapshot(
   snap({
     "pool/fra-1": {
       origin: "https://fra-1.example.net",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { carriedState } from "../../../core/compile/carried-state.js";
 import { serializeMap } from "../../../core/compile/map-serialize.js";
 import { viewerSheds } from "../../../core/compile/viewer-sheds.js";
-import { type CompiledMap, compile, parseMap, readSnapshot } from "../../../core/index.js";
+import { type CompiledMap, compile, decodeSnapshot, parseMap } from "../../../core/index.js";
 import { opts, P, snap } from "../../helpers/snapshot.js";
 
 const SLOW = { low: 800, high: 2000 };
@@ -239,7 +239,7 @@ describe("viewer sheds: a country sheds its own viewers of a `viewers: true` poo
   });
 
   it("junk carried from KV (a bad country, an unknown pool, a bad share) is not carried on", () => {
-    const state = readSnapshot(snap(viewersWorld()), P);
+    const state = decodeSnapshot(snap(viewersWorld()), P);
     const carried = {
       viewer_sheds: {
         ZZ: { "fra-1": { share: 50, at: at(T0) } },

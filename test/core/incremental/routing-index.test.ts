@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   compile,
   compileState,
+  decodeSnapshot,
   RoutingIndex,
   type RoutingState,
-  readSnapshot,
   type SnapshotEntry,
 } from "../../../core/index.js";
 import { op } from "../../helpers/routing-ops.js";
@@ -58,7 +58,7 @@ describe("RoutingIndex", () => {
             index.upsert(entry);
           }
           const snapshot = { revision: i + 1, entries: [...model.values()] };
-          expect(plain(index.state())).toEqual(plain(readSnapshot(snapshot, P)));
+          expect(plain(index.state())).toEqual(plain(decodeSnapshot(snapshot, P)));
           expect(JSON.stringify(compileState(index.state(), i + 1, opts()).map)).toBe(
             JSON.stringify(compile(snapshot, opts()).map),
           );

@@ -1,10 +1,8 @@
 import type { DestinationStream, Logger } from "pino";
-import { createLogger as createServiceLogger } from "../adapters/logger.js";
-
-export { REDACT_PATHS } from "../adapters/logger.js";
+import { createLogger } from "../adapters/logger.js";
 
 /** The pusher's JSON-lines logger (stdout unless a destination is given): `service` edge-pusher. */
-export function createLogger(
+export function createPusherLogger(
   opts: {
     readonly level?: string;
     readonly destination?: DestinationStream;
@@ -12,7 +10,7 @@ export function createLogger(
     readonly instance?: string;
   } = {},
 ): Logger {
-  return createServiceLogger({
+  return createLogger({
     service: "edge-pusher",
     ...(opts.level ? { level: opts.level } : {}),
     ...(opts.destination ? { destination: opts.destination } : {}),

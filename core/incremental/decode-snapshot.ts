@@ -6,7 +6,7 @@ import { RoutingIndex } from "./routing-index.js";
  * unknown keys are reported and ignored. Never throws. (The pusher keeps a {@link RoutingIndex}
  * instead, which decodes only the keys that changed.)
  */
-export function readSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
+export function decodeSnapshot(snapshot: Snapshot, prefix: string): RoutingState {
   const index = new RoutingIndex(prefix);
   index.reset([...snapshot.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
   return index.state();

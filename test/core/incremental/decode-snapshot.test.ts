@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { readSnapshot } from "../../../core/index.js";
+import { decodeSnapshot } from "../../../core/index.js";
 import { P, snap, world } from "../../helpers/snapshot.js";
 
 function problemsFor(kv: Record<string, unknown>) {
-  return readSnapshot(snap(kv), P).problems;
+  return decodeSnapshot(snap(kv), P).problems;
 }
 
-describe("readSnapshot validation", () => {
+describe("decodeSnapshot validation", () => {
   it("accepts a valid world with no problems", () => {
-    const s = readSnapshot(snap(world()), P);
+    const s = decodeSnapshot(snap(world()), P);
     expect(s.problems).toEqual([]);
     expect(s.countries.get("DE")).toEqual({ primary: "fra-1", fallbacks: ["ams-1", "par-1"] });
     expect(s.epoch).toBe(7);
@@ -87,7 +87,7 @@ describe("readSnapshot validation", () => {
     ["http://fra-1.example.net:80", "http://fra-1.example.net"],
     ["http://[::1]:9101", "http://[::1]:9101"],
   ])("accepts the origin %s, normalized to %s", (origin, normalized) => {
-    const s = readSnapshot(snap(world({ "pool/fra-1": { origin } })), P);
+    const s = decodeSnapshot(snap(world({ "pool/fra-1": { origin } })), P);
     expect(s.problems).toEqual([]);
     expect(s.pools.get("fra-1")?.origin).toBe(normalized);
   });
@@ -103,7 +103,7 @@ describe("readSnapshot validation", () => {
   );
 
   it("ignores the lock key and keys outside the prefix", () => {
-    const s = readSnapshot(
+    const s = decodeSnapshot(
       {
         revision: 1,
         entries: [
@@ -118,7 +118,7 @@ describe("readSnapshot validation", () => {
 
   it("takes override/continent/K over override/K when both are valid, else the valid one", () => {
     const rule = (primary: string) => ({ primary, fallbacks: [] });
-    const both = readSnapshot(
+    const both = decodeSnapshot(
       snap(world({ "override/EU": rule("ams-1"), "override/continent/EU": rule("par-1") })),
       P,
     );
@@ -126,7 +126,7 @@ describe("readSnapshot validation", () => {
       key: "override/continent/EU",
       rule: rule("par-1"),
     });
-    const plainOnly = readSnapshot(
+    const plainOnly = decodeSnapshot(
       snap(world({ "override/EU": rule("ams-1"), "override/continent/EU": { primary: 5 } })),
       P,
     );
@@ -138,7 +138,7 @@ describe("readSnapshot validation", () => {
   });
 
   it("decodes duplicate entries of one key as the last one says", () => {
-    const s = readSnapshot(
+    const s = decodeSnapshot(
       {
         revision: 3,
         entries: [

@@ -5,66 +5,12 @@ import {
   SortOrder,
   SortTarget,
 } from "etcd3";
-import {
-  type PagedRange,
-  type PagedRangeOptions,
-  prefixEnd,
-  readRangePaged,
-} from "../adapters/paged-range.js";
-import type { Snapshot, SnapshotEntry } from "../core/index.js";
-
-/** Where a read came from and what the prefix looked like: enough to tell whether it moved. */
-export interface PrefixVersion {
-  /** etcd's revision when the read was served. */
-  readonly revision: number;
-  /** The cluster that served it; a new one (a replaced etcd) starts a new history. */
-  readonly clusterId: string;
-  /** Keys under the prefix. */
-  readonly count: number;
-  /** The newest `mod_revision` under the prefix (0 when it is empty). */
-  readonly newestModRevision: number;
-}
-
-/** A consistent snapshot of the prefix plus its version. */
-export type PrefixRead = Snapshot & PrefixVersion;
+import { prefixEnd } from "../adapters/paged-range.js";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
+import type { SnapshotEntry } from "../core/index.js";
 
 function headerOf(header: IResponseHeader): Pick<PrefixVersion, "revision" | "clusterId"> {
   return { revision: Number(header.revision), clusterId: String(header.cluster_id) };
-}
-
-/** A prefix read plus what it cost: pages and restarts after a compaction. */
-export type PrefixReadWithCost = PrefixRead & Pick<PagedRange, "pages" | "restarts">;
-
-/**
- * Reads every key under `prefix`, paged (`adapters/paged-range.ts`) with every page pinned to the
- * first page's revision: a consistent snapshot of any size, whatever the watch delivered.
- */
-export async function readPrefix(
-  client: Etcd3,
-  prefix: string,
-  opts: PagedRangeOptions = {},
-): Promise<PrefixReadWithCost> {
-  const res = await readRangePaged(client, prefix, opts);
-  let newest = 0;
-  const entries = res.kvs.map((kv) => {
-    const modRevision = Number(kv.mod_revision);
-    newest = Math.max(newest, modRevision);
-    return { key: kv.key.toString("utf8"), value: kv.value, modRevision };
-  });
-  return {
-    revision: res.revision,
-    clusterId: res.clusterId,
-    count: res.kvs.length,
-    newestModRevision: newest,
-    entries,
-    pages: res.pages,
-    restarts: res.restarts,
-  };
-}
-
-/** `readPrefix`, as a plain snapshot (what tests and benchmarks compile). */
-export function readPrefixSnapshot(client: Etcd3, prefix: string): Promise<Snapshot> {
-  return readPrefix(client, prefix);
 }
 
 /** The keys of a prefix modified after a revision, and the prefix's size, at one revision. */
