@@ -1,6 +1,7 @@
 export * from "./compile/canary-intent.js";
 export * from "./compile/canary-route.js";
 export * from "./compile/carried-state.js";
+export * from "./compile/carry-forward.js";
 export * from "./compile/compile.js";
 export * from "./compile/compile-options.js";
 export * from "./compile/fence-check.js";

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
+import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
 import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
 import { planIntent } from "../apply/intent-plan.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
-import { type CanaryFlags, canaryRequestOf } from "../canary/canary-flags.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { withEtcdMembers } from "../etcd/etcd-members.js";

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
 import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
 import { planOfChanges } from "../apply/intent-plan.js";
-import { type CanaryFlags, canaryRequestOf } from "../canary/canary-flags.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";

@@ -1,8 +1,5 @@
 import type { AuditCommand } from "../audit/audit-record.js";
 import { auditStamp, COMMIT_EXTRA_OPS } from "../audit/audit-write.js";
-import type { CanaryRequest } from "../canary/canary-flags.js";
-import { canaryPlanLines, canaryStartChange } from "../canary/canary-start.js";
-import { assertNoCanary } from "../canary/running-canary.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
 import type { CommandContext } from "../cli/command-context.js";
@@ -11,6 +8,8 @@ import { confirm } from "../cli/confirm.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
 import { acquireApplyLock } from "./apply-lock.js";
+import type { CanaryRequest } from "./canary-flags.js";
+import { canaryPlanLines, canaryStartChange } from "./canary-start.js";
 import {
   CAS_RULES,
   type CommitResult,
@@ -21,6 +20,7 @@ import {
 import { edgeEffect, formatEdgeEffect } from "./edge-effect.js";
 import type { IntentPlan } from "./intent-plan.js";
 import { formatDiff } from "./plan-diff.js";
+import { assertNoCanary } from "./running-canary.js";
 
 /** What `apply` committed, if it committed: the new epoch and the commit's revision. */
 export interface ApplyCommit {

@@ -14,8 +14,8 @@ export function canaryCommand(ctx: CommandContext): Command {
       const { safeText } = await import("../../core/index.js");
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { readPrefixFromAny } = await import("../etcd/read-prefix.js");
-      const { runningCanary } = await import("../canary/running-canary.js");
-      const { formatGates } = await import("../canary/gate-expression.js");
+      const { runningCanary } = await import("../apply/running-canary.js");
+      const { formatGates } = await import("../apply/canary-gates.js");
       const { planValueText } = await import("../apply/plan-diff.js");
       const { CanaryStatusShape } = await import("../output/shapes/canary-shape.js");
       const settings = ctx.settings(cmd);
@@ -54,7 +54,7 @@ export function canaryCommand(ctx: CommandContext): Command {
       .option("--reason <text>", "why (kept in the audit record; see edgectl history)")
       .action(async (opts: { id?: string; reason?: string }, cmd: Command) => {
         const { withEtcdMembers } = await import("../etcd/etcd-members.js");
-        const { endCanary } = await import("../canary/canary-end.js");
+        const { endCanary } = await import("../apply/canary-end.js");
         const { CanaryEndShape } = await import("../output/shapes/canary-shape.js");
         const settings = ctx.settings(cmd);
         await withEtcdMembers(settings, async (members) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carriedState } from "../../../core/compile/carried-state.js";
+import { carriedState } from "../../../core/compile/carry-forward.js";
 import { serializeMap } from "../../../core/compile/map-serialize.js";
 import { viewerSheds } from "../../../core/compile/viewer-sheds.js";
 import { type CompiledMap, compile, decodeSnapshot, parseMap } from "../../../core/index.js";

@@ -1,14 +1,14 @@
 import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { CANARY_KEY, type Canary, safeText } from "../../core/index.js";
-import { acquireApplyLock } from "../apply/apply-lock.js";
-import { commitUnderLock, epochAtRead } from "../apply/commit.js";
-import { commitFailure } from "../apply/commit-plan.js";
-import type { KeyChange } from "../apply/plan-diff.js";
 import { auditStamp } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny } from "../etcd/read-prefix.js";
+import { acquireApplyLock } from "./apply-lock.js";
+import { commitUnderLock, epochAtRead } from "./commit.js";
+import { commitFailure } from "./commit-plan.js";
+import type { KeyChange } from "./plan-diff.js";
 import { runningCanary } from "./running-canary.js";
 
 /** How a canary ends (docs/reference.md §13). */

@@ -1,4 +1,4 @@
-import type { PrefixRead, PrefixEntry as PrefixEntry } from "../../adapters/prefix-read.js";
+import type { PrefixEntry, PrefixRead } from "../../adapters/prefix-read.js";
 import {
   CANARY_KEY,
   type Canary,

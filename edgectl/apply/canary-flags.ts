@@ -6,7 +6,7 @@ import {
   parseDuration,
 } from "../../core/index.js";
 import { CliError } from "../cli/cli-error.js";
-import { parseGateExpression } from "./gate-expression.js";
+import { parseGateExpression } from "./canary-gates.js";
 
 /** What `--canary PERCENT [--for DURATION] [--gate EXPR] [--min-samples N]` asks for. */
 export interface CanaryRequest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carriedState, takeoverSeed } from "../../../core/compile/carried-state.js";
+import { carriedState, takeoverSeed } from "../../../core/compile/carry-forward.js";
 import { type CompiledMap, compile } from "../../../core/index.js";
 import { opts, snap, world } from "../../helpers/snapshot.js";
 

@@ -1,8 +1,8 @@
 import { CANARY_KEY, type Canary, safeText } from "../../core/index.js";
-import type { KeyChange } from "../apply/plan-diff.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CanaryRequest } from "./canary-flags.js";
-import { formatGates } from "./gate-expression.js";
+import { formatGates } from "./canary-gates.js";
+import type { KeyChange } from "./plan-diff.js";
 
 const CANARYABLE = /^(pool|country|continent)\//;
 
