@@ -135,7 +135,11 @@ export type WorkerVars = Partial<
     | "ORIGIN_SIGNING_KEY_PREVIOUS"
     | "OBSERVE"
     | "OBSERVE_TOKEN"
-    | "OBSERVE_FLUSH_SECONDS",
+    | "OBSERVE_FLUSH_SECONDS"
+    | "CACHE"
+    | "CACHE_IGNORE_PARAMS"
+    | "CACHE_STALE_IF_ERROR_SECONDS"
+    | "PURGE_TOKEN",
     string
   >
 >;

@@ -12,6 +12,7 @@ export const EDGE_HEADERS = {
   shed: "X-Edge-Shed",
   fence: "X-Edge-Fence",
   origin: "X-Edge-Origin",
+  cache: "X-Edge-Cache",
   hop: "X-Edge-Hop",
   debugToken: "X-Edge-Debug-Token",
   debugCountry: "X-Edge-Debug-Country",
