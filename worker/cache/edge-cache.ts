@@ -24,7 +24,7 @@ export interface CacheRequest {
   readonly route: Route;
   readonly country: string;
   readonly settings: CacheSettings;
-  /** How long collapsed requests wait for the one fetching their key. */
+  /** How long collapsed requests wait at most for the one fetching their key. */
   readonly originTimeoutMs: number;
   readonly background: WaitUntil | undefined;
 }
@@ -126,9 +126,9 @@ export class EdgeCache {
     }
     let release: (() => void) | null = null;
     if (range === null) {
-      release = this.#collapser.lead(key);
+      release = this.#collapser.lead(key, c.originTimeoutMs);
       if (release === null) {
-        await this.#collapser.wait(key, c.originTimeoutMs);
+        await this.#collapser.wait(key);
         const after = await copyFor(this.#store, key, c, range);
         if (after !== null && copyState(after.meta, Date.now()) === "fresh") {
           discard(copy);
