@@ -59,6 +59,7 @@ describe("edgectl completion", () => {
       "unboost",
       "heartbeat",
       "observe",
+      "purge",
       "status",
       "completion",
     ]);

@@ -79,5 +79,9 @@ export async function purgeRoute(
     const gone = await Promise.all(keys.map((k) => store.delete(k).catch(() => false)));
     results.push({ url, removed: gone.filter(Boolean).length });
   }
-  return Response.json({ purged: results }, { headers: NO_STORE });
+  const colo = (request as Request & { cf?: { colo?: unknown } }).cf?.colo;
+  return Response.json(
+    { purged: results, location: typeof colo === "string" ? colo : null },
+    { headers: NO_STORE },
+  );
 }
