@@ -7,6 +7,7 @@ import { cachePolicy } from "./cache-policy.js";
 import type { CacheSettings } from "./cache-settings.js";
 import type { CacheStore } from "./cache-store.js";
 import { Collapser } from "./collapse.js";
+import { HitForPass } from "./hit-for-pass.js";
 import { varyMatches, varyValues } from "./vary-values.js";
 
 /** `X-Edge-Cache`: where a proxied response came from. */
@@ -93,6 +94,7 @@ function served(copy: CachedCopy, route: Route, status: CacheStatus): CachedOutc
 export class EdgeCache {
   readonly #store: CacheStore;
   readonly #collapser = new Collapser();
+  readonly #pass = new HitForPass();
 
   constructor(store: CacheStore) {
     this.#store = store;
@@ -107,8 +109,8 @@ export class EdgeCache {
    * Answers `c.request` from the cache when a fresh copy is there (`HIT`), else from the origins
    * through `proxy` (`MISS`), keeping a cacheable answer (`cachePolicy`) for the next viewer;
    * when every pool fails, a stale copy within its stale-if-error window (`STALE`). A request
-   * that is not a `GET`, carries `Authorization`, or arrives with `CACHE="off"` goes straight
-   * to the origins (`BYPASS`). A `Range` request is answered from a stored whole object; on a
+   * that is not a `GET`, carries `Authorization`, arrives with `CACHE="off"`, or asks for a URL
+   * whose last answer could not be kept (`HitForPass`) goes straight to the origins (`BYPASS`). A `Range` request is answered from a stored whole object; on a
    * miss it goes to the origins as it is, and its `206` is not kept.
    */
   async proxy(c: CacheRequest, proxy: () => Promise<ProxyOutcome>): Promise<CachedOutcome> {
@@ -116,7 +118,11 @@ export class EdgeCache {
     if (!c.settings.on || request.method !== "GET" || request.headers.has("authorization")) {
       return { outcome: await proxy(), status: "BYPASS" };
     }
-    const key = cacheKeyUrl(request.url, c.settings.ignoreParams, marketSegment(c.route.attrs));
+    const market = marketSegment(c.route.attrs);
+    // Checked before the key is built: traffic the cache cannot serve pays a map lookup only.
+    const passKey = `${market} ${request.url}`;
+    if (this.#pass.has(passKey)) return { outcome: await proxy(), status: "BYPASS" };
+    const key = cacheKeyUrl(request.url, c.settings.ignoreParams, market);
     if (key === null) return { outcome: await proxy(), status: "BYPASS" };
     const range = request.headers.get("range");
 
@@ -148,7 +154,7 @@ export class EdgeCache {
         }
       }
       if (range !== null) return { outcome, status: "MISS" };
-      const kept = this.#keep(key, c, outcome, release);
+      const kept = this.#keep(key, passKey, c, outcome, release);
       release = null;
       return { outcome: kept, status: "MISS" };
     } finally {
@@ -164,6 +170,7 @@ export class EdgeCache {
    */
   #keep(
     key: string,
+    passKey: string,
     c: CacheRequest,
     outcome: ProxyOutcome,
     release: (() => void) | null,
@@ -173,8 +180,11 @@ export class EdgeCache {
     const vary = policy.storable ? varyValues(policy.vary, c.request.headers, c.country) : null;
     if (!policy.storable || vary === null || response.body === null) {
       release?.();
+      // A failing origin is not a verdict on the URL: the next request may find it cacheable.
+      if (response.status < 500) this.#pass.mark(passKey);
       return outcome;
     }
+    this.#pass.forget(passKey);
     const [forViewer, forCache] = response.body.tee();
     const copy = storedCopy(response, forCache, {
       storedAt: Date.now(),

@@ -18,7 +18,10 @@ describe("a location cache that errors, answers slowly or hangs never fails a re
       headers: { "cache-control": "max-age=600" },
       body: `segment ${req.url}`,
     }));
-    worker = await startWorker({ ORIGIN_TIMEOUT_MS: "1000" }, { entry: ENTRY });
+    worker = await startWorker(
+      { ORIGIN_TIMEOUT_MS: "1000" },
+      { entry: ENTRY, observations: false },
+    );
     const map = buildMap(
       { default: { chain: ["fra-1"], source: "country/_default" } },
       { rev: 1, originOf: (p) => origins.get(p).url },
