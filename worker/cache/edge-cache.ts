@@ -110,8 +110,9 @@ export class EdgeCache {
    * through `proxy` (`MISS`), keeping a cacheable answer (`cachePolicy`) for the next viewer;
    * when every pool fails, a stale copy within its stale-if-error window (`STALE`). A request
    * that is not a `GET`, carries `Authorization`, arrives with `CACHE="off"`, or asks for a URL
-   * whose last answer could not be kept (`HitForPass`) goes straight to the origins (`BYPASS`). A `Range` request is answered from a stored whole object; on a
-   * miss it goes to the origins as it is, and its `206` is not kept.
+   * whose last answer could not be kept (`HitForPass`) goes straight to the origins (`BYPASS`).
+   * A `Range` request is answered from a stored whole object; on a miss it goes to the origins
+   * as it is, and its `206` is not kept.
    */
   async proxy(c: CacheRequest, proxy: () => Promise<ProxyOutcome>): Promise<CachedOutcome> {
     const request = c.request;
