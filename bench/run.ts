@@ -19,8 +19,10 @@ import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
 import { uiRender } from "./sections/ui-render.js";
+import { observeCost } from "./sections/viewers-observed.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
+import { workerMemory } from "./sections/worker-memory.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -128,13 +130,33 @@ async function main(): Promise<void> {
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),
-    worker: await run("worker", (c) =>
-      workerOverhead({
+    worker: await run("worker", async (c) => {
+      const overhead = await workerOverhead({
         cleanup: c,
         log,
         rounds: scale.rounds,
         seconds: scale.seconds,
         connections: 16,
+      });
+      // Its own workerd, once the throughput's is stopped.
+      await c.runAll();
+      const memory = await workerMemory({
+        cleanup: c,
+        log,
+        requests: opts.quick ? 15_000 : 30_000,
+        pairs: 3,
+        connections: 16,
+      });
+      return { ...overhead, memory };
+    }),
+    observe: await run("observe", (c) =>
+      observeCost({
+        cleanup: c,
+        log,
+        rounds: scale.rounds,
+        seconds: scale.seconds,
+        connections: 16,
+        requests: opts.quick ? 600 : 2000,
       }),
     ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
@@ -221,6 +243,7 @@ async function main(): Promise<void> {
     ui: results.ui,
     cli: results.cli,
     cache: results.cache,
+    observe: results.observe,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -94,6 +94,11 @@ export class WriteScheduler {
     return this.view.routesDue() !== null || this.view.metaChanged();
   }
 
+  /** True while the newest compile's `routes` differs from what KV holds (a write is due). */
+  routesPending(): boolean {
+    return this.view.routesDue() !== null;
+  }
+
   /** When a new map could be written (a compile waits for it): +∞ while writing, −∞ standby. */
   nextWriteAt(): number {
     if (!this.active || this.stopped) return Number.NEGATIVE_INFINITY;

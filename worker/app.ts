@@ -87,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
         map: snap.map ? (snap.stale ? "stale" : "fresh") : "none",
         degraded: degradedHeader(decision.degraded, false),
         route: decision.route,
+        canary: decision.canary ?? null,
       },
       200,
       NO_STORE,

@@ -11,6 +11,7 @@ export const EDGE_HEADERS = {
   split: "X-Edge-Split",
   shed: "X-Edge-Shed",
   fence: "X-Edge-Fence",
+  canary: "X-Edge-Canary",
   origin: "X-Edge-Origin",
   cache: "X-Edge-Cache",
   hop: "X-Edge-Hop",

@@ -13,12 +13,15 @@ import type {
   SlowToShedResult,
 } from "../sections/slow-pools.js";
 import type { UiRenderResult } from "../sections/ui-render.js";
+import type { ObserveResult } from "../sections/viewers-observed.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
+import type { WorkerMemoryResult } from "../sections/worker-memory.js";
 import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
+import { observeRows } from "./observe-rows.js";
 import { propagationRows } from "./propagation-rows.js";
 import { pusherScaleRows } from "./pusher-scale-rows.js";
 import { check, checkCi, ms, type Row, signed } from "./row.js";
@@ -53,8 +56,10 @@ export interface TableInput {
     readonly kv_writes_per_hour_noisy: number;
     readonly noisy_writes: NoisyWritesResult;
   } | null;
-  /** The worker, weighted and bundle sections merged. */
-  readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
+  /** The worker (with its memory measurement), weighted and bundle sections merged. */
+  readonly worker: Partial<
+    WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult & { memory: WorkerMemoryResult }
+  > | null;
   readonly pusher_scale: PusherScaleResult | null;
   readonly growth: GrowthResult | null;
   readonly write_economy: WriteEconomyResult | null;
@@ -62,6 +67,8 @@ export interface TableInput {
   readonly cli: CliResult | null;
   /** The edge cache: moves and a HIT's time to first byte. */
   readonly cache: EdgeCacheResult | null;
+  /** The observe section: recording's CPU, count and p90 error (absent in older results). */
+  readonly observe?: ObserveResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -215,6 +222,7 @@ function rows(r: TableInput): Row[] {
       checkCi(c.hit_ttfb_ratio_ci95, 1.1, "at most"),
     ]);
   }
+  out.push(...observeRows(r.observe ?? null));
   out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;

@@ -13,12 +13,16 @@ import { withoutFallClocks } from "./shed-share.js";
  * - `kept`: the last valid rules no route shows whole (§3.4).
  * - `sheds`: each shedding pool's share, when it last stepped, and since when its p90 has been
  *   below the fall watermark (§9).
+ * - `viewer_sheds`: the same for each country's shed by its own viewers (§12).
  * - `fences`: the last valid value of each fence, so a damaged `fence/` value never lifts it (§10).
  *
  * A compiled map is one (it carries exactly these); {@link carriedState} builds one from the
  * maps a process has.
  */
-export type CarriedState = Pick<CompiledMap, "default" | "countries" | "kept" | "sheds" | "fences">;
+export type CarriedState = Pick<
+  CompiledMap,
+  "default" | "countries" | "kept" | "sheds" | "viewer_sheds" | "fences"
+>;
 
 /**
  * The maps a process has to carry state from: `own`, its own newest compile from etcd (the
@@ -37,7 +41,7 @@ export interface CarriedFrom {
  * last valid rules `own` knows nothing of (a rule invalid since before this process started,
  * whose last valid form only KV remembers), so a stale KV copy never brings back a rule `own`
  * saw replaced. Shed shares step from what the edge serves (§9): KV's, of the same history,
- * unless `own` agrees with it. A shed's fall clock (`below_since`) is never taken from KV: KV's
+ * unless `own` agrees with it, and so do countries' viewer sheds. A shed's fall clock (`below_since`) is never taken from KV: KV's
  * `routes` is not rewritten when only the clock moves, so its copy may be older than the p90's
  * last rise (dropping it can only delay a step down).
  */
@@ -80,24 +84,46 @@ function merged(own: CompiledMap, kv: CompiledMap): CompiledMap {
     const theirs = lastValid(kv, key);
     if (theirs) extra[key] = theirs;
   }
-  const sheds = kv.history === own.history ? servedSheds(own, kv) : own.sheds;
-  if (Object.keys(extra).length === 0 && sheds === own.sheds) return own;
-  const { sheds: _, ...rest } = own;
+  const sameHistory = kv.history === own.history;
+  const served = withoutFallClocks(kv);
+  const sheds = sameHistory ? servedSheds(own.sheds, served.sheds) : own.sheds;
+  const viewers = sameHistory ? servedViewerSheds(own, served) : own.viewer_sheds;
+  const changed = sheds !== own.sheds || viewers !== own.viewer_sheds;
+  if (Object.keys(extra).length === 0 && !changed) return own;
+  const { sheds: _, viewer_sheds: __, ...rest } = own;
   return {
     ...rest,
     ...(Object.keys(extra).length > 0 ? { kept: { ...extra, ...own.kept } } : {}),
     ...(sheds ? { sheds } : {}),
+    ...(viewers ? { viewer_sheds: viewers } : {}),
   };
 }
 
-/** KV's sheds without their fall clocks, or `own`'s (the same object) when it serves the same. */
-function servedSheds(own: CompiledMap, kv: CompiledMap): CompiledMap["sheds"] {
-  const theirs = withoutFallClocks(kv).sheds ?? {};
-  const mine = own.sheds ?? {};
-  const pools = new Set([...Object.keys(theirs), ...Object.keys(mine)]);
-  const same = [...pools].every(
-    (p) => theirs[p]?.share === mine[p]?.share && theirs[p]?.at === mine[p]?.at,
-  );
-  if (same) return own.sheds;
-  return Object.keys(theirs).length > 0 ? theirs : undefined;
+type Sheds = CompiledMap["sheds"];
+
+/** KV's sheds (already without fall clocks), or `mine` (the same object) when it serves the same. */
+function servedSheds(mine: Sheds, theirs: Sheds): Sheds {
+  const a = theirs ?? {};
+  const b = mine ?? {};
+  const pools = new Set([...Object.keys(a), ...Object.keys(b)]);
+  const same = [...pools].every((p) => a[p]?.share === b[p]?.share && a[p]?.at === b[p]?.at);
+  if (same) return mine;
+  return Object.keys(a).length > 0 ? a : undefined;
+}
+
+/** {@link servedSheds} of every country's viewer sheds: `own`'s object when all are the same. */
+function servedViewerSheds(own: CompiledMap, served: CompiledMap): CompiledMap["viewer_sheds"] {
+  const theirs = served.viewer_sheds ?? {};
+  const mine = own.viewer_sheds ?? {};
+  const out: Record<string, NonNullable<Sheds>> = {};
+  let same = true;
+  for (const cc of new Set([...Object.keys(theirs), ...Object.keys(mine)])) {
+    const a = Object.hasOwn(mine, cc) ? mine[cc] : undefined;
+    const b = Object.hasOwn(theirs, cc) ? theirs[cc] : undefined;
+    const sheds = servedSheds(a, b);
+    if (sheds !== a) same = false;
+    if (sheds) out[cc] = sheds;
+  }
+  if (same) return own.viewer_sheds;
+  return Object.keys(out).length > 0 ? out : undefined;
 }

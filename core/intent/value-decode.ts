@@ -1,4 +1,5 @@
 import type { Fence } from "../contract/fence.js";
+import { type Canary, CanarySchema } from "./canary-schema.js";
 import { FenceSchema } from "./fence-schema.js";
 import type { ParsedKey } from "./keys.js";
 import { type Observed, ObservedSchema } from "./observed-schema.js";
@@ -102,6 +103,8 @@ export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decode
       return decodeJson<Fence>(value, FenceSchema);
     case "observed":
       return decodeJson<Observed>(value, ObservedSchema);
+    case "canary":
+      return decodeJson<Canary>(value, CanarySchema);
     default:
       return null;
   }
@@ -115,10 +118,12 @@ export function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unkno
   const suffix =
     parsed.kind === "observed"
       ? " (observation not counted)"
-      : parsed.kind !== "health"
-        ? ""
-        : parsed.checker === undefined
-          ? " (pool treated as unhealthy)"
-          : " (checker not counted)";
+      : parsed.kind === "canary"
+        ? " (no canary: every viewer routes by the stable intent)"
+        : parsed.kind !== "health"
+          ? ""
+          : parsed.checker === undefined
+            ? " (pool treated as unhealthy)"
+            : " (checker not counted)";
   return problem(rel, decoded.code, `${decoded.message}${suffix}`);
 }

@@ -1,4 +1,4 @@
-import { parseBoundedJson, safeText } from "../../core/index.js";
+import { CANARY_KEY, parseBoundedJson, safeText } from "../../core/index.js";
 import { isIntentKey } from "../apply/plan-diff.js";
 import { CliError } from "../cli/cli-error.js";
 import type { PrefixRead } from "../etcd/read-prefix.js";
@@ -64,6 +64,8 @@ export function intentAfterEpoch(src: RollbackSource): Map<string, string> {
       );
     }
     for (const c of stored.record.changes) {
+      // A canary's start and end write canary/current, which is not intent.
+      if (c.key === CANARY_KEY) continue;
       const now = state.get(c.key);
       if (!isIntentKey(c.key) || !same(now, c.after)) {
         throw new CliError(

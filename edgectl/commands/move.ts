@@ -1,8 +1,9 @@
 import { Command } from "commander";
+import type { CanaryFlags } from "../canary/canary-flags.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 
-interface MoveOptions {
+interface MoveOptions extends CanaryFlags {
   readonly to: string;
   readonly fallbacks?: string;
   readonly reason?: string;
@@ -18,7 +19,8 @@ const list = (raw: string) =>
 /**
  * `edgectl move CC[,CC…] --to POOL [--fallbacks a,b] [--reason TEXT] [--yes]`: the seeds'
  * rebalance. Each country's (or continent's) own rule gets primary POOL, the old primary first
- * among the fallbacks unless `--fallbacks`; committed exactly as `apply` commits (exit codes too).
+ * among the fallbacks unless `--fallbacks`; committed exactly as `apply` commits (exit codes and
+ * `--canary` too).
  */
 export function moveCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("move"))
@@ -28,6 +30,10 @@ export function moveCommand(ctx: CommandContext): Command {
     .option("--fallbacks <pools>", "comma-separated fallbacks instead of the old primary and chain")
     .option("--reason <text>", "why (kept in the audit record; see edgectl history)")
     .option("-y, --yes", "apply without asking for confirmation")
+    .option("--canary <percent>", "roll out to PERCENT % of each moved route's viewers first")
+    .option("--for <duration>", "with --canary: how long the gates must hold (default 10m)")
+    .option("--gate <expr>", "with --canary: errors<=+1pt,p90<=x1.25+50ms (the defaults)")
+    .option("--min-samples <n>", "with --canary: requests a side needs to be judged (default 200)")
     .action(async (raw: string, opts: MoveOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { CliError } = await import("../cli/cli-error.js");
@@ -42,6 +48,8 @@ export function moveCommand(ctx: CommandContext): Command {
       const targets = list(raw).map((t) => parseTargetArgument(t).target);
       if (targets.length === 0)
         throw new CliError("invalid-input", "move: name at least one country or continent");
+      const { canaryRequestOf } = await import("../canary/canary-flags.js");
+      const canary = canaryRequestOf(opts);
       const fallbacks = opts.fallbacks === undefined ? undefined : list(opts.fallbacks);
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (client) => {
@@ -53,6 +61,7 @@ export function moveCommand(ctx: CommandContext): Command {
           reason: opts.reason,
           yes: opts.yes === true,
           notes,
+          canary,
         });
         const keys = [...new Set(targets.map(ruleKey))];
         ctx.emit(

@@ -1,4 +1,8 @@
 import { Command } from "commander";
+import {
+  DEFAULT_HEARTBEAT_SECONDS,
+  DEFAULT_PUSHER_LISTEN,
+} from "../../adapters/pusher-defaults.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import type { SyncInputs } from "../status/sync-status.js";
@@ -24,15 +28,15 @@ async function readPusher(url: string): Promise<NonNullable<SyncInputs["pusher"]
 }
 
 function heartbeatSeconds(env: Readonly<Record<string, string | undefined>>): number {
-  const n = Number(env.HEARTBEAT_SECONDS ?? "60");
-  return Number.isFinite(n) && n > 0 ? n : 60;
+  const n = Number(env.HEARTBEAT_SECONDS ?? DEFAULT_HEARTBEAT_SECONDS);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_HEARTBEAT_SECONDS;
 }
 
 /** The pusher's address from `PUSHER_LISTEN` (a wildcard host is asked on loopback). */
 export function defaultPusherUrl(env: Readonly<Record<string, string | undefined>>): string {
-  const listen = env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464";
+  const listen = env.PUSHER_LISTEN?.trim() || DEFAULT_PUSHER_LISTEN;
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(listen);
-  if (!m) return "http://127.0.0.1:9464";
+  if (!m) return `http://${DEFAULT_PUSHER_LISTEN}`;
   const host = m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
   return `http://${host}:${m[2]}`;
 }
@@ -64,7 +68,14 @@ export function statusCommand(ctx: CommandContext): Command {
       const kvOpening = import("../status/kv-read.js").then(({ openKvMaps }) => openKvMaps(ctx.io));
       try {
         const [
-          { carriedState, compile, describeSlowPool, poolReports },
+          {
+            carriedState,
+            compile,
+            describeSlowPool,
+            describeViewerShed,
+            poolReports,
+            viewerShedReports,
+          },
           { compileOptions },
           { evaluateSync, formatSync },
           { statusDocument },
@@ -90,6 +101,7 @@ export function statusCommand(ctx: CommandContext): Command {
         const compiled = result.map;
         // What the edge serves: the shares in KV's map (the compile's, when KV has none).
         const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
+        const viewerSheds = viewerShedReports(result.state, routes ?? compiled);
         const newestChange = Math.max(
           0,
           ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
@@ -102,7 +114,7 @@ export function statusCommand(ctx: CommandContext): Command {
           ...(pusher ? { pusher: await pusher } : {}),
         };
         const verdict = evaluateSync(inputs);
-        ctx.emit(statusDocument(inputs, verdict, shedding), {
+        ctx.emit(statusDocument(inputs, verdict, shedding, viewerSheds), {
           schema: StatusShape,
           text: (_r, paint) => [
             ...formatSync(inputs, verdict).map((l) =>
@@ -116,6 +128,12 @@ export function statusCommand(ctx: CommandContext): Command {
               ? [
                   paint("yellow", "shedding pools:"),
                   ...shedding.map((r) => `  ${r.pool}: ${describeSlowPool(r)}`),
+                ]
+              : []),
+            ...(viewerSheds.length > 0
+              ? [
+                  paint("yellow", "shed by viewers:"),
+                  ...viewerSheds.map((r) => `  ${describeViewerShed(r)}`),
                 ]
               : []),
           ],

@@ -51,6 +51,7 @@ describe("edgectl completion", () => {
       "plan",
       "apply",
       "move",
+      "canary",
       "history",
       "rollback",
       "export",
@@ -60,6 +61,7 @@ describe("edgectl completion", () => {
       "heartbeat",
       "observe",
       "purge",
+      "top",
       "status",
       "completion",
     ]);

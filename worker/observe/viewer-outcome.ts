@@ -8,6 +8,8 @@ export interface ViewerOutcome {
   readonly country: string;
   /** The pool that answered (`X-Edge-Pool`), or `NO_POOL` when the edge refused before any. */
   readonly pool: string;
+  /** `X-Edge-Canary` (`{id}:canary|stable`) when a canary changes the route, else `""`. */
+  readonly side: string;
   /** Index into `OUTCOMES`. */
   readonly outcome: number;
   readonly failover: boolean;
@@ -45,6 +47,7 @@ export function viewerOutcome(request: Request, response: Response): ViewerOutco
   return {
     country,
     pool: pool ?? NO_POOL,
+    side: h.get(EDGE_HEADERS.canary) ?? "",
     outcome: own ? edgeOutcome(response.status, pool) : originOutcome(response.status),
     failover: h.has(EDGE_HEADERS.failover),
     originAnswered: !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? ""),
@@ -58,6 +61,7 @@ export function thrownOutcome(request: Request): ViewerOutcome {
   return {
     country: requestCountry(request, false),
     pool: NO_POOL,
+    side: "",
     outcome: INDEX.edge_error,
     failover: false,
     originAnswered: false,

@@ -38,7 +38,7 @@ function patch(root: string, rel: string, pattern: RegExp, replacement: string):
  */
 export function buildCasMutant(): CasMutant {
   const root = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
-  for (const dir of ["core", "adapters", "edgectl", "pusher", "bin", "scripts"]) {
+  for (const dir of ["core", "adapters", "edgectl", "observer", "pusher", "bin", "scripts"]) {
     cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
   }
   cpSync(join(ROOT, "package.json"), join(root, "package.json"));
