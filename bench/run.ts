@@ -11,6 +11,7 @@ import { renderTable, type TableInput } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
 import { checkerWrites } from "./sections/checker-writes.js";
 import { cli } from "./sections/cli.js";
+import { edgeCache } from "./sections/edge-cache.js";
 import { failover } from "./sections/failover.js";
 import { blackholeStall } from "./sections/failover-blackhole.js";
 import { growth } from "./sections/growth.js";
@@ -162,6 +163,14 @@ async function main(): Promise<void> {
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
     ),
+    cache: await run("cache", (c) =>
+      edgeCache({
+        cleanup: c,
+        log,
+        segments: opts.quick ? 20 : 50,
+        pairs: opts.quick ? 200 : 1000,
+      }),
+    ),
     propagation: await run("propagation", (c) =>
       propagation({ cleanup: c, log, changes: scale.changes, edgeChanges: scale.edgeChanges }),
     ),
@@ -233,6 +242,7 @@ async function main(): Promise<void> {
     write_economy: results.write_economy,
     ui: results.ui,
     cli: results.cli,
+    cache: results.cache,
     observe: results.observe,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);

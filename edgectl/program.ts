@@ -23,6 +23,7 @@ import { historyCommand } from "./commands/history.js";
 import { moveCommand } from "./commands/move.js";
 import { observeCommand } from "./commands/observe.js";
 import { planCommand } from "./commands/plan.js";
+import { purgeCommand } from "./commands/purge.js";
 import { rollbackCommand } from "./commands/rollback.js";
 import { statusCommand } from "./commands/status.js";
 import { topCommand } from "./commands/top.js";
@@ -72,6 +73,7 @@ Examples:
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
   OBSERVE_TOKEN=… edgectl observe --edge https://edge.example.com --listen 127.0.0.1:9466
+  PURGE_TOKEN=… edgectl purge https://video.example.com/live/seg-1.ts
   OBSERVE_TOKEN=… edgectl top BR --edge https://edge.example.com
   edgectl -o json explain DE | jq '{source, split}'
   source <(edgectl completion bash)
@@ -124,6 +126,7 @@ export function buildProgram(
     unboostCommand,
     heartbeatCommand,
     observeCommand,
+    purgeCommand,
     topCommand,
     statusCommand,
     completionCommand,

@@ -13,6 +13,7 @@ export const EDGE_HEADERS = {
   fence: "X-Edge-Fence",
   canary: "X-Edge-Canary",
   origin: "X-Edge-Origin",
+  cache: "X-Edge-Cache",
   hop: "X-Edge-Hop",
   debugToken: "X-Edge-Debug-Token",
   debugCountry: "X-Edge-Debug-Country",

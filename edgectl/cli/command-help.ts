@@ -137,6 +137,17 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ...COLOUR,
     ],
   },
+  purge: {
+    examples: [
+      "edgectl purge https://video.example.com/vod/42/seg-7.m4s --token-file /run/credentials/PURGE_TOKEN",
+      "edgectl purge http://127.0.0.1:8787/live.m3u8 -o json | jq '.purged[].removed'",
+    ],
+    env: [
+      "EDGE_URL                  send the purge here instead of each URL's host; --edge wins",
+      "PURGE_TOKEN               the edge's purge token (the Worker secret); --token-file wins",
+      ...COLOUR,
+    ],
+  },
   top: {
     examples: [
       "edgectl top --edge https://edge.example.com            # every country and pool, last 60 s",

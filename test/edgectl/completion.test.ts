@@ -60,6 +60,7 @@ describe("edgectl completion", () => {
       "unboost",
       "heartbeat",
       "observe",
+      "purge",
       "top",
       "status",
       "completion",

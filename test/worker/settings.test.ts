@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { parseCacheSettings } from "../../worker/cache/cache-settings.js";
 import { constantTimeEqual } from "../../worker/debug-access.js";
 import { noMapRoute as floorRoute } from "../../worker/no-map-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
@@ -163,6 +164,9 @@ describe("wrangler configurations", () => {
     "EDGE_EJECT_AFTER",
     "EDGE_EJECT_SECONDS",
     "OBSERVE_FLUSH_SECONDS",
+    "CACHE",
+    "CACHE_IGNORE_PARAMS",
+    "CACHE_STALE_IF_ERROR_SECONDS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -191,6 +195,11 @@ describe("wrangler configurations", () => {
       expect(s.ejectMs).toBe(10_000);
       expect(parseObserveSettings(vars).flushMs).toBe(Number(vars.OBSERVE_FLUSH_SECONDS) * 1000);
       expect(parseObserveSettings(vars).flushMs).toBe(10_000);
+      const cache = parseCacheSettings(vars);
+      expect(cache.on).toBe(true);
+      expect(cache.ignoreParams.size).toBe(0);
+      expect(cache.staleIfErrorS).toBe(Number(vars.CACHE_STALE_IF_ERROR_SECONDS));
+      expect(cache.staleIfErrorS).toBe(0);
     },
   );
 });

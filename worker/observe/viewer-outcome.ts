@@ -13,7 +13,10 @@ export interface ViewerOutcome {
   /** Index into `OUTCOMES`. */
   readonly outcome: number;
   readonly failover: boolean;
-  /** True when the response is an origin's (its time to headers is a TTFB sample). */
+  /**
+   * True when the response is an origin's, fetched for this request (its time to headers is a
+   * TTFB sample); a copy from the edge cache (`X-Edge-Cache: HIT` or `STALE`) is not.
+   */
   readonly originAnswered: boolean;
 }
 
@@ -47,9 +50,11 @@ export function viewerOutcome(request: Request, response: Response): ViewerOutco
     side: h.get(EDGE_HEADERS.canary) ?? "",
     outcome: own ? edgeOutcome(response.status, pool) : originOutcome(response.status),
     failover: h.has(EDGE_HEADERS.failover),
-    originAnswered: !own,
+    originAnswered: !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? ""),
   };
 }
+
+const FROM_CACHE = new Set(["HIT", "STALE"]);
 
 /** The outcome of a request whose handling threw (the edge answers it with its own 502). */
 export function thrownOutcome(request: Request): ViewerOutcome {

@@ -11,6 +11,7 @@ import { HistoryShape } from "./history-shape.js";
 import { MoveShape } from "./move-shape.js";
 import { ObserveEventShape } from "./observe-shape.js";
 import { PlanShape } from "./plan-shape.js";
+import { PurgeShape } from "./purge-shape.js";
 import { RollbackShape } from "./rollback-shape.js";
 import { StatusShape } from "./status-shape.js";
 import { TopShape } from "./top-shape.js";
@@ -46,6 +47,7 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
     invocation: "edgectl observe --edge URL -o json (one line per event)",
     schema: ObserveEventShape,
   },
+  { invocation: "edgectl purge URL… -o json", schema: PurgeShape },
   { invocation: "edgectl top [CC…] --edge URL -o json", schema: TopShape },
   { invocation: "edgectl completion SHELL -o json", schema: CompletionShape },
   { invocation: "any failure, -o json", schema: ErrorShape },
