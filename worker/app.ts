@@ -68,17 +68,17 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
 
   app.get("/__edge/health", async (c) => {
     const settings = settingsFromEnv(c.env);
-    const snap = await heldMap(c, settings);
-    return c.json({ ok: true, rev: snap.map?.rev ?? null }, 200, NO_STORE);
+    const held = await heldMap(c, settings);
+    return c.json({ ok: true, rev: held.map?.rev ?? null }, 200, NO_STORE);
   });
 
   app.get("/__edge/route", async (c) => {
     const settings = settingsFromEnv(c.env);
     const request = c.req.raw;
     if (!debugAccess(request.headers, settings.debugToken)) return plainResponse(404, "Not Found");
-    const snap = await heldMap(c, settings);
+    const held = await heldMap(c, settings);
     const viewer = () => viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), true);
-    const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings, viewer);
+    const decision: RoutingDecision = decide(held, requestCountry(request, true), settings, viewer);
     return c.json(
       {
         country: decision.country,
@@ -99,8 +99,8 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   app.all("/__edge/purge", async (c) => {
     if (!deps.cache) return plainResponse(404, "Not Found");
     const settings = settingsFromEnv(c.env);
-    const snap = await snapshot(c, settings);
-    return purgeRoute(c.req.raw, cacheSettings(c.env), deps.cache.store, snap.map);
+    const held = await heldMap(c, settings);
+    return purgeRoute(c.req.raw, cacheSettings(c.env), deps.cache.store, held.map);
   });
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
