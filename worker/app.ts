@@ -83,8 +83,8 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
       {
         country: decision.country,
         rev: decision.rev,
-        epoch: snap.map?.epoch ?? null,
-        map: snap.map ? (snap.stale ? "stale" : "fresh") : "none",
+        epoch: held.map?.epoch ?? null,
+        map: held.map ? (held.stale ? "stale" : "fresh") : "none",
         degraded: degradedHeader(decision.degraded, false),
         route: decision.route,
         canary: decision.canary ?? null,
