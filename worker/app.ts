@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
         map: held.map ? (held.stale ? "stale" : "fresh") : "none",
         degraded: degradedHeader(decision.degraded, false),
         route: decision.route,
-        canary: decision.canary ?? null,
+        ...(decision.canary ? { canary: decision.canary } : {}),
       },
       200,
       NO_STORE,
