@@ -20,9 +20,11 @@ export function applyCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { planIntent } = await import("../apply/intent-plan.js");
       const { loadDesiredState } = await import("../apply/load-desired-state.js");
+      const { originWarnings } = await import("../apply/origin-warnings.js");
       const { ApplyShape, applyDocument, applyText } = await import("../output/apply-document.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
+      ctx.warn(...originWarnings(desired));
       await withEtcdMembers(settings, async (client) => {
         const plan = await planIntent(client, settings, desired);
         const commit = await commitPlan(ctx, client, settings, plan, {

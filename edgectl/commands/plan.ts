@@ -17,11 +17,13 @@ export function planCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { planIntent } = await import("../apply/intent-plan.js");
       const { loadDesiredState } = await import("../apply/load-desired-state.js");
+      const { originWarnings } = await import("../apply/origin-warnings.js");
       const { changeDocument } = await import("../output/plan-document.js");
       const { PlanShape } = await import("../output/shapes/plan-shape.js");
       const { formatDiff } = await import("../apply/plan-diff.js");
       const settings = ctx.settings(cmd);
       const desired = await loadDesiredState(file);
+      ctx.warn(...originWarnings(desired));
       await withEtcdMembers(settings, async (members) => {
         const plan = await planIntent(members, settings, desired);
         const snapshot = toSnapshot(plan.read);

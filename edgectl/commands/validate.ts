@@ -12,10 +12,12 @@ export function validateCommand(ctx: CommandContext): Command {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
       const { desiredStateToKeys } = await import("../../core/index.js");
       const { loadDesiredState } = await import("../apply/load-desired-state.js");
+      const { originWarnings } = await import("../apply/origin-warnings.js");
       const { assertNoNewFenceViolations } = await import("../apply/fence-refusal.js");
       const { compileOptions } = await import("../cli/compile-options.js");
       const { ValidateShape } = await import("../output/shapes/validate-shape.js");
       const state = await loadDesiredState(file);
+      ctx.warn(...originWarnings(state));
       const intent = desiredStateToKeys(state, "");
       const keys = [...intent.keys()];
       // The file on its own (no etcd): a rule that crosses a fence is refused here already.
