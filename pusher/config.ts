@@ -72,11 +72,15 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     name: "KV_NAMESPACE_ID",
     default: "the ROUTING binding's id in wrangler.toml (top level)",
     meaning: "Workers KV namespace",
+    details:
+      "for cloudflare, 32 hexadecimal characters; a template's placeholder (`REPLACE_WITH_…`, all zeros) is refused at start, naming the file to edit",
   },
   {
     name: "CF_ACCOUNT_ID, CF_API_TOKEN",
     default: "required for cloudflare",
     meaning: "the Cloudflare account and API token; the token is never logged",
+    details:
+      "the account id is 32 hexadecimal characters, and a placeholder is refused like KV_NAMESPACE_ID's; use an account-owned token (docs/cloudflare-account.md)",
   },
   {
     name: "CF_API_BASE_URL",

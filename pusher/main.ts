@@ -49,8 +49,9 @@ async function main(): Promise<void> {
   let config: PusherConfig;
   let kvSettings: KvSettings;
   try {
-    config = pusherConfigFromEnv(env, { hostname: hostname(), pid: process.pid });
+    // KV first: a template's placeholder is named before any file the template points at is read.
     kvSettings = kvSettingsFromEnv(env, { cwd: process.cwd() });
+    config = pusherConfigFromEnv(env, { hostname: hostname(), pid: process.pid });
   } catch (e) {
     fail(describe(e));
   }

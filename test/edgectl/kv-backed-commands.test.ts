@@ -203,7 +203,8 @@ describe("edgectl explain with last valid rules from KV", () => {
       env: {
         ...env,
         KV_SINK: "cloudflare",
-        CF_ACCOUNT_ID: "acc1",
+        CF_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+        KV_NAMESPACE_ID: "fedcba9876543210fedcba9876543210",
         CF_API_TOKEN: token,
         CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
       },
