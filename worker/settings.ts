@@ -1,3 +1,7 @@
+import {
+  DEFAULT_ISOLATE_CACHE_SECONDS,
+  DEFAULT_KV_CACHE_TTL,
+} from "../core/contract/edge-propagation.js";
 import { isPoolName } from "../core/contract/pool-name.js";
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
 import { originTemplateProblem } from "../core/contract/settings-check.js";
@@ -94,8 +98,9 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       typeof vars.FLOOR_POOL === "string" && isPoolName(vars.FLOOR_POOL)
         ? vars.FLOOR_POOL
         : DEFAULT_FLOOR_POOL,
-    kvCacheTtl: intVar(vars.KV_CACHE_TTL, 60, KV_MIN_CACHE_TTL, 365 * 86_400),
-    isolateCacheMs: intVar(vars.ISOLATE_CACHE_SECONDS, 5, 0, 86_400) * 1000,
+    kvCacheTtl: intVar(vars.KV_CACHE_TTL, DEFAULT_KV_CACHE_TTL, KV_MIN_CACHE_TTL, 365 * 86_400),
+    isolateCacheMs:
+      intVar(vars.ISOLATE_CACHE_SECONDS, DEFAULT_ISOLATE_CACHE_SECONDS, 0, 86_400) * 1000,
     maxAttempts: intVar(vars.MAX_ATTEMPTS, 2, 1, 17),
     originTimeoutMs: intVar(
       vars.ORIGIN_TIMEOUT_MS,

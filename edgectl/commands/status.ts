@@ -67,6 +67,7 @@ export function statusCommand(ctx: CommandContext): Command {
           { carriedState, compile, describeSlowPool, poolReports },
           { compileOptions },
           { evaluateSync, formatSync },
+          { edgeSettling },
           { statusDocument },
           { StatusShape },
           read,
@@ -75,6 +76,7 @@ export function statusCommand(ctx: CommandContext): Command {
           import("../../core/index.js"),
           import("../cli/compile-options.js"),
           import("../status/sync-status.js"),
+          import("../status/edge-settling.js"),
           import("../output/status-document.js"),
           import("../output/shapes/status-shape.js"),
           etcdRead,
@@ -94,11 +96,13 @@ export function statusCommand(ctx: CommandContext): Command {
           0,
           ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
         );
+        const now = Date.now();
         const inputs: SyncInputs = {
           etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
           kv: { meta, routes, ...(kv.error ? { error: kv.error } : {}) },
+          settling: edgeSettling(routes, now),
           // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
-          deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
+          deadman: { now, maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
           ...(pusher ? { pusher: await pusher } : {}),
         };
         const verdict = evaluateSync(inputs);
@@ -110,7 +114,9 @@ export function statusCommand(ctx: CommandContext): Command {
                 ? paint("green", l)
                 : l === "edge is behind:"
                   ? paint("red", l)
-                  : l,
+                  : inputs.settling && l.startsWith("KV's routes were written")
+                    ? paint("yellow", l)
+                    : l,
             ),
             ...(shedding.length > 0
               ? [

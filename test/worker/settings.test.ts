@@ -11,7 +11,7 @@ describe("worker settings", () => {
     expect(parseSettings({})).toEqual({
       originTemplate: "https://{pool}.origin.example.com",
       floorPool: "par-1",
-      kvCacheTtl: 60,
+      kvCacheTtl: 30,
       isolateCacheMs: 5000,
       maxAttempts: 2,
       originTimeoutMs: 4000,
@@ -183,6 +183,8 @@ describe("wrangler configurations", () => {
       expect(s.maxAttempts).toBe(Number(vars.MAX_ATTEMPTS));
       expect(s.isolateCacheMs).toBe(Number(vars.ISOLATE_CACHE_SECONDS) * 1000);
       expect(s.kvCacheTtl).toBe(Number(vars.KV_CACHE_TTL));
+      // KV's minimum cacheTtl: a higher one only delays every change at the edge
+      expect(s.kvCacheTtl).toBe(30);
       expect(s.floorPool).toBe(vars.FLOOR_POOL);
       expect(s.originTemplate).toBe(vars.ORIGIN_TEMPLATE);
       expect(s.ejectAfter).toBe(Number(vars.EDGE_EJECT_AFTER));
