@@ -4,6 +4,7 @@ import { type IdleHeapTrim, startIdleHeapTrim } from "../adapters/idle-heap-trim
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { ownSignals } from "../adapters/own-signals.js";
+import { serviceNotifier } from "../adapters/systemd-notify.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 
 // Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
@@ -98,7 +99,11 @@ async function main(): Promise<void> {
     fail(`cannot open the ${kvSettings.kind} KV sink: ${describe(e)}`);
   }
 
-  const secrets = [env.CF_API_TOKEN, env.ETCD_PASSWORD].filter((s): s is string => Boolean(s));
+  // what the log must never show, wherever it came from (variable or systemd credential)
+  const secrets = [
+    kvSettings.kind === "cloudflare" ? kvSettings.apiToken.reveal() : undefined,
+    config.etcd.password,
+  ].filter((s): s is string => Boolean(s));
   const [{ createPusher }, { startStatusServer }, { systemClock }] = await Promise.all([
     import("./pusher.js"),
     import("./http-server.js"),
@@ -150,6 +155,10 @@ async function main(): Promise<void> {
   );
   pusher.start();
   trim = startIdleHeapTrim(logger, { holdAfterWorkMs: TRIM_HOLD_AFTER_WORK_MS });
+  // Type=notify units (deploy/edge-pusher.service): ready once /livez answers; WatchdogSec
+  // restarts a pusher whose event loop stops.
+  const notifier = serviceNotifier(env, { pid: process.pid });
+  notifier.ready(`listening on ${config.listen.host}:${server.port}`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -157,6 +166,7 @@ async function main(): Promise<void> {
     stopping = true;
     probing.abort();
     logger.info({ signal }, "shutting down");
+    notifier.stopping();
     const hardStop = setTimeout(() => {
       logger.error("shutdown took too long; exiting");
       process.exit(1);

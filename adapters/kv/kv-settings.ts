@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "smol-toml";
+import { readCredential } from "../credential.js";
 import { ConfigError } from "../errors.js";
 import { cloudflareIdProblem } from "./cloudflare-id.js";
 import { CLOUDFLARE_ACCOUNT_LIMIT, DEFAULT_API_BUDGET } from "./request-budget.js";
@@ -146,7 +147,10 @@ export function kvSettingsFromEnv(
   }
   // Check credentials before touching wrangler.toml, so the first error names what is missing.
   const accountId = sink === "cloudflare" ? required(env, "CF_ACCOUNT_ID") : "";
-  const token = sink === "cloudflare" ? required(env, "CF_API_TOKEN") : "";
+  const token =
+    sink === "cloudflare"
+      ? required({ CF_API_TOKEN: readCredential(env, "CF_API_TOKEN") }, "CF_API_TOKEN")
+      : "";
   const namespaceId = env.KV_NAMESPACE_ID?.trim() || namespaceIdFromWrangler(opts.cwd);
   if (!NAMESPACE_ID.test(namespaceId)) {
     throw new ConfigError("invalid-setting", "KV_NAMESPACE_ID", `"${namespaceId}" is not an id`);

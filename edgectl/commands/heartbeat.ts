@@ -120,6 +120,12 @@ export function heartbeatCommand(ctx: CommandContext): Command {
       const trim = startIdleHeapTrim(logger, { minGrowthBytes: HEARTBEAT_TRIM_GROWTH_BYTES });
       const members = EtcdMembers.open(settings);
       const signal = ctx.io.signal ?? new AbortController().signal;
+      // Type=notify units (deploy/edge-heartbeat@.service): ready as the loop starts; WatchdogSec
+      // restarts a heartbeat whose event loop stops, well within its lease's TTL.
+      const { serviceNotifier } = await import("../../adapters/systemd-notify.js");
+      const notifier = serviceNotifier(ctx.io.env, { pid: process.pid });
+      signal.addEventListener("abort", () => notifier.stopping(), { once: true });
+      notifier.ready(`heartbeat for ${pool}`);
       try {
         await runHeartbeat({
           members,
