@@ -44,7 +44,13 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "comma-separated etcd members; list every one",
     details: "a bare `host:port` gets `http://` (`https://` when a TLS file is set)",
   },
-  { name: "ETCD_USERNAME, ETCD_PASSWORD", default: "unset", meaning: "etcd auth" },
+  {
+    name: "ETCD_USERNAME, ETCD_PASSWORD",
+    default: "unset",
+    meaning: "etcd auth",
+    details:
+      "ETCD_PASSWORD and CF_API_TOKEN, when unset, are read from `$CREDENTIALS_DIRECTORY/<name>` (systemd's `LoadCredential=`), so the secret is in no environment",
+  },
   {
     name: "ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE",
     default: "unset",
