@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual } from "../../worker/debug-access.js";
 import { floorRoute } from "../../worker/floor-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
@@ -195,17 +194,4 @@ describe("wrangler configurations", () => {
       expect(parseObserveSettings(vars).flushMs).toBe(10_000);
     },
   );
-});
-
-describe("constantTimeEqual", () => {
-  it.each([
-    ["abc", "abc", true],
-    ["abc", "abd", false],
-    ["abc", "ab", false],
-    ["", "", true],
-    ["", "a", false],
-    ["tokén", "tokén", true],
-  ])("%j vs %j → %s", (a, b, want) => {
-    expect(constantTimeEqual(a, b)).toBe(want);
-  });
 });
