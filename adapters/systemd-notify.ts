@@ -44,10 +44,8 @@ export function serviceNotifier(
   const usec = Number(env.WATCHDOG_USEC);
   const forUs = env.WATCHDOG_PID === undefined || Number(env.WATCHDOG_PID) === opts.pid;
   const pingMs = socket && forUs && usec > 0 ? Math.max(1, Math.floor(usec / 2_000)) : null;
-  const childEnv: Readonly<Record<string, string | undefined>> = {
-    PATH: env.PATH ?? "/usr/bin:/bin",
-    NOTIFY_SOCKET: socket,
-  };
+  // The child gets the socket and nothing else (no secret, no PATH: Node then looks in /usr/bin:/bin).
+  const childEnv: Readonly<Record<string, string | undefined>> = { NOTIFY_SOCKET: socket };
   let timer: NodeJS.Timeout | undefined;
   return {
     enabled: Boolean(socket),

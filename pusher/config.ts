@@ -150,6 +150,18 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "pino level: fatal, error, warn, info, debug, trace",
   },
   {
+    name: "NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID",
+    default: "set by systemd",
+    meaning:
+      "a `Type=notify` unit's socket and `WatchdogSec`: the pusher sends `READY=1` once it listens and `WATCHDOG=1` every half `WatchdogSec` (through `systemd-notify`)",
+  },
+  {
+    name: "CREDENTIALS_DIRECTORY",
+    default: "set by systemd",
+    meaning:
+      "where `LoadCredential=` puts the secrets; `CF_API_TOKEN` and `ETCD_PASSWORD` are read from it when unset",
+  },
+  {
     name: "EDGE_PUSHER_TUNED",
     default: "unset",
     meaning: "set it to run the pusher as started, without the memory tuning of bin/edge-pusher.js",
