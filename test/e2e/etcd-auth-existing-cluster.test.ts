@@ -116,7 +116,9 @@ describe("deploy/etcd-auth.sh on an existing cluster with auth on", () => {
     const billingRole = await ctl(e, "--user", "root:root-pw", "role", "get", "billing");
     expect(billingRole).toContain("/billing/");
     expect(billingRole).not.toContain(P);
-    expect(await ctl(e, "auth", "status")).toContain("Authentication Status: true");
+    expect(await ctl(e, "--user", "root:root-pw", "auth", "status")).toContain(
+      "Authentication Status: true",
+    );
 
     // a second run keeps what exists and says so
     const again = await script(["--insecure", "--out-dir", join(scratch, "on")], env);
@@ -215,9 +217,19 @@ describe("deploy/etcd-auth.sh with TLS common-name users (--cert-users)", () => 
     expect(r.stdout).toContain("auth enabled");
     expect(r.stdout).not.toContain("generated passwords");
 
-    expect(await ctl(e, ...(await as("setup")), "auth", "status")).toContain(
-      "Authentication Status: true",
-    );
+    expect(
+      await ctl(
+        e,
+        "--cacert",
+        tls.caFile,
+        "--cert",
+        root.cert,
+        "--key",
+        root.key,
+        "auth",
+        "status",
+      ),
+    ).toContain("Authentication Status: true");
     expect(await may(e, ...(await as("edge-pusher")), "get", "--prefix", P)).toBe(true);
     expect(await may(e, ...(await as("edge-pusher")), "put", `${P}country/DE`, "{}")).toBe(false);
     expect(await may(e, ...(await as("edgectl")), "put", `${P}country/DE`, "{}")).toBe(true);
