@@ -19,6 +19,9 @@ export interface EtcdSettingsFlags {
   readonly endpoints?: string | undefined;
 }
 
+/** `ETCD_ENDPOINTS`'s default: one local member. */
+export const DEFAULT_ETCD_ENDPOINTS = "http://127.0.0.1:2379";
+
 /**
  * Reads `ETCD_*` variables from an environment object (only entry points pass `process.env`);
  * `flags.endpoints` (edgectl's `--endpoints`) overrides `ETCD_ENDPOINTS`.
@@ -30,7 +33,7 @@ export function etcdSettingsFromEnv(
   // Like etcdctl, a bare host:port is accepted; its scheme follows the TLS settings.
   const scheme = env.ETCD_CA_FILE || env.ETCD_CERT_FILE ? "https://" : "http://";
   const setting = flags.endpoints !== undefined ? "--endpoints" : "ETCD_ENDPOINTS";
-  const endpoints = (flags.endpoints ?? env.ETCD_ENDPOINTS ?? "http://127.0.0.1:2379")
+  const endpoints = (flags.endpoints ?? env.ETCD_ENDPOINTS ?? DEFAULT_ETCD_ENDPOINTS)
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)

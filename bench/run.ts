@@ -11,6 +11,7 @@ import { renderTable, type TableInput } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
 import { checkerWrites } from "./sections/checker-writes.js";
 import { cli } from "./sections/cli.js";
+import { edgeCache } from "./sections/edge-cache.js";
 import { failover } from "./sections/failover.js";
 import { blackholeStall } from "./sections/failover-blackhole.js";
 import { growth } from "./sections/growth.js";
@@ -18,8 +19,10 @@ import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
 import { uiRender } from "./sections/ui-render.js";
+import { observeCost } from "./sections/viewers-observed.js";
 import { weightedSplit } from "./sections/weighted-split.js";
 import { workerBundle } from "./sections/worker-bundle.js";
+import { workerMemory } from "./sections/worker-memory.js";
 import { workerOverhead } from "./sections/worker-overhead.js";
 import { writeEconomy } from "./sections/write-economy.js";
 
@@ -127,18 +130,46 @@ async function main(): Promise<void> {
     write_economy: await run("economy", (c) =>
       writeEconomy({ cleanup: c, log, transitions: scale.flaps }),
     ),
-    worker: await run("worker", (c) =>
-      workerOverhead({
+    worker: await run("worker", async (c) => {
+      const overhead = await workerOverhead({
         cleanup: c,
         log,
         rounds: scale.rounds,
         seconds: scale.seconds,
         connections: 16,
+      });
+      // Its own workerd, once the throughput's is stopped.
+      await c.runAll();
+      const memory = await workerMemory({
+        cleanup: c,
+        log,
+        requests: opts.quick ? 15_000 : 30_000,
+        pairs: 3,
+        connections: 16,
+      });
+      return { ...overhead, memory };
+    }),
+    observe: await run("observe", (c) =>
+      observeCost({
+        cleanup: c,
+        log,
+        rounds: scale.rounds,
+        seconds: scale.seconds,
+        connections: 16,
+        requests: opts.quick ? 600 : 2000,
       }),
     ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
+    ),
+    cache: await run("cache", (c) =>
+      edgeCache({
+        cleanup: c,
+        log,
+        segments: opts.quick ? 20 : 50,
+        pairs: opts.quick ? 200 : 1000,
+      }),
     ),
     propagation: await run("propagation", (c) =>
       propagation({ cleanup: c, log, changes: scale.changes, edgeChanges: scale.edgeChanges }),
@@ -211,6 +242,8 @@ async function main(): Promise<void> {
     write_economy: results.write_economy,
     ui: results.ui,
     cli: results.cli,
+    cache: results.cache,
+    observe: results.observe,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

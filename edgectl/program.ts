@@ -1,10 +1,20 @@
 import { Command } from "commander";
+import { DEFAULT_ETCD_ENDPOINTS } from "../adapters/etcd-options.js";
 import { VERSION } from "../adapters/version.js";
+import { DEFAULT_PREFIX } from "../core/index.js";
+import type { CommitRules } from "./apply/commit.js";
+import { DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_PREFIX } from "./audit/audit-record.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
 import { COMMAND_HELP, commandHelpText } from "./cli/command-help.js";
+import {
+  DEFAULT_ETCD_TIMEOUT_MS,
+  DEFAULT_LOCK_TTL_SECONDS,
+  DEFAULT_MAX_TXN_OPS,
+} from "./cli/edgectl-env.js";
 import { applyCommand } from "./commands/apply.js";
 import { boostCommand } from "./commands/boost.js";
+import { canaryCommand } from "./commands/canary.js";
 import { completionCommand } from "./commands/completion.js";
 import { explainCommand } from "./commands/explain.js";
 import { exportCommand } from "./commands/export.js";
@@ -13,8 +23,10 @@ import { historyCommand } from "./commands/history.js";
 import { moveCommand } from "./commands/move.js";
 import { observeCommand } from "./commands/observe.js";
 import { planCommand } from "./commands/plan.js";
+import { purgeCommand } from "./commands/purge.js";
 import { rollbackCommand } from "./commands/rollback.js";
 import { statusCommand } from "./commands/status.js";
+import { topCommand } from "./commands/top.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
@@ -35,18 +47,19 @@ leader or slow, so losing any minority of members changes nothing; the apply com
 sent once and, if its reply is lost, settled from etcd through any member that answers.
 
 Environment:
-  ETCD_ENDPOINTS            comma-separated members (default http://127.0.0.1:2379); --endpoints wins
+  ETCD_ENDPOINTS            comma-separated members (default ${DEFAULT_ETCD_ENDPOINTS}); --endpoints wins
   ETCD_USERNAME, ETCD_PASSWORD, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE
-  ROUTING_PREFIX            etcd prefix (default /edge/routing/v1/); --prefix wins
+  ROUTING_PREFIX            etcd prefix (default ${DEFAULT_PREFIX}); --prefix wins
   FLOOR_POOL, ORIGIN_TEMPLATE   as the pusher compiles them
-  EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)
-  EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default 5000); a call tries other members
+  EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default ${DEFAULT_LOCK_TTL_SECONDS})
+  EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default ${DEFAULT_ETCD_TIMEOUT_MS}); a call tries other members
                             for twice this before exit 4
-  EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)
-  AUDIT_PREFIX              where apply, move and rollback keep audit records (default /edge/audit/v1/)
-  EDGECTL_AUDIT_KEEP        audit records kept, older ones pruned (default 1000)
+  EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default ${DEFAULT_MAX_TXN_OPS})
+  AUDIT_PREFIX              where apply, move and rollback keep audit records (default ${DEFAULT_AUDIT_PREFIX})
+  EDGECTL_AUDIT_KEEP        audit records kept, older ones pruned (default ${DEFAULT_AUDIT_KEEP})
   EDGECTL_USER              who the audit record names (default: OS user@host)
   KV_SINK, KV_*, CF_*       KV, for explain and status; PUSHER_LISTEN for status
+  EDGE_URL, OBSERVE_TOKEN   the edge and its observations token, for observe and top
   NO_COLOR, TERM            colours only on a terminal, never with NO_COLOR or TERM=dumb
 
 Output: -o json prints one JSON document on stdout (errors {"error":{"code","message"}}), with
@@ -60,6 +73,8 @@ Examples:
   edgectl boost DE --pool ams-1 --ttl 6h --reason "fra-1 saturated"
   edgectl heartbeat fra-1 --ttl 15 --check-url http://127.0.0.1:8081/healthz
   OBSERVE_TOKEN=… edgectl observe --edge https://edge.example.com --listen 127.0.0.1:9466
+  PURGE_TOKEN=… edgectl purge https://video.example.com/live/seg-1.ts
+  OBSERVE_TOKEN=… edgectl top BR --edge https://edge.example.com
   edgectl -o json explain DE | jq '{source, split}'
   source <(edgectl completion bash)
 
@@ -69,12 +84,14 @@ Run "edgectl COMMAND --help" for a command's examples and the environment it rea
 /**
  * Builds a fresh `edgectl` program writing through `output`; `exit` receives the exit code of the
  * command that ran. In JSON mode commander's own error text is not written: `run()` reports the
- * error as the JSON error document instead.
+ * error as the JSON error document instead. The commands that commit intent do so under
+ * `commitRules`.
  */
 export function buildProgram(
   io: CliIo,
   output: SettableOutput,
   exit: (code: number) => void,
+  commitRules?: CommitRules,
 ): Command {
   const ctx = createCommandContext(io, output, exit);
   const outputConfig = {
@@ -100,6 +117,7 @@ export function buildProgram(
     planCommand,
     applyCommand,
     moveCommand,
+    canaryCommand,
     historyCommand,
     rollbackCommand,
     exportCommand,
@@ -108,10 +126,15 @@ export function buildProgram(
     unboostCommand,
     heartbeatCommand,
     observeCommand,
+    purgeCommand,
+    topCommand,
     statusCommand,
     completionCommand,
   ]) {
-    const cmd = make(ctx).exitOverride().configureOutput(outputConfig).allowExcessArguments(false);
+    const cmd = make(ctx, commitRules)
+      .exitOverride()
+      .configureOutput(outputConfig)
+      .allowExcessArguments(false);
     cmd.showHelpAfterError(`(run "edgectl ${cmd.name()} --help" for usage)`);
     const help = COMMAND_HELP[cmd.name()];
     if (help) cmd.addHelpText("after", commandHelpText(help));

@@ -5,13 +5,13 @@ import { ObserveFailure } from "./observe-failure.js";
 /** Largest answer a poll reads: a row is about 300 bytes, so this is some 25,000 rows. */
 export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
-/** Reads one window of the edge's observations. */
+/** Reads one window of the edge's observations, one row per (minute, country, pool). */
 export type EdgeReader = (windowSeconds: number) => Promise<ObservationDocument>;
 
 /**
- * A reader of `GET {edge}/__edge/observations?window=S` with `Authorization: Bearer {token}`,
- * each request bounded by `timeoutMs`. Every failure is an {@link ObserveFailure}; none quotes
- * the token or the answer.
+ * A reader of `GET {edge}/__edge/observations?window=S&by=minute` with `Authorization: Bearer
+ * {token}`, each request bounded by `timeoutMs`. Every failure is an {@link ObserveFailure};
+ * none quotes the token or the answer.
  */
 export function edgeReader(opts: {
   readonly edge: URL;
@@ -21,6 +21,7 @@ export function edgeReader(opts: {
   return async (windowSeconds) => {
     const url = new URL("/__edge/observations", opts.edge);
     url.searchParams.set("window", String(windowSeconds));
+    url.searchParams.set("by", "minute");
     let res: Response;
     let text: string;
     try {

@@ -1,14 +1,7 @@
-import type { MinuteCounts, MinuteReading } from "./minute-buckets.js";
-import { TTFB_OUTCOMES } from "./observation-document.js";
-import {
-  bucketCounts,
-  estimatedSumSeconds,
-  reconcileBuckets,
-  TTFB_BOUNDS_S,
-  type TtfbQuantiles,
-} from "./ttfb-buckets.js";
+import { TTFB_BUCKETS_MS } from "../core/index.js";
+import type { MinuteCounts, MinuteReading } from "./minute-reading.js";
 
-/** Minutes the edge keeps, and so the ledger: older buckets can no longer change. */
+/** Minutes the edge keeps beyond the current one, and so the ledger: older ones no longer change. */
 export const KEPT_MINUTES = 15;
 
 /** What the observer has counted of one (country, pool) in one minute. */
@@ -17,9 +10,9 @@ export interface SeenCounts {
   outcomes: Record<string, number>;
   starved: number;
   failovers: number;
-  quantiles?: TtfbQuantiles;
-  /** TTFB counts already added to the histogram, by bucket. */
-  emitted: number[];
+  /** TTFB counts already added to the histogram, by bucket of `TTFB_BUCKETS_MS`. */
+  ttfb: number[];
+  ttfbSumMs: number;
 }
 
 /** What to add to the counters for one (country, pool). */
@@ -29,7 +22,7 @@ export interface CounterIncrement {
   readonly outcomes: Readonly<Record<string, number>>;
   readonly starved: number;
   readonly failovers: number;
-  /** TTFB counts by bucket (the last over 30 s), and their estimated seconds. */
+  /** TTFB counts by bucket of `TTFB_BUCKETS_MS` (the last over 30 s), and their seconds. */
   readonly ttfb: readonly number[];
   readonly ttfbSeconds: number;
 }
@@ -37,7 +30,7 @@ export interface CounterIncrement {
 /** The result of one reading. */
 export interface LedgerTake {
   readonly increments: readonly CounterIncrement[];
-  /** Pairs whose current minute holds fewer requests than already counted: the edge restarted. */
+  /** Pairs whose minute holds fewer requests than already counted: the edge lost its sums. */
   readonly resets: number;
 }
 
@@ -51,14 +44,15 @@ const zeroSeen = (): SeenCounts => ({
   outcomes: {},
   starved: 0,
   failovers: 0,
-  emitted: new Array<number>(TTFB_BOUNDS_S.length + 1).fill(0),
+  ttfb: new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0),
+  ttfbSumMs: 0,
 });
 
 /**
  * What has been counted of each of the edge's one-minute buckets, so that counters grow by
  * exactly what each bucket gained since it was last read, however often a bucket is read
- * (every poll re-reads the current and the previous minute), and across restarts: of the edge
- * (its current minute starts again below what was counted: what it holds now is new), and of
+ * (every poll re-reads the previous minute, where late flushes land), and across restarts: of
+ * the edge (a minute below what was counted lost its sums: what it holds now is new), and of
  * the observer (the state file brings the ledger back, so nothing is counted twice and the
  * minutes it missed are read from the edge's 15).
  */
@@ -81,7 +75,7 @@ export class MinuteLedger {
     const increments: CounterIncrement[] = [];
     let resets = 0;
     for (const [minute, bucket] of reading.buckets) {
-      if (minute <= reading.minute - KEPT_MINUTES) continue;
+      if (minute < reading.minute - KEPT_MINUTES) continue;
       let seenMinute = this.minutes.get(minute);
       if (!seenMinute) {
         seenMinute = new Map();
@@ -89,20 +83,17 @@ export class MinuteLedger {
       }
       for (const [key, now] of bucket) {
         let seen = seenMinute.get(key);
-        if (!seen) {
+        if (!seen || now.requests < seen.requests) {
+          if (seen) resets++;
           seen = zeroSeen();
           seenMinute.set(key, seen);
-        } else if (minute === reading.minute && now.requests < seen.requests) {
-          seen = zeroSeen();
-          seenMinute.set(key, seen);
-          resets++;
         }
-        const inc = advance(seen, now, minute === reading.minute);
+        const inc = advance(seen, now);
         if (!baseline && inc) increments.push(inc);
       }
     }
     for (const m of this.minutes.keys())
-      if (m <= reading.minute - KEPT_MINUTES) this.minutes.delete(m);
+      if (m < reading.minute - KEPT_MINUTES) this.minutes.delete(m);
     return { increments, resets: baseline ? 0 : resets };
   }
 
@@ -114,42 +105,46 @@ export class MinuteLedger {
   static fromJSON(json: LedgerJson): MinuteLedger {
     const l = new MinuteLedger();
     for (const [m, pairs] of json.minutes)
-      l.minutes.set(m, new Map(pairs.map(([k, v]) => [k, { ...v }])));
+      l.minutes.set(
+        m,
+        new Map(
+          pairs.map(([k, v]) => [k, { ...v, outcomes: { ...v.outcomes }, ttfb: [...v.ttfb] }]),
+        ),
+      );
     return l;
   }
 }
 
+/** The part of `now` above `seen`; a count never goes down. */
+const gain = (now: number, seen: number) => Math.max(0, now - seen);
+
 /** Moves `seen` up to `now` and returns the counters' gain, or null when nothing grew. */
-function advance(seen: SeenCounts, now: MinuteCounts, current: boolean): CounterIncrement | null {
-  const outcomes: Record<string, number> = {};
+function advance(seen: SeenCounts, now: MinuteCounts): CounterIncrement | null {
   let grew = false;
+  const outcomes: Record<string, number> = {};
   for (const [o, n] of Object.entries(now.outcomes)) {
-    const d = n - (seen.outcomes[o] ?? 0);
+    const d = gain(n, seen.outcomes[o] ?? 0);
     if (d > 0) {
       outcomes[o] = d;
       seen.outcomes[o] = n;
       grew = true;
     }
   }
+  const ttfb = now.ttfb.map((n, i) => gain(n, seen.ttfb[i] ?? 0));
+  ttfb.forEach((d, i) => {
+    if (d > 0) {
+      seen.ttfb[i] = (seen.ttfb[i] ?? 0) + d;
+      grew = true;
+    }
+  });
+  const ttfbMs = gain(now.ttfbSumMs, seen.ttfbSumMs);
+  const starved = gain(now.starved, seen.starved);
+  const failovers = gain(now.failovers, seen.failovers);
   seen.requests = Math.max(seen.requests, now.requests);
-  const starved = Math.max(0, now.starved - seen.starved);
-  const failovers = Math.max(0, now.failovers - seen.failovers);
+  seen.ttfbSumMs += ttfbMs;
   seen.starved += starved;
   seen.failovers += failovers;
-  if (current && now.quantiles) seen.quantiles = now.quantiles;
-  const q = seen.quantiles ?? now.windowQuantiles;
-  let ttfb = new Array<number>(TTFB_BOUNDS_S.length + 1).fill(0);
-  let ttfbSeconds = 0;
-  const withTtfb = TTFB_OUTCOMES.reduce((a, o) => a + (seen.outcomes[o] ?? 0), 0);
-  const emitted = seen.emitted.reduce((a, b) => a + b, 0);
-  if (q && withTtfb > emitted) {
-    ttfb = reconcileBuckets(seen.emitted, bucketCounts(withTtfb, q));
-    ttfb.forEach((n, i) => {
-      seen.emitted[i] = (seen.emitted[i] ?? 0) + n;
-    });
-    ttfbSeconds = estimatedSumSeconds(withTtfb - emitted, q);
-  }
-  if (!grew && starved === 0 && failovers === 0 && ttfbSeconds === 0) return null;
+  if (!grew && starved === 0 && failovers === 0 && ttfbMs === 0) return null;
   return {
     country: now.country,
     pool: now.pool,
@@ -157,6 +152,6 @@ function advance(seen: SeenCounts, now: MinuteCounts, current: boolean): Counter
     starved,
     failovers,
     ttfb,
-    ttfbSeconds,
+    ttfbSeconds: ttfbMs / 1000,
   };
 }

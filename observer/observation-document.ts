@@ -1,10 +1,8 @@
 import { z } from "zod";
-
-/** Most seconds `GET /__edge/observations?window=` covers: the edge keeps 15 one-minute buckets. */
-export const MAX_WINDOW_SECONDS = 900;
+import { OBSERVATION_WINDOW_S, TTFB_BUCKETS_MS } from "../core/index.js";
 
 const count = z.number().int().nonnegative();
-const ms = z.number().nonnegative().finite().nullable().optional();
+const ms = z.number().nonnegative().finite().nullable();
 
 /**
  * A label from the edge (a country, a pool or an outcome class): short, and of characters that
@@ -15,32 +13,40 @@ const label = z
   .max(63)
   .regex(/^[A-Za-z0-9_-]*$/, "must be letters, digits, - or _");
 
-/** One (country, pool) row of the edge's observations (docs/reference.md §12). */
-export const ObservationRowSchema = z.object({
+/**
+ * One (minute, country, pool) row of the edge's observations with `by=minute`
+ * (docs/reference.md §12): the minute's counts and its time-to-first-byte histogram over the
+ * shared bounds `TTFB_BUCKETS_MS`. Fields the observer does not use are ignored.
+ */
+export const MinuteRowSchema = z.object({
   country: label,
   pool: label,
+  minute: z.iso.datetime({ offset: true }),
   requests: count,
   outcomes: z.record(label, count),
-  failovers: count.default(0),
-  ttfb_ms: z.object({ p50: ms, p90: ms, p99: ms }).nullable().optional(),
-  starved: count.default(0),
-  throughput_kbps_p50: z.number().nonnegative().finite().nullable().optional(),
+  failovers: count,
+  ttfb_counts: z
+    .array(count)
+    .length(TTFB_BUCKETS_MS.length + 1, "must have one count per bucket of TTFB_BUCKETS_MS"),
+  ttfb_sum_ms: z.number().nonnegative().finite(),
+  ttfb_ms: z.object({ p50: ms, p90: ms, p99: ms }),
+  starved: count,
+  /** Requests whose player sent CMCD `bs` at all: the starvation ratio's denominator. */
+  cmcd_requests: count.optional(),
 });
-export type ObservationRow = z.output<typeof ObservationRowSchema>;
+export type MinuteRow = z.output<typeof MinuteRowSchema>;
 
 /**
- * `GET /__edge/observations?window=SECONDS`'s answer: the window, its end, and a row per
- * (country, pool). Fields the edge may add later are ignored.
+ * `GET /__edge/observations?window=SECONDS&by=minute`'s answer: the window, the minutes it
+ * covers (`since` to `until`) and a row per (minute, country, pool).
  */
 export const ObservationDocumentSchema = z.object({
-  window_s: z.number().int().positive().max(MAX_WINDOW_SECONDS),
+  window_s: z.number().int().positive().max(OBSERVATION_WINDOW_S.max),
+  since: z.iso.datetime({ offset: true }),
   until: z.iso.datetime({ offset: true }),
-  rows: z.array(ObservationRowSchema),
+  rows: z.array(MinuteRowSchema),
 });
 export type ObservationDocument = z.output<typeof ObservationDocumentSchema>;
-
-/** The outcome classes whose requests have a time to first byte from an origin. */
-export const TTFB_OUTCOMES: readonly string[] = ["ok", "client_error", "origin_error"];
 
 /**
  * The outcome classes that count against a pool: its 5xx, timeouts, refusals and the edge's own

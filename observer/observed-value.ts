@@ -1,6 +1,7 @@
-import type { Observed } from "../core/index.js";
+import { histogramQuantile, type Observed, TTFB_BUCKETS_MS } from "../core/index.js";
 import { P90_REWRITE_MIN_MS, P90_REWRITE_SHARE } from "../edgectl/heartbeat/published-health.js";
-import { ERROR_OUTCOMES, type ObservationRow } from "./observation-document.js";
+import type { MinuteCounts } from "./minute-reading.js";
+import { ERROR_OUTCOMES } from "./observation-document.js";
 
 /**
  * Error ratios at which an `observed/` key is rewritten when its ratio crosses one, whatever the
@@ -12,13 +13,13 @@ export const ERROR_RATIO_WATERMARKS: readonly number[] = [0.01, 0.05, 0.25, 0.5]
 export const NO_TTFB_P90_MS = 30_000;
 
 /**
- * The `observed/{CC}/{pool}` value of one row: the p90 time to first byte in whole ms, the
- * requests behind it, and the share of them that the pool or the edge failed (4xx are the
- * viewer's, not counted).
+ * The `observed/{CC}/{pool}` value of a pair's window: the p90 time to first byte of its
+ * histogram (a bucket's upper bound, as the edge reads it), the requests behind it, and the
+ * share of them that the pool or the edge failed (4xx are the viewer's, not counted).
  */
-export function observedOf(row: ObservationRow): Observed {
+export function observedOf(row: MinuteCounts): Observed {
   const errors = ERROR_OUTCOMES.reduce((a, o) => a + (row.outcomes[o] ?? 0), 0);
-  const p90 = row.ttfb_ms?.p90;
+  const p90 = histogramQuantile(TTFB_BUCKETS_MS, row.ttfb, 0.9);
   return {
     p90_ms: p90 == null ? NO_TTFB_P90_MS : Math.round(p90),
     samples: row.requests,

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { isCountryCode, isPoolName } from "../core/index.js";
 import type { EdgeReader } from "./edge-reader.js";
-import { pairKey, splitMinutes } from "./minute-buckets.js";
 import { KEPT_MINUTES, MinuteLedger } from "./minute-ledger.js";
-import type { ObservationDocument } from "./observation-document.js";
+import { type MinuteReading, minuteReading } from "./minute-reading.js";
 import { ObserveFailure } from "./observe-failure.js";
 import type { ObservedKeys, PairObservation } from "./observed-keys.js";
 import { observedOf } from "./observed-value.js";
+import { observedWindow } from "./observed-window.js";
 import type { ObserverMetrics } from "./observer-metrics.js";
 import type { ObserverStateFile } from "./observer-state-file.js";
 import type { ObserverReason, ObserverStatus } from "./observer-status.js";
@@ -58,14 +58,18 @@ export interface ObserverDeps {
   readonly now?: () => number;
 }
 
-/** The window whose figures the `observed/` keys carry: the current minute and the one before. */
+/**
+ * The window whose figures the `observed/` keys carry: the current minute and the one before,
+ * what the edge's own `window=60` sums.
+ */
 export const OBSERVED_WINDOW_MINUTES = 2;
 
 /**
- * Polls the edge every interval until the signal aborts (docs/reference.md §12): reads the
- * current and previous minutes (and every minute since the last good poll, up to the edge's
- * 15), adds what each minute gained to the counters, and writes `observed/{CC}/{pool}` for the
- * pairs with at least `minSamples` requests in the last two minutes. A failed poll (the edge
+ * Polls the edge every interval until the signal aborts (docs/reference.md §12): reads its
+ * one-minute rows (`by=minute`) of the current and previous minutes, and of every minute since
+ * the last good poll (up to the edge's 15 before the current one), in one request; adds what
+ * each minute gained to the counters, and writes `observed/{CC}/{pool}` for the pairs with at
+ * least `minSamples` requests in the last two minutes. A failed poll (the edge
  * unreachable, a refused token, a junk answer) writes nothing: it is a reason on `/status`, a
  * count on `/metrics` and one log line; once polls have failed for `staleMs`, the lease is no
  * longer renewed, so the observations go and routing is the checkers' alone. On abort the lease
@@ -94,14 +98,12 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
   const startedAt = now();
   let etcdFailing = false;
 
-  const poll = async (): Promise<ObservationDocument[] | null> => {
+  const poll = async (): Promise<MinuteReading> => {
     const minuteNow = Math.floor(now() / 60_000);
     const last = ledger.lastMinute;
-    const k = last === null ? 2 : Math.min(KEPT_MINUTES, Math.max(2, minuteNow - last + 2));
-    const docs: ObservationDocument[] = [];
-    // widest first: see splitMinutes
-    for (let j = k; j >= 1; j--) docs[j - 1] = await deps.read(60 * j);
-    return docs;
+    // a window of 60·k s covers the current minute and the k before it (the edge rounds out)
+    const k = last === null ? 1 : Math.min(KEPT_MINUTES, Math.max(1, minuteNow - last));
+    return minuteReading(await deps.read(60 * k));
   };
 
   const failed = (f: ObserveFailure) => {
@@ -125,10 +127,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
     }
   };
 
-  const succeeded = async (docs: ObservationDocument[]) => {
-    const reading = splitMinutes(docs);
-    // the reads straddled a minute: the next poll reads them again
-    if (!reading) return;
+  const succeeded = async (reading: MinuteReading) => {
     const take = ledger.take(reading, baseline);
     baseline = false;
     for (const inc of take.increments) metrics?.add(inc);
@@ -136,7 +135,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
       metrics?.edgeReset(take.resets);
       emit({
         event: "edge-reset",
-        detail: `${take.resets} pair(s) hold fewer requests than counted: the edge's aggregator restarted`,
+        detail: `${take.resets} pair(s) hold fewer requests than counted: the edge's aggregator lost its sums`,
       });
     }
     metrics?.polled();
@@ -149,17 +148,16 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
     status.released = false;
     if (deps.stateFile && take.increments.length > 0)
       await deps.stateFile
-        .save({ v: 1, ledger: ledger.toJSON(), totals: metrics?.totalsJson() ?? emptyTotals })
+        .save({ v: 2, ledger: ledger.toJSON(), totals: metrics?.totalsJson() ?? emptyTotals })
         .catch((e) =>
           emit({ event: "state-ignored", detail: "cannot write the state file", err: e }),
         );
 
-    const window = docs[OBSERVED_WINDOW_MINUTES - 1];
     const wanted = new Map<string, PairObservation>();
-    for (const row of window?.rows ?? []) {
+    for (const [key, row] of observedWindow(reading, OBSERVED_WINDOW_MINUTES)) {
       if (row.requests < deps.minSamples) continue;
       if (!isCountryCode(row.country) || !isPoolName(row.pool)) continue;
-      wanted.set(pairKey(row.country, row.pool), {
+      wanted.set(key, {
         country: row.country,
         pool: row.pool,
         value: observedOf(row),
@@ -186,14 +184,14 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
 
   while (!deps.signal.aborted) {
     const tickAt = now();
-    let docs: ObservationDocument[] | null = null;
+    let reading: MinuteReading | null = null;
     try {
-      docs = await poll();
+      reading = await poll();
     } catch (e) {
       if (!(e instanceof ObserveFailure)) throw e;
       failed(e);
     }
-    if (docs) await succeeded(docs);
+    if (reading) await succeeded(reading);
     try {
       await sleep(Math.max(0, tickAt + deps.intervalMs - now()), undefined, {
         signal: deps.signal,

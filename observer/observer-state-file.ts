@@ -1,27 +1,30 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { z } from "zod";
+import { TTFB_BUCKETS_MS } from "../core/index.js";
 import type { LedgerJson } from "./minute-ledger.js";
 import type { CounterTotals } from "./observer-metrics.js";
 
 /** What the observer keeps across its restarts (`--state FILE`). */
 export interface ObserverState {
-  readonly v: 1;
+  readonly v: 2;
   readonly ledger: LedgerJson;
   readonly totals: CounterTotals;
 }
 
 const n = z.number().nonnegative().finite();
+/** A TTFB histogram over the edge's buckets: a file of other bounds is not this observer's. */
+const ttfb = z.array(n).length(TTFB_BUCKETS_MS.length + 1);
 const seen = z.object({
   requests: n,
   outcomes: z.record(z.string(), n),
   starved: n,
   failovers: n,
-  quantiles: z.object({ p50: n, p90: n, p99: n }).optional(),
-  emitted: z.array(n),
+  ttfb,
+  ttfbSumMs: n,
 });
 const pair = { country: z.string(), pool: z.string() };
 const StateSchema = z.object({
-  v: z.literal(1),
+  v: z.literal(2),
   ledger: z.object({
     minutes: z.array(z.tuple([z.number().int(), z.array(z.tuple([z.string(), seen]))])),
   }),
@@ -29,7 +32,7 @@ const StateSchema = z.object({
     requests: z.array(z.object({ ...pair, outcome: z.string(), n })),
     starved: z.array(z.object({ ...pair, n })),
     failovers: z.array(z.object({ ...pair, n })),
-    ttfb: z.array(z.object({ ...pair, buckets: z.array(n), sum: n })),
+    ttfb: z.array(z.object({ ...pair, buckets: ttfb, sum: n })),
   }),
 });
 

@@ -1,5 +1,8 @@
 import type { Metric, Registry } from "prom-client";
-import { TTFB_BOUNDS_S } from "./ttfb-buckets.js";
+import { TTFB_BUCKETS_MS } from "../core/index.js";
+
+/** Upper bounds of `edge_viewer_ttfb_seconds`, in seconds: the edge's own buckets. */
+const BOUNDS_S: readonly number[] = TTFB_BUCKETS_MS.map((ms) => ms / 1000);
 
 interface Series {
   readonly labels: { readonly country: string; readonly pool: string };
@@ -8,16 +11,16 @@ interface Series {
 }
 
 /**
- * `edge_viewer_ttfb_seconds{country,pool}`: a Prometheus histogram whose bucket counts are added
- * as counts. prom-client's `Histogram` takes one observation at a time, and a poll brings the
- * edge's whole minute at once (thousands of requests, millions over the observer's life when
- * its totals are restored), so this metric keeps the counts and prom-client's registry writes
- * them out like any histogram.
+ * `edge_viewer_ttfb_seconds{country,pool}`: a Prometheus histogram over the edge's own buckets
+ * (`TTFB_BUCKETS_MS`), whose counts are the edge's counts. prom-client's `Histogram` takes one
+ * observation at a time, and a poll brings the edge's whole minute at once (thousands of
+ * requests, millions over the observer's life when its totals are restored), so this metric
+ * keeps the counts and prom-client's registry writes them out like any histogram.
  */
 export class TtfbHistogram {
   readonly name = "edge_viewer_ttfb_seconds";
   readonly help =
-    "viewers' time to first byte (the origin's response headers), per country and pool, rebuilt from the edge's p50/p90/p99 of each minute: quantiles exact to a bucket, _sum an estimate";
+    "viewers' time to first byte (the origin's response headers), per country and pool: the edge's own histogram, bucket for bucket";
   readonly type = "histogram";
   readonly aggregator = "sum";
   private readonly series = new Map<string, Series>();
@@ -35,7 +38,7 @@ export class TtfbHistogram {
     if (!s) {
       s = {
         labels: { country, pool },
-        buckets: new Array(TTFB_BOUNDS_S.length + 1).fill(0),
+        buckets: new Array(BOUNDS_S.length + 1).fill(0),
         sum: 0,
       };
       this.series.set(key, s);
@@ -62,11 +65,11 @@ export class TtfbHistogram {
     }[] = [];
     for (const s of this.series.values()) {
       let acc = 0;
-      TTFB_BOUNDS_S.forEach((le, i) => {
+      BOUNDS_S.forEach((le, i) => {
         acc += s.buckets[i] ?? 0;
         values.push({ labels: { ...s.labels, le }, value: acc, metricName: `${this.name}_bucket` });
       });
-      acc += s.buckets[TTFB_BOUNDS_S.length] ?? 0;
+      acc += s.buckets[BOUNDS_S.length] ?? 0;
       values.push({
         labels: { ...s.labels, le: "+Inf" },
         value: acc,

@@ -1,9 +1,8 @@
 import type { Logger } from "pino";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { isAfter } from "../core/contract/map-order.js";
-import { parseMap } from "../core/index.js";
+import { parseMap, ROUTES_KEY } from "../core/index.js";
 import type { Clock } from "./clock.js";
-import { ROUTES_KEY } from "./kv-entries.js";
 import type { KvView } from "./kv-view.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";

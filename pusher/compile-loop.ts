@@ -1,5 +1,6 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import {
   type CarriedState,
   type CompileResult,
@@ -12,8 +13,8 @@ import { backoffDelay } from "./backoff.js";
 import { type Clock, sleep } from "./clock.js";
 import { CompileGate } from "./compile-gate.js";
 import type { HistoryChange, HistoryTracker } from "./history-tracker.js";
+import type { ObservedMap } from "./observed-map.js";
 import { type MirrorRead, PrefixMirror, type PrefixMirrorOptions } from "./prefix-mirror.js";
-import type { PrefixVersion } from "./snapshot-reader.js";
 import type { PusherStatus } from "./status.js";
 
 /** What compiling needs besides the snapshot. */
@@ -38,6 +39,11 @@ export interface CompileLoopOptions {
   readonly minIntervalMs: number;
   /** When the KV writer could next write (`WriteScheduler.nextWriteAt`); default: any time. */
   readonly writableAt?: () => number;
+  /**
+   * Whether the newest compile left a `routes` write due (`WriteScheduler.routesPending`): a
+   * compile that left none gives its read slot back (`CompileGate.refund`). Default: always due.
+   */
+  readonly routesDue?: () => boolean;
   /** Told of every read of the prefix, delta or full (for the range-read metrics). */
   readonly onRead?: (read: MirrorRead, durationMs: number) => void;
   /** Tuning of the delta reads (tests make them small). */
@@ -91,6 +97,11 @@ export class CompileLoop {
     if (!carried) return;
     this.carried = carried;
     this.generation += 1;
+  }
+
+  /** The `observed/` values of the newest read: what viewers get (docs/reference.md §12). */
+  get observed(): ObservedMap {
+    return this.mirror.observed;
   }
 
   /** The version of the prefix the newest compile read (`null` before the first). */
@@ -164,6 +175,7 @@ export class CompileLoop {
         this.dirty = false;
         try {
           await this.once();
+          if (!urgent && this.o.routesDue?.() === false) this.gate.refund();
           this.gate.finished(this.o.clock.now());
           failures = 0;
         } catch (e) {

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { poolReportsOf } from "../core/compile/pool-report.js";
-import type { CompileResult } from "../core/index.js";
+import { type CompileResult, viewerShedReports } from "../core/index.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 import type { RoutingView } from "./ui/routing-view.js";
@@ -34,6 +34,7 @@ export class CompileReport {
     }
     if (status.role === "standby") status.problems = problems;
     status.showPools(() => poolReportsOf(result));
+    status.showViewerSheds(() => viewerShedReports(result.state, result.map));
     routing.update(result);
     metrics.compiled(result);
   }

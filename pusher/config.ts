@@ -1,6 +1,12 @@
+import type { EnvVarDoc } from "../adapters/env-var-doc.js";
 import { ConfigError } from "../adapters/errors.js";
-import { type EtcdSettings, etcdSettingsFromEnv } from "../adapters/etcd-options.js";
+import {
+  DEFAULT_ETCD_ENDPOINTS,
+  type EtcdSettings,
+  etcdSettingsFromEnv,
+} from "../adapters/etcd-options.js";
 import { parseAllowedHosts } from "../adapters/host-allow-list.js";
+import { DEFAULT_HEARTBEAT_SECONDS, DEFAULT_PUSHER_LISTEN } from "../adapters/pusher-defaults.js";
 import { type RoutingSettings, routingSettingsFromEnv } from "../adapters/routing-settings.js";
 import {
   DEFAULT_FLOOR_POOL,
@@ -24,23 +30,11 @@ export interface PusherConfig extends RoutingSettings {
   readonly pusherId: string;
 }
 
-/** One documented variable: what `--help` prints and docs/reference.md §5's table shows. */
-export interface EnvVarDoc {
-  /** One name, or several that go together (`"ETCD_USERNAME, ETCD_PASSWORD"`). */
-  readonly name: string;
-  /** The default as a value (`"900"`), or a phrase such as `"unset"`. */
-  readonly default: string;
-  /** One line for `--help`; the table's meaning starts with it. */
-  readonly meaning: string;
-  /** More for the reference's table only (Markdown). */
-  readonly details?: string;
-}
-
-/** The pusher's variables (docs/reference.md §5; `npm run docs:pusher-env` writes its table from these). */
+/** The pusher's variables (docs/reference.md §5; `npm run docs:env` writes its table from these). */
 export const PUSHER_ENV: readonly EnvVarDoc[] = [
   {
     name: "ETCD_ENDPOINTS",
-    default: "http://127.0.0.1:2379",
+    default: DEFAULT_ETCD_ENDPOINTS,
     meaning: "comma-separated etcd members; list every one",
     details: "a bare `host:port` gets `http://` (`https://` when a TLS file is set)",
   },
@@ -60,7 +54,8 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   {
     name: "KV_SINK",
     default: "local",
-    meaning: "local (Miniflare), cloudflare (the REST API) or file (snapshot files, no election)",
+    meaning:
+      "local (Miniflare), cloudflare (the REST API) or file (KV as files: routes.json and meta.json, no election)",
     details: "`local` needs the `miniflare` package",
   },
   {
@@ -116,7 +111,7 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
   },
   {
     name: "PUSHER_LISTEN",
-    default: "127.0.0.1:9464",
+    default: DEFAULT_PUSHER_LISTEN,
     meaning: "/livez, /readyz (= /healthz), /status, /metrics, /ui",
   },
   {
@@ -125,7 +120,11 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning:
       "comma-separated host names PUSHER_LISTEN also answers to (e.g. the name Prometheus scrapes); other Host headers get 421",
   },
-  { name: "HEARTBEAT_SECONDS", default: "60", meaning: "meta rewrite interval" },
+  {
+    name: "HEARTBEAT_SECONDS",
+    default: String(DEFAULT_HEARTBEAT_SECONDS),
+    meaning: "meta rewrite interval",
+  },
   {
     name: "RESYNC_SECONDS",
     default: "600",
@@ -234,9 +233,9 @@ export function pusherConfigFromEnv(
   return {
     ...routing,
     etcd: etcdSettingsFromEnv(env),
-    listen: parseListen(env.PUSHER_LISTEN?.trim() || "127.0.0.1:9464"),
+    listen: parseListen(env.PUSHER_LISTEN?.trim() || DEFAULT_PUSHER_LISTEN),
     allowedHosts: parseAllowedHosts("PUSHER_ALLOWED_HOSTS", env.PUSHER_ALLOWED_HOSTS),
-    heartbeatSeconds: positiveNumber(env, "HEARTBEAT_SECONDS", 60),
+    heartbeatSeconds: positiveNumber(env, "HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_SECONDS),
     resyncSeconds: positiveNumber(env, "RESYNC_SECONDS", 600),
     electionKey,
     electionTtl: Math.ceil(positiveNumber(env, "PUSHER_ELECTION_TTL", 10, 2)),

@@ -1,4 +1,4 @@
-import type { PrefixVersion } from "./snapshot-reader.js";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 
 /** Why the pusher moved to a new etcd history. */
 export type HistoryChange =

@@ -1,10 +1,12 @@
 import type { KvEntry, KvSink } from "../adapters/kv/kv-sink.js";
-import { boundProblemLines, type CompiledMap, serializeMap, serializeMeta } from "../core/index.js";
-
-/** The KV key holding the compiled map. */
-export const ROUTES_KEY = "routes";
-/** The KV key holding the dead-man's switch. */
-export const META_KEY = "meta";
+import {
+  boundProblemLines,
+  type CompiledMap,
+  META_KEY,
+  ROUTES_KEY,
+  serializeMap,
+  serializeMeta,
+} from "../core/index.js";
 
 /**
  * The entries of one push: `routes` (when its routing changed) and always `meta`, describing

@@ -1,14 +1,18 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../adapters/errors.js";
 import { type IdleHeapTrim, startIdleHeapTrim } from "../adapters/idle-heap-trim.js";
+import { createKvSink } from "../adapters/kv/index.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { ownSignals } from "../adapters/own-signals.js";
 import { serviceNotifier } from "../adapters/systemd-notify.js";
+import { systemClock } from "./clock.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
-
-// Heavy modules (etcd3/gRPC, Miniflare, the Cloudflare SDK) are imported only after the
-// configuration is known to be valid, so `--help` and configuration errors answer at once.
+import { createEtcdClient, createWatchClient, waitEtcdReachable } from "./etcd-client.js";
+import { startStatusServer } from "./http-server.js";
+import { createPusher } from "./pusher.js";
+import { createPusherLogger } from "./pusher-logger.js";
+import { createUiHandler } from "./ui/ui-handler.js";
 
 /**
  * How long startup waits for etcd before starting anyway. Exiting instead would make a service
@@ -56,17 +60,13 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(describe(e));
   }
-  const { waitEtcdReachable, createEtcdClient, createWatchClient } = await import(
-    "./etcd-client.js"
-  );
   let etcd: ReturnType<typeof createEtcdClient>;
   try {
     etcd = createEtcdClient(config.etcd);
   } catch (e) {
     fail(describe(e));
   }
-  const { createLogger } = await import("./logger.js");
-  const logger = createLogger({ level: env.LOG_LEVEL || "info", instance: config.pusherId });
+  const logger = createPusherLogger({ level: env.LOG_LEVEL || "info", instance: config.pusherId });
 
   const probing = new AbortController();
   const reachable = waitEtcdReachable(etcd, config.prefix, probing.signal);
@@ -90,7 +90,6 @@ async function main(): Promise<void> {
     }, refused);
   }
 
-  const { createKvSink } = await import("../adapters/kv/index.js");
   let kv: KvSink;
   try {
     kv = await createKvSink(kvSettings, { logger });
@@ -104,12 +103,6 @@ async function main(): Promise<void> {
     kvSettings.kind === "cloudflare" ? kvSettings.apiToken.reveal() : undefined,
     config.etcd.password,
   ].filter((s): s is string => Boolean(s));
-  const [{ createPusher }, { startStatusServer }, { systemClock }] = await Promise.all([
-    import("./pusher.js"),
-    import("./http-server.js"),
-    import("./clock.js"),
-  ]);
-  const { createUiHandler } = await import("./ui/ui-handler.js");
   let trim: IdleHeapTrim | null = null;
   const pusher = createPusher({
     etcd,

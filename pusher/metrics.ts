@@ -162,6 +162,16 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     (r) => r.shed / 100,
   );
   perPool(
+    "edge_pusher_pool_slow_high_ms",
+    "per pool: its slow_ms.high watermark in ms (absent without slow_ms)",
+    (r) => r.slow_ms?.high ?? null,
+  );
+  perPool(
+    "edge_pusher_pool_healthy",
+    "per pool: 1 when its checkers judge it healthy, 0 otherwise",
+    (r) => (r.status === "healthy" ? 1 : 0),
+  );
+  perPool(
     "edge_pusher_pool_live_checkers",
     "per pool: checkers whose health/ key is present and valid",
     (r) => r.live_checkers,

@@ -1,7 +1,9 @@
 import type { Etcd3 } from "etcd3";
 import { type PagedRangeOptions, readRangePages } from "../adapters/paged-range.js";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import { RoutingIndex } from "../core/index.js";
-import { type PrefixVersion, readPrefixDelta } from "./snapshot-reader.js";
+import { ObservedMap } from "./observed-map.js";
+import { readPrefixDelta } from "./prefix-version.js";
 
 /** Why a read went through the whole prefix instead of only what changed. */
 export type FullReadReason =
@@ -50,6 +52,7 @@ export interface PrefixMirrorOptions {
  */
 export class PrefixMirror {
   private current: RoutingIndex;
+  private observations: ObservedMap;
   private base: { revision: number; clusterId: string } | null = null;
   /** Delete events by key and revision, kept until a read past their revision. */
   private deletes = new Map<string, number>();
@@ -64,6 +67,7 @@ export class PrefixMirror {
     opts: PrefixMirrorOptions = {},
   ) {
     this.current = new RoutingIndex(prefix);
+    this.observations = new ObservedMap(prefix);
     this.deltaKeys = opts.deltaKeys ?? 1_000;
     this.maxDeletes = opts.maxDeletes ?? 10_000;
     this.paging = opts.paging ?? {};
@@ -72,6 +76,11 @@ export class PrefixMirror {
   /** The decoded state at the last read's revision. */
   get index(): RoutingIndex {
     return this.current;
+  }
+
+  /** The `observed/` values at the last read's revision. */
+  get observed(): ObservedMap {
+    return this.observations;
   }
 
   /** A delete event of the watch: `key` (prefix included) was deleted at `revision`. */
@@ -128,8 +137,14 @@ export class PrefixMirror {
         gone.push(key);
     }
     if (this.current.size + added - gone.length !== delta.count) return null;
-    for (const entry of delta.changed) this.current.upsert(entry);
-    for (const key of gone) this.current.delete(key);
+    for (const entry of delta.changed) {
+      this.current.upsert(entry);
+      this.observations.upsert(entry);
+    }
+    for (const key of gone) {
+      this.current.delete(key);
+      this.observations.delete(key);
+    }
     this.settle(delta.revision, delta.clusterId);
     return {
       kind: "delta",
@@ -151,6 +166,7 @@ export class PrefixMirror {
   private async readFull(reason: FullReadReason): Promise<MirrorRead> {
     const base = this.base;
     let next = this.current.successor();
+    let observed = new ObservedMap(this.prefix);
     let newest = 0;
     const res = await readRangePages(
       this.client,
@@ -165,11 +181,14 @@ export class PrefixMirror {
             const sameHistory =
               !base || (at.clusterId === base.clusterId && at.revision >= base.revision);
             next = sameHistory ? this.current.successor() : new RoutingIndex(this.prefix);
+            observed = new ObservedMap(this.prefix);
           }
           for (const kv of kvs) {
             const modRevision = Number(kv.mod_revision);
             newest = Math.max(newest, modRevision);
-            next.upsert({ key: kv.key.toString("utf8"), value: kv.value, modRevision });
+            const entry = { key: kv.key.toString("utf8"), value: kv.value, modRevision };
+            next.upsert(entry);
+            observed.upsert(entry);
           }
         };
       },
@@ -177,6 +196,7 @@ export class PrefixMirror {
     );
     next.seal();
     this.current = next;
+    this.observations = observed;
     this.settle(res.revision, res.clusterId);
     return {
       kind: "full",

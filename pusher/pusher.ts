@@ -34,7 +34,8 @@ export function createPusher(deps: PusherDeps): Pusher {
     tuning.unhealthyAfterMs ?? 30_000,
   );
   const metrics = createMetrics(status, { heartbeatSeconds: config.heartbeatSeconds });
-  const routing = new RoutingView(config.floorPool);
+  // compileLoop is made below; the view asks for what viewers get only when a page asks.
+  const routing = new RoutingView(config.floorPool, () => compileLoop.observed.pairs());
   const leadership: WriterRole = deps.solo
     ? new SoloLeadership(clock)
     : new Leadership({
@@ -99,6 +100,7 @@ export function createPusher(deps: PusherDeps): Pusher {
     onNewHistory: (change, revision) => follower.followed(change, revision),
     minIntervalMs: minWriteIntervalMs,
     writableAt: () => scheduler.nextWriteAt(),
+    routesDue: () => scheduler.routesPending(),
     onRead: (read, durationMs) => {
       metrics.rangeReads.inc();
       if (read.kind === "full") metrics.fullReads.inc({ reason: read.reason ?? "first" });

@@ -1,5 +1,10 @@
 import { isBrokenCircuitError } from "cockatiel";
-import { boundProblemLines, type PoolReport, safeText } from "../core/index.js";
+import {
+  boundProblemLines,
+  type PoolReport,
+  safeText,
+  type ViewerShedReport,
+} from "../core/index.js";
 import type { Clock } from "./clock.js";
 
 /** Whether this pusher writes (`leader`) or waits (`standby`). */
@@ -28,6 +33,8 @@ export interface StatusDocument {
   readonly last_error: { readonly at: string; readonly message: string } | null;
   /** Each pool's checkers, p90 and shed share, as the last compile saw them (docs/reference.md §9). */
   readonly pools: readonly PoolReport[];
+  /** Each country's shed of a pool by its own viewers, from the last compile (docs/reference.md §12). */
+  readonly viewer_sheds: readonly ViewerShedReport[];
 }
 
 /** Readiness verdict for `/readyz` (and `/healthz`). */
@@ -55,6 +62,7 @@ export class PusherStatus {
   countries: number | null = null;
   private problemLines: readonly string[] = [];
   private poolsSource: () => readonly PoolReport[] = () => [];
+  private viewerShedsSource: () => readonly ViewerShedReport[] = () => [];
   lastPushAt: number | null = null;
   private etcdDownSince: number | null = null;
   private kvFailingSince: number | null = null;
@@ -83,6 +91,11 @@ export class PusherStatus {
    */
   showPools(source: () => readonly PoolReport[]): void {
     this.poolsSource = source;
+  }
+
+  /** Where `/status`'s `viewer_sheds` comes from: a function of the last compile, as {@link showPools}. */
+  showViewerSheds(source: () => readonly ViewerShedReport[]): void {
+    this.viewerShedsSource = source;
   }
 
   /** The problems `/status` lists: bounded in count and length, control characters escaped. */
@@ -218,6 +231,7 @@ export class PusherStatus {
         ? { at: new Date(this.lastError.at).toISOString(), message: this.lastError.message }
         : null,
       pools: this.pools,
+      viewer_sheds: this.viewerShedsSource(),
     };
   }
 

@@ -1,12 +1,8 @@
 import type { Etcd3 } from "etcd3";
 import type { Logger } from "pino";
+import type { PrefixVersion } from "../adapters/prefix-read.js";
 import type { Clock } from "./clock.js";
-import {
-  type PrefixHead,
-  type PrefixVersion,
-  readPrefixHead,
-  readPrefixVersion,
-} from "./snapshot-reader.js";
+import { type PrefixHead, readPrefixHead, readPrefixVersion } from "./prefix-version.js";
 import type { PusherStatus } from "./status.js";
 
 /** What the guard watches over and whom it tells. */

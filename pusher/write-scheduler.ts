@@ -1,9 +1,15 @@
 import { KvError } from "../adapters/kv/kv-sink.js";
 import { isAfter } from "../core/contract/map-order.js";
-import { type CompiledMap, type CompileResult, parseMap } from "../core/index.js";
+import {
+  type CompiledMap,
+  type CompileResult,
+  META_KEY,
+  parseMap,
+  ROUTES_KEY,
+} from "../core/index.js";
 import { checkKvRoutes } from "./anti-entropy.js";
 import { sleep } from "./clock.js";
-import { fencedPut, META_KEY, pushEntries, ROUTES_KEY } from "./kv-entries.js";
+import { fencedPut, pushEntries } from "./kv-entries.js";
 import { kvRetryDelay } from "./kv-retry.js";
 import { KV_STALE_READ_MS, KvView } from "./kv-view.js";
 import { pushLogFields } from "./push-log.js";
@@ -92,6 +98,11 @@ export class WriteScheduler {
     if (this.writing) return true;
     if (!this.active) return false;
     return this.view.routesDue() !== null || this.view.metaChanged();
+  }
+
+  /** True while the newest compile's `routes` differs from what KV holds (a write is due). */
+  routesPending(): boolean {
+    return this.view.routesDue() !== null;
   }
 
   /** When a new map could be written (a compile waits for it): +∞ while writing, −∞ standby. */

@@ -2,9 +2,8 @@
  * `npm run build`: bundles the two Node entry points into `dist/` with esbuild, so the installed
  * package starts without tsx, with the npm packages they use bundled in (scripts/node-bundle.ts).
  * The Cloudflare SDK's tree-shakable client brings only the KV namespaces resource (its index
- * would bring every resource: about 35 MiB of the pusher's RSS). The dynamic imports (each KV
- * sink, etcd, the HTTP server, each edgectl command's modules) stay separate chunks loaded only
- * when used.
+ * would bring every resource: about 35 MiB of the pusher's RSS). The dynamic imports (each edgectl
+ * command's action, edgectl/actions/) stay separate chunks loaded only when used.
  * `dist/THIRD_PARTY_LICENSES` carries the license file of every package bundled in (from
  * esbuild's metafile), since their code ships inside `dist/`.
  *

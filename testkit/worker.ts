@@ -135,7 +135,11 @@ export type WorkerVars = Partial<
     | "ORIGIN_SIGNING_KEY_PREVIOUS"
     | "OBSERVE"
     | "OBSERVE_TOKEN"
-    | "OBSERVE_FLUSH_SECONDS",
+    | "OBSERVE_FLUSH_SECONDS"
+    | "CACHE"
+    | "CACHE_IGNORE_PARAMS"
+    | "CACHE_STALE_IF_ERROR_SECONDS"
+    | "PURGE_TOKEN",
     string
   >
 >;
@@ -163,6 +167,8 @@ export interface StartOptions {
   readonly observations?: { readonly script: string; readonly className: string } | false;
   /** Keep Durable Object (and KV) storage in this directory, as files the test can read. */
   readonly persistDir?: string;
+  /** Another Worker entry point to run instead of worker/index.ts (bundled like it). */
+  readonly entry?: string;
 }
 
 /** The Worker script that holds `StartOptions.observations`' class. */
@@ -184,7 +190,10 @@ export async function startWorker(
 ): Promise<TestWorker> {
   const withKv = opts.routingBinding ?? true;
   const withControl = opts.control ?? false;
-  const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
+  const [script, date] = await Promise.all([
+    opts.entry === undefined ? bundleWorker() : bundleForWorkerd(opts.entry),
+    compatibilityDate(),
+  ]);
   const wrapper = createKvWrapper();
   const bindings = { ISOLATE_CACHE_SECONDS: "0", ...vars };
   const observations = opts.observations ?? null;

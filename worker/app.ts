@@ -2,6 +2,9 @@ import type { Context } from "hono";
 // The tiny preset (PatternRouter): four routes need no RegExpRouter, and the bundle is ~15 KB smaller.
 import { Hono } from "hono/tiny";
 import { badGateway } from "./bad-gateway.js";
+import { cacheSettings } from "./cache/cache-settings.js";
+import type { EdgeCache } from "./cache/edge-cache.js";
+import { purgeRoute } from "./cache/purge-route.js";
 import { requestCountry } from "./country.js";
 import { debugAccess } from "./debug-access.js";
 import { decide, type RoutingDecision } from "./decision.js";
@@ -24,6 +27,8 @@ export interface AppDeps {
   readonly ejection: OutlierEjection;
   /** The isolate's sums of what viewers got (docs/reference.md §12); absent: nothing is recorded. */
   readonly recorder?: ViewerRecorder;
+  /** The isolate's edge cache (docs/caching.md); absent: every request goes to the origins. */
+  readonly cache?: EdgeCache;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -46,24 +51,24 @@ export function viewerRequest(
   env: Env,
   ctx: WaitUntil | undefined,
 ): Promise<Response> {
-  const proxy = () => edgeProxy(request, env, deps.mapCache, deps.ejection, ctx);
+  const proxy = () => edgeProxy(request, env, deps.mapCache, deps.ejection, ctx, deps.cache);
   return deps.recorder ? observedProxy(request, env, ctx, deps.recorder, proxy) : proxy();
 }
 
 /**
  * The edge app: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only) and everything else proxied to the visitor's route (`edgeProxy`). The
+ * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only), `/__edge/purge` (`PURGE_TOKEN` only) and everything else proxied to the visitor's route (`edgeProxy`). The
  * whole `/__edge/` namespace belongs to the edge and is never proxied.
  */
 export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
 
-  const snapshot = (c: EdgeContext, settings: WorkerSettings) =>
+  const heldMap = (c: EdgeContext, settings: WorkerSettings) =>
     deps.mapCache.current(c.env.ROUTING, settings, executionCtxOf(c));
 
   app.get("/__edge/health", async (c) => {
     const settings = settingsFromEnv(c.env);
-    const snap = await snapshot(c, settings);
+    const snap = await heldMap(c, settings);
     return c.json({ ok: true, rev: snap.map?.rev ?? null }, 200, NO_STORE);
   });
 
@@ -71,7 +76,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     const settings = settingsFromEnv(c.env);
     const request = c.req.raw;
     if (!debugAccess(request.headers, settings.debugToken)) return plainResponse(404, "Not Found");
-    const snap = await snapshot(c, settings);
+    const snap = await heldMap(c, settings);
     const viewer = () => viewerKey(request, affinityCookieName(c.env.AFFINITY_COOKIE), true);
     const decision: RoutingDecision = decide(snap, requestCountry(request, true), settings, viewer);
     return c.json(
@@ -82,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
         map: snap.map ? (snap.stale ? "stale" : "fresh") : "none",
         degraded: degradedHeader(decision.degraded, false),
         route: decision.route,
+        canary: decision.canary ?? null,
       },
       200,
       NO_STORE,
@@ -89,6 +95,13 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   });
 
   app.get("/__edge/observations", (c) => observationsRoute(c.req.raw, c.env));
+
+  app.all("/__edge/purge", async (c) => {
+    if (!deps.cache) return plainResponse(404, "Not Found");
+    const settings = settingsFromEnv(c.env);
+    const snap = await snapshot(c, settings);
+    return purgeRoute(c.req.raw, cacheSettings(c.env), deps.cache.store, snap.map);
+  });
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
   app.all("*", (c) => viewerRequest(deps, c.req.raw, c.env, executionCtxOf(c)));

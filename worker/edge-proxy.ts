@@ -1,12 +1,14 @@
+import { cacheSettings } from "./cache/cache-settings.js";
+import type { EdgeCache } from "./cache/edge-cache.js";
 import { requestCountry } from "./country.js";
 import { debugAccess } from "./debug-access.js";
 import { decide } from "./decision.js";
 import { EDGE_HEADERS } from "./edge-headers.js";
 import type { Env } from "./env.js";
 import { fenceRefusal } from "./fence-refusal.js";
-import { floorRoute } from "./floor-route.js";
 import { publicOriginOf } from "./hide-origins.js";
 import type { MapCache, WaitUntil } from "./map-cache.js";
+import { noMapRoute } from "./no-map-route.js";
 import { originHostsOf } from "./origin-hosts.js";
 import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
@@ -18,7 +20,9 @@ import { affinityCookieName, viewerKey } from "./viewer-key.js";
 /**
  * Proxies a visitor's request (anything outside `/__edge/`) to its route: loop check, country,
  * the isolate's map, the decision, the origins, the edge's response headers. This is every
- * viewer request's path: each step here is paid once per request.
+ * viewer request's path: each step here is paid once per request. With an edge cache, a fresh
+ * copy answers instead of the origins (docs/caching.md); either way the response leaves through
+ * the same `edgeResponse`, so hits keep the header hygiene of misses.
  */
 export async function edgeProxy(
   request: Request,
@@ -26,6 +30,7 @@ export async function edgeProxy(
   mapCache: MapCache,
   ejection: OutlierEjection,
   ctx: WaitUntil | undefined,
+  cache?: EdgeCache,
 ): Promise<Response> {
   const headers = request.headers;
   if (headers.has(EDGE_HEADERS.hop)) return plainResponse(508, "Loop Detected");
@@ -36,21 +41,37 @@ export async function edgeProxy(
   const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
   const decision = decide(snap, requestCountry(request, debug), settings, viewer);
   if (decision.route.degraded === "fence-unsatisfiable") return fenceRefusal(decision);
-  const outcome = await proxyToOrigins(request, decision.route, {
-    country: decision.country,
-    rev: decision.rev ?? 0,
-    maxAttempts: settings.maxAttempts,
-    originTimeoutMs: settings.originTimeoutMs,
-    hedgeMs: settings.hedgeMs,
-    signingSecrets: settings.signingSecrets,
-    onceTimeoutMs: settings.onceTimeoutMs,
-    ejection,
-    ejectionSettings: settings,
-    background: ctx,
-  });
-  return edgeResponse(decision, outcome, {
+  const toOrigins = () =>
+    proxyToOrigins(request, decision.route, {
+      country: decision.country,
+      rev: decision.rev ?? 0,
+      maxAttempts: settings.maxAttempts,
+      originTimeoutMs: settings.originTimeoutMs,
+      hedgeMs: settings.hedgeMs,
+      signingSecrets: settings.signingSecrets,
+      onceTimeoutMs: settings.onceTimeoutMs,
+      ejection,
+      ejectionSettings: settings,
+      background: ctx,
+    });
+  const cached = cache
+    ? await cache.proxy(
+        {
+          request,
+          route: decision.route,
+          country: decision.country,
+          settings: cacheSettings(env),
+          originTimeoutMs: settings.originTimeoutMs,
+          background: ctx,
+        },
+        toOrigins,
+      )
+    : { outcome: await toOrigins(), status: "BYPASS" as const };
+  const response = edgeResponse(decision, cached.outcome, {
     debug,
-    originHosts: () => originHostsOf(snap.map, [decision.route, floorRoute(settings)]),
+    originHosts: () => originHostsOf(snap.map, [decision.route, noMapRoute(settings)]),
     publicOrigin: () => publicOriginOf(request.url),
   });
+  response.headers.set(EDGE_HEADERS.cache, cached.status);
+  return response;
 }

@@ -16,6 +16,8 @@ export interface Env extends Cloudflare.Env {
   readonly OBSERVE_TOKEN?: string;
   /** `"off"` turns recording off (docs/reference.md §12). */
   readonly OBSERVE?: string;
+  /** Secret: the bearer token of `POST /__edge/purge`; unset: that path is a 404. */
+  readonly PURGE_TOKEN?: string;
 }
 
 type Holds<T extends true> = T;

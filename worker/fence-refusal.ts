@@ -16,5 +16,6 @@ export function fenceRefusal(decision: RoutingDecision): Response {
   const degraded = degradedHeader(decision.degraded, false);
   if (degraded) h.set(EDGE_HEADERS.degraded, degraded);
   if (decision.route.fence !== undefined) h.set(EDGE_HEADERS.fence, decision.route.fence);
+  if (decision.canary !== undefined) h.set(EDGE_HEADERS.canary, decision.canary);
   return response;
 }

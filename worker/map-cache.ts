@@ -1,4 +1,5 @@
 import type { CompiledMap } from "../core/contract/compiled-map.js";
+import { ROUTES_KEY } from "../core/contract/kv-keys.js";
 import { judgeMapText, type MapVerdict } from "./map-order.js";
 
 /** The part of a `KVNamespace` the cache uses (a stub in Node tests). */
@@ -7,7 +8,7 @@ export interface RoutesReader {
 }
 
 /** What the isolate knows about the map. */
-export interface MapSnapshot {
+export interface HeldMap {
   /** The last good map, or `null` when none was ever read. */
   readonly map: CompiledMap | null;
   /**
@@ -33,16 +34,12 @@ export interface WaitUntil {
 /** An isolate-level cache of the parsed `routes` document (stale-while-revalidate). */
 export interface MapCache {
   /**
-   * The current snapshot. Synchronous whenever the isolate has read KV before: an expired map
+   * The map held now. Synchronous whenever the isolate has read KV before: an expired map
    * is served as it is while one background read (single-flight, kept alive by
    * `ctx.waitUntil`) refreshes it. Only a cold isolate's first read is waited for, and for at
    * most `READ_BUDGET_MS`; then the request goes on without a map (`no-map`).
    */
-  current(
-    kv: RoutesReader,
-    settings: MapReadSettings,
-    ctx?: WaitUntil,
-  ): MapSnapshot | Promise<MapSnapshot>;
+  current(kv: RoutesReader, settings: MapReadSettings, ctx?: WaitUntil): HeldMap | Promise<HeldMap>;
 }
 
 /** Dependencies of `createMapCache`. */
@@ -67,10 +64,7 @@ export const READ_BUDGET_MS = 1_500;
  */
 export const READ_RETRY_MS = 5_000;
 
-/** The KV key that holds the compiled map (docs/reference.md §3). */
-export const ROUTES_KEY = "routes";
-
-const EMPTY: MapSnapshot = { map: null, stale: false };
+const EMPTY: HeldMap = { map: null, stale: false };
 
 type ReadResult = MapVerdict | { readonly kind: "same" } | { readonly kind: "failed" };
 
@@ -90,7 +84,7 @@ function defaultSchedule(ms: number, fn: () => void): () => void {
 export function createMapCache(deps: MapCacheDeps = {}): MapCache {
   const clock = deps.clock ?? Date.now;
   const schedule = deps.schedule ?? defaultSchedule;
-  let held: MapSnapshot = EMPTY;
+  let held: HeldMap = EMPTY;
   let heldText: string | null = null;
   /** When the last read answered or ran out of budget; the isolate cache counts from here. */
   let checkedAt = Number.NEGATIVE_INFINITY;
@@ -99,9 +93,9 @@ export function createMapCache(deps: MapCacheDeps = {}): MapCache {
   /** The newest read (by start) whose answer was applied. */
   let appliedSeq = 0;
   /** The first read's wait, shared by every request of a cold isolate; then `null` forever. */
-  let coldWait: Promise<MapSnapshot> | null = null;
+  let coldWait: Promise<HeldMap> | null = null;
 
-  function snapshot(map: CompiledMap | null, stale: boolean): void {
+  function hold(map: CompiledMap | null, stale: boolean): void {
     // With nothing held there is nothing to be stale about: the caller routes to the floor.
     const next = map ? { map, stale } : EMPTY;
     if (next.map !== held.map || next.stale !== held.stale) held = next;
@@ -128,7 +122,7 @@ export function createMapCache(deps: MapCacheDeps = {}): MapCache {
     if (result.kind === "newer") {
       appliedSeq = Math.max(appliedSeq, read.seq);
       checkedAt = clock();
-      snapshot(result.map, false);
+      hold(result.map, false);
       return;
     }
     // Anything else from a read overtaken by a later one says nothing about KV now.
@@ -137,14 +131,14 @@ export function createMapCache(deps: MapCacheDeps = {}): MapCache {
     if (read.timedOut && result.kind !== "same") return;
     appliedSeq = read.seq;
     checkedAt = clock();
-    snapshot(held.map, result.kind !== "same");
+    hold(held.map, result.kind !== "same");
   }
 
   function timeOut(read: Read): void {
     if (read.settled) return;
     read.timedOut = true;
     checkedAt = clock();
-    snapshot(held.map, true);
+    hold(held.map, true);
   }
 
   function startRead(kv: RoutesReader, settings: MapReadSettings, ctx?: WaitUntil): void {

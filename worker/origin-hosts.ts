@@ -69,7 +69,8 @@ function addRoute(into: Set<string>, route: Route): void {
 const byMap = new WeakMap<CompiledMap, ReadonlySet<string>>();
 
 /**
- * Every origin host name the edge could proxy to: all of the map's routes and chains (computed
+ * Every origin host name the edge could proxy to: all of the map's routes and chains, the
+ * canary's too (computed
  * once per map) plus `extra` (the decided route and the floor, which the map may not name).
  */
 export function originHostsOf(
@@ -81,6 +82,8 @@ export function originHostsOf(
     const all = new Set<string>();
     addRoute(all, map.default);
     for (const r of Object.values(map.countries)) addRoute(all, r);
+    if (map.canary?.default) addRoute(all, map.canary.default);
+    for (const r of Object.values(map.canary?.countries ?? {})) addRoute(all, r);
     hosts = all;
     byMap.set(map, all);
   }

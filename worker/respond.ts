@@ -69,6 +69,7 @@ export function edgeResponse(
   if (decision.route.weights) h.set(EDGE_HEADERS.split, splitHeader(decision.route.weights));
   if (decision.route.shed) h.set(EDGE_HEADERS.shed, shedHeader(decision.route.shed));
   if (decision.route.fence !== undefined) h.set(EDGE_HEADERS.fence, decision.route.fence);
+  if (decision.canary !== undefined) h.set(EDGE_HEADERS.canary, decision.canary);
   if (view.debug) {
     h.set(EDGE_HEADERS.origin, outcome.link.origin);
     h.set("Cache-Control", "private, no-store");

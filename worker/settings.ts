@@ -55,6 +55,36 @@ export interface SettingsVars {
 /** KV rejects a `cacheTtl` below 30 seconds. */
 export const KV_MIN_CACHE_TTL = 30;
 
+/** A numeric var's bounds and the value it takes when missing or garbled. */
+export interface VarRange {
+  readonly min: number;
+  readonly max: number;
+  readonly fallback: number;
+}
+
+/** `KV_CACHE_TTL` bounds, in seconds: KV's minimum to a year. */
+export const KV_CACHE_TTL_RANGE_S = {
+  min: KV_MIN_CACHE_TTL,
+  max: 365 * 86_400,
+  fallback: DEFAULT_KV_CACHE_TTL,
+} as const;
+
+/** `ISOLATE_CACHE_SECONDS` bounds; 0 re-reads on every request. */
+export const ISOLATE_CACHE_RANGE_S = {
+  min: 0,
+  max: 86_400,
+  fallback: DEFAULT_ISOLATE_CACHE_SECONDS,
+} as const;
+
+/** `MAX_ATTEMPTS` bounds: origins tried in total for a GET/HEAD. */
+export const MAX_ATTEMPTS_RANGE = { min: 1, max: 17, fallback: 2 } as const;
+
+/** `EDGE_EJECT_AFTER` bounds; 0 never passes an origin over. */
+export const EJECT_AFTER_RANGE = { min: 0, max: 1000, fallback: 2 } as const;
+
+/** `EDGE_EJECT_SECONDS` bounds. */
+export const EJECT_SECONDS_RANGE = { min: 1, max: 3600, fallback: 10 } as const;
+
 /** `ORIGIN_TIMEOUT_MS` bounds: below 100 ms no real origin answers; Cloudflare gives up at 100 s. */
 export const ORIGIN_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 4000 } as const;
 
@@ -67,9 +97,9 @@ export const ORIGIN_HEDGE_RANGE_MS = { min: 100, max: 100_000, fallback: 1000 } 
 /** `ORIGIN_ONCE_TIMEOUT_MS` bounds: the same range; a slow commit gets 30 s by default. */
 export const ORIGIN_ONCE_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 30_000 } as const;
 
-function intVar(raw: unknown, fallback: number, min: number, max: number): number {
-  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return fallback;
-  return Math.min(max, Math.max(min, Number(raw)));
+function intVar(raw: unknown, range: VarRange): number {
+  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return range.fallback;
+  return Math.min(range.max, Math.max(range.min, Number(raw)));
 }
 
 function usableTemplate(raw: unknown): string {
@@ -98,30 +128,14 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
       typeof vars.FLOOR_POOL === "string" && isPoolName(vars.FLOOR_POOL)
         ? vars.FLOOR_POOL
         : DEFAULT_FLOOR_POOL,
-    kvCacheTtl: intVar(vars.KV_CACHE_TTL, DEFAULT_KV_CACHE_TTL, KV_MIN_CACHE_TTL, 365 * 86_400),
-    isolateCacheMs:
-      intVar(vars.ISOLATE_CACHE_SECONDS, DEFAULT_ISOLATE_CACHE_SECONDS, 0, 86_400) * 1000,
-    maxAttempts: intVar(vars.MAX_ATTEMPTS, 2, 1, 17),
-    originTimeoutMs: intVar(
-      vars.ORIGIN_TIMEOUT_MS,
-      ORIGIN_TIMEOUT_RANGE_MS.fallback,
-      ORIGIN_TIMEOUT_RANGE_MS.min,
-      ORIGIN_TIMEOUT_RANGE_MS.max,
-    ),
-    hedgeMs: intVar(
-      vars.ORIGIN_HEDGE_MS,
-      ORIGIN_HEDGE_RANGE_MS.fallback,
-      ORIGIN_HEDGE_RANGE_MS.min,
-      ORIGIN_HEDGE_RANGE_MS.max,
-    ),
-    onceTimeoutMs: intVar(
-      vars.ORIGIN_ONCE_TIMEOUT_MS,
-      ORIGIN_ONCE_TIMEOUT_RANGE_MS.fallback,
-      ORIGIN_ONCE_TIMEOUT_RANGE_MS.min,
-      ORIGIN_ONCE_TIMEOUT_RANGE_MS.max,
-    ),
-    ejectAfter: intVar(vars.EDGE_EJECT_AFTER, 2, 0, 1000),
-    ejectMs: intVar(vars.EDGE_EJECT_SECONDS, 10, 1, 3600) * 1000,
+    kvCacheTtl: intVar(vars.KV_CACHE_TTL, KV_CACHE_TTL_RANGE_S),
+    isolateCacheMs: intVar(vars.ISOLATE_CACHE_SECONDS, ISOLATE_CACHE_RANGE_S) * 1000,
+    maxAttempts: intVar(vars.MAX_ATTEMPTS, MAX_ATTEMPTS_RANGE),
+    originTimeoutMs: intVar(vars.ORIGIN_TIMEOUT_MS, ORIGIN_TIMEOUT_RANGE_MS),
+    hedgeMs: intVar(vars.ORIGIN_HEDGE_MS, ORIGIN_HEDGE_RANGE_MS),
+    onceTimeoutMs: intVar(vars.ORIGIN_ONCE_TIMEOUT_MS, ORIGIN_ONCE_TIMEOUT_RANGE_MS),
+    ejectAfter: intVar(vars.EDGE_EJECT_AFTER, EJECT_AFTER_RANGE),
+    ejectMs: intVar(vars.EDGE_EJECT_SECONDS, EJECT_SECONDS_RANGE) * 1000,
     debugToken: token.length > 0 ? token : null,
     signingSecrets: signingSecrets(vars),
   };

@@ -53,7 +53,7 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /**
- * The origin-side snapshot (`KV_SINK=file`, docs/reference.md §5): each key is `<dir>/<key>.json`,
+ * KV as files (`KV_SINK=file`, docs/reference.md §5): each key is `<dir>/<key>.json`,
  * replaced by temp file, fsync and rename, for hosts that route without Workers KV. Creates
  * `dir` when missing.
  */

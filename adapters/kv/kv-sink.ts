@@ -63,7 +63,7 @@ export interface PutOptions {
 
 /**
  * Where the pusher writes and `edgectl status` reads: a local Miniflare namespace, Cloudflare,
- * or snapshot files.
+ * or KV as files.
  */
 export interface KvSink {
   readonly kind: "local" | "cloudflare" | "file";

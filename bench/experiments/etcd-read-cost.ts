@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
-import { readPrefixDelta, readPrefixHead } from "../../pusher/snapshot-reader.js";
+import { readPrefixDelta, readPrefixHead } from "../../pusher/prefix-version.js";
 import { startEtcd } from "../../testkit/etcd.js";
 import { summarize } from "../lib/stats.js";
 

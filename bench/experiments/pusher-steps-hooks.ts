@@ -107,7 +107,7 @@ if (process.env.PROBE_QUIET_READS) {
     mirror ??= this as unknown as { client: unknown; prefix: string };
     return read.apply(this, args);
   };
-  const { readPrefixDelta } = await import("../../pusher/snapshot-reader.js");
+  const { readPrefixDelta } = await import("../../pusher/prefix-version.js");
   const lag = monitorEventLoopDelay({ resolution: 1 });
   lag.enable();
   process.on("exit", () =>

@@ -19,6 +19,8 @@ declare module "autocannon" {
     connections?: number;
     pipelining?: number;
     duration?: number;
+    /** Stop after this many requests (instead of `duration`). */
+    amount?: number;
     headers?: Record<string, string>;
     method?: string;
     requests?: AutocannonRequest[];

@@ -23,6 +23,16 @@ export function growthRows(g: GrowthResult | null | undefined): Row[] {
       big ? "≤ 3000 / ≤ 500 ms" : "",
       big ? (s.first_push_ms <= 3000 && s.put_to_kv_p50_ms <= 500 ? "met" : "MISSED") : "",
     ]);
+    // Absent in results written before the figure existed.
+    if (s.put_to_status_p50_ms !== undefined)
+      out.push([
+        `  put→/status routes_revision p50 (operator's view)`,
+        `${s.put_to_status_p50_ms} ms (max ${s.put_to_status_max_ms})`,
+        `put→KV p50 ${s.put_to_kv_p50_ms} ms; /status ${Math.round(s.status_bytes / 1024)} KiB, ${s.status_get_ms} ms a GET`,
+        `${(s.put_to_status_p50_ms / s.put_to_kv_p50_ms).toFixed(2)}×`,
+        big ? "≤ 500 ms" : "",
+        big ? (s.put_to_status_p50_ms <= 500 ? "met" : "MISSED") : "",
+      ]);
     out.push([
       `  pusher RSS first push → end, map`,
       `${s.rss_mb_first_push} → ${s.rss_mb} MiB`,

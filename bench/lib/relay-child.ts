@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { Etcd3, type IWatchResponse } from "etcd3";
 import { createLocalSink } from "../../adapters/kv/local-sink.js";
-import { readPrefixDelta, readPrefixHead } from "../../pusher/snapshot-reader.js";
+import { readPrefixDelta, readPrefixHead } from "../../pusher/prefix-version.js";
 
 const need = (name: string): string => {
   const v = process.env[name];

@@ -1,6 +1,7 @@
 import type { BurstResult } from "../sections/burst.js";
 import type { CheckerWritesResult } from "../sections/checker-writes.js";
 import type { CliResult } from "../sections/cli.js";
+import type { EdgeCacheResult } from "../sections/edge-cache.js";
 import type { FailoverResult } from "../sections/failover.js";
 import type { BlackholeStallResult } from "../sections/failover-blackhole.js";
 import type { GrowthResult } from "../sections/growth.js";
@@ -12,15 +13,18 @@ import type {
   SlowToShedResult,
 } from "../sections/slow-pools.js";
 import type { UiRenderResult } from "../sections/ui-render.js";
+import type { ObserveResult } from "../sections/viewers-observed.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
 import type { WorkerBundleResult } from "../sections/worker-bundle.js";
+import type { WorkerMemoryResult } from "../sections/worker-memory.js";
 import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
+import { observeRows } from "./observe-rows.js";
 import { propagationRows } from "./propagation-rows.js";
 import { pusherScaleRows } from "./pusher-scale-rows.js";
-import { check, ms, type Row, signed } from "./row.js";
+import { check, checkCi, ms, type Row, signed } from "./row.js";
 import { workerRows } from "./worker-rows.js";
 
 /** results.json as bench/run.ts writes it: each section's result, null when it failed or did not run. */
@@ -52,13 +56,19 @@ export interface TableInput {
     readonly kv_writes_per_hour_noisy: number;
     readonly noisy_writes: NoisyWritesResult;
   } | null;
-  /** The worker, weighted and bundle sections merged. */
-  readonly worker: Partial<WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult> | null;
+  /** The worker (with its memory measurement), weighted and bundle sections merged. */
+  readonly worker: Partial<
+    WorkerOverheadResult & WeightedSplitResult & WorkerBundleResult & { memory: WorkerMemoryResult }
+  > | null;
   readonly pusher_scale: PusherScaleResult | null;
   readonly growth: GrowthResult | null;
   readonly write_economy: WriteEconomyResult | null;
   readonly ui: UiRenderResult | null;
   readonly cli: CliResult | null;
+  /** The edge cache: moves and a HIT's time to first byte. */
+  readonly cache: EdgeCacheResult | null;
+  /** The observe section: recording's CPU, count and p90 error (absent in older results). */
+  readonly observe?: ObserveResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -193,6 +203,26 @@ function rows(r: TableInput): Row[] {
       check(bh.max <= f.origin_timeout_ms + 200),
     ]);
   out.push(...workerRows(r.worker));
+  const c = r.cache;
+  if (c) {
+    out.push([
+      `cache.origin_fetches_after_move (${c.segments} segments × boost, split, failover)`,
+      String(c.origin_fetches_after_move),
+      `warming: ${c.origin_fetches_warm}`,
+      "",
+      "= 0",
+      check(c.origin_fetches_after_move === 0),
+    ]);
+    out.push([
+      `cache.hit_ttfb_ratio (HIT ÷ pass-through, ${c.segment_bytes / 1024} KiB, n=${c.pairs})`,
+      `${c.hit_ttfb_ratio}× [${c.hit_ttfb_ratio_ci95[0]}–${c.hit_ttfb_ratio_ci95[1]}]`,
+      `pass-through p50 ${ms(c.pass_ttfb_p50_ms)}; HIT ${ms(c.hit_ttfb_p50_ms)}; Cache API alone ${ms(c.cache_floor_ttfb_p50_ms)} (${c.cache_floor_over_pass}×)`,
+      `${c.hit_ttfb_ratio}×`,
+      "≤ 1.1",
+      checkCi(c.hit_ttfb_ratio_ci95, 1.1, "at most"),
+    ]);
+  }
+  out.push(...observeRows(r.observe ?? null));
   out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;

@@ -68,6 +68,16 @@ export function workerRows(w: TableInput["worker"]): Row[] {
       w.errors ? `${w.errors} errors` : "",
     ]);
   }
+  const mem = w.memory;
+  if (mem)
+    out.push([
+      "Worker memory vs pass-through (same workerd, same load)",
+      `${mem.rss_kib_per_1k_routing} KiB RSS / 1k req, heap ${mem.heap_mb_routing ?? "?"} MiB`,
+      `${mem.rss_kib_per_1k_pass} KiB / 1k req, heap ${mem.heap_mb_pass ?? "?"} MiB pass-through`,
+      `workerd ${mem.rss_mb_start} → ${mem.rss_mb_end} MiB`,
+      "",
+      "",
+    ]);
   if (w.weighted_ratio !== undefined)
     out.push([
       "Worker throughput, weighted route",

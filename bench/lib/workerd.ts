@@ -17,6 +17,8 @@ export const PASS_HOST = "pass.bench";
 export const FLOOR_HOST = "floor.bench";
 /** The routing Worker again, signing every origin request (docs/reference.md §11). */
 export const SIGNED_HOST = "signed.bench";
+/** The routing Worker again, recording every request into its aggregator (docs/reference.md §12). */
+export const OBSERVED_HOST = "observed.bench";
 
 /** The routing Worker and the pass-through Worker (and maybe the contract floor) in one workerd. */
 export interface BenchWorkerd {
@@ -79,6 +81,11 @@ export interface BenchWorkerdOptions {
   readonly floor?: boolean;
   /** Also start the routing Worker on {@link SIGNED_HOST} with these vars added (its secrets). */
   readonly signedVars?: Readonly<Record<string, string>>;
+  /**
+   * Also start the routing Worker on {@link OBSERVED_HOST} with these vars added and the
+   * `OBSERVATIONS` aggregator bound, as wrangler.toml binds it; the others record nothing.
+   */
+  readonly observedVars?: Readonly<Record<string, string>>;
   readonly cleanup: Cleanup;
 }
 
@@ -114,6 +121,19 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
               name: "edge-signed",
               kvNamespaces: { ROUTING: o.namespaceId },
               bindings: { ...o.vars, ...o.signedVars },
+            },
+          ]
+        : []),
+      ...(o.observedVars
+        ? [
+            {
+              ...edgeWorker(edgeScript, date, OBSERVED_HOST),
+              name: "edge-observed",
+              kvNamespaces: { ROUTING: o.namespaceId },
+              bindings: { ...o.vars, ...o.observedVars },
+              durableObjects: {
+                OBSERVATIONS: { className: "ObservationAggregator", useSQLite: true },
+              },
             },
           ]
         : []),

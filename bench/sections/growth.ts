@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
 import { prefixEnd } from "../../adapters/paged-range.js";
+import type { PusherProcess } from "../../testkit/pusher-process.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedEnvironment, deployedNodeOptions } from "../lib/deployed-environment.js";
 import { putOne } from "../lib/etcd-load.js";
 import { firstPushFloorMs } from "../lib/first-push-floor.js";
 import { growthFixture, growthRule } from "../lib/fixture.js";
+import { pollUntil } from "../lib/poll-until.js";
 import { rssMb } from "../lib/proc.js";
 import { startStack } from "../lib/stack.js";
 import { round, summarize } from "../lib/stats.js";
@@ -28,6 +30,17 @@ export interface GrowthSize {
   /** After a quiet 1.1 s, one country change: put → KV `routes` carries its revision; p50 and max. */
   readonly put_to_kv_p50_ms: number;
   readonly put_to_kv_max_ms: number;
+  /**
+   * What an operator sees: after a quiet 1.1 s, one country change until the pusher's
+   * `/status` shows `routes_revision` at its revision, `/status` polled every 5 ms and parsed
+   * (as `curl | jq` in a loop would); p50 and max over as many changes again, each its own.
+   * The polls cost the pusher: each answer serializes every pool's report (`status_bytes`).
+   */
+  readonly put_to_status_p50_ms: number;
+  readonly put_to_status_max_ms: number;
+  /** `/status` at rest: its size and one GET's time (p50 of 5), ms. */
+  readonly status_bytes: number;
+  readonly status_get_ms: number;
   /** The pusher's RSS after its first push, and after the changes. */
   readonly rss_mb_first_push: number;
   readonly rss_mb: number;
@@ -98,6 +111,35 @@ async function timedDeltaRange(client: Etcd3, prefix: string, since: number): Pr
   return performance.now() - t0;
 }
 
+/** Polls the pusher's `/status` until `routes_revision` reaches `rev`; ms waited, or null. */
+async function waitStatusRoutes(
+  pusher: PusherProcess,
+  rev: number,
+  timeoutMs: number,
+): Promise<number | null> {
+  const t0 = performance.now();
+  const seen = await pollUntil(
+    async () => {
+      const s = await pusher.status();
+      return s && s.routes_revision !== null && s.routes_revision >= rev ? s.routes_revision : null;
+    },
+    { timeoutMs, intervalMs: 5 },
+  );
+  return seen === null ? null : performance.now() - t0;
+}
+
+/** `/status` at rest: bytes of one answer and the p50 of 5 GETs, ms. */
+async function statusCost(port: number): Promise<{ bytes: number; ms: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    bytes = (await (await fetch(`http://127.0.0.1:${port}/status`)).text()).length;
+    times.push(performance.now() - t0);
+  }
+  return { bytes, ms: summarize(times).p50 };
+}
+
 async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
   const own = new Cleanup();
   const drop = o.cleanup.add(`growth ${keys}`, () => own.runAll());
@@ -116,7 +158,16 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     const floors: number[] = [];
     for (let i = 0; i < 3; i++)
       floors.push(await firstPushFloorMs(stack, routesBytes, own, deployedEnvironment()));
+    // Each change must route DE differently from the last, or `routes` is not rewritten.
+    let lastRule = "";
+    const nextRule = (i: number, shift: number): string => {
+      let rule = growthRule(i, pools, shift);
+      for (let s = shift + 1; rule === lastRule; s++) rule = growthRule(i, pools, s);
+      lastRule = rule;
+      return rule;
+    };
     const putToKv: number[] = [];
+    const putToStatus: number[] = [];
     const reads: number[] = [];
     const compiles: number[] = [];
     const floorReads: number[] = [];
@@ -128,7 +179,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       const before = await pusher.metricSamples();
       await sleep(1_100);
       const t0 = performance.now();
-      const rev = await putOne(client, `${prefix}country/DE`, growthRule(i, pools, i + 1));
+      const rev = await putOne(client, `${prefix}country/DE`, nextRule(i, i + 1));
       const waited = await stack.waitKvRevision(rev, 30_000, 5);
       if (waited === null) {
         const exit = pusher.proc.child.exitCode ?? pusher.proc.child.signalCode;
@@ -153,7 +204,20 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
     }
     await sleep(1_000);
     const map = await stack.reader.get("routes");
+    const rssEnd = rssMb(pusher.pid);
+    // The same changes as an operator sees them, after the figures above: polling /status costs
+    // the pusher (CPU and garbage), so it shares no change, and no RSS reading, with them.
+    const status = await statusCost(pusher.port);
+    for (let i = 0; i < o.changes; i++) {
+      await sleep(1_100);
+      const t0 = performance.now();
+      const rev = await putOne(client, `${prefix}country/DE`, nextRule(i, 1_000_000 + i));
+      if ((await waitStatusRoutes(pusher, rev, 30_000)) === null)
+        throw new Error(`change ${i} (revision ${rev}) never showed in /status.routes_revision`);
+      putToStatus.push(performance.now() - t0);
+    }
     const p = summarize(putToKv);
+    const ps = summarize(putToStatus);
     const result: GrowthSize = {
       keys,
       pools,
@@ -161,8 +225,12 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       first_push_floor_ms: round(summarize(floors).p50),
       put_to_kv_p50_ms: round(p.p50),
       put_to_kv_max_ms: round(p.max),
+      put_to_status_p50_ms: round(ps.p50),
+      put_to_status_max_ms: round(ps.max),
+      status_bytes: status.bytes,
+      status_get_ms: round(status.ms),
       rss_mb_first_push: round(rssFirst),
-      rss_mb: round(rssMb(pusher.pid)),
+      rss_mb: round(rssEnd),
       range_read_ms: reads.length ? round(summarize(reads).p50) : Number.NaN,
       compile_ms: compiles.length ? round(summarize(compiles).p50) : Number.NaN,
       etcd_range_read_ms: round(summarize(floorReads).p50),
@@ -172,7 +240,7 @@ async function measure(keys: number, o: GrowthOptions): Promise<GrowthSize> {
       changes: o.changes,
     };
     o.log(
-      `  ${keys} keys: first push ${result.first_push_ms} ms (floor ${result.first_push_floor_ms}), put→KV p50 ${result.put_to_kv_p50_ms} ms, read ${result.range_read_ms} ms (etcd's own ${result.etcd_range_read_ms}), compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
+      `  ${keys} keys: first push ${result.first_push_ms} ms (floor ${result.first_push_floor_ms}), put→KV p50 ${result.put_to_kv_p50_ms} ms, put→/status p50 ${result.put_to_status_p50_ms} ms (/status ${result.status_bytes} B, ${result.status_get_ms} ms), read ${result.range_read_ms} ms (etcd's own ${result.etcd_range_read_ms}), compile ${result.compile_ms} ms, RSS ${result.rss_mb_first_push} → ${result.rss_mb} MiB, map ${result.map_bytes} B (etcd load ${result.load_ms} ms)`,
     );
     return result;
   } finally {

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { COUNTRY_CODES, compile, DEFAULT_ORIGIN_TEMPLATE, serializeMap } from "../../core/index.js";
-import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
+import { readPrefix } from "../../adapters/prefix-read.js";
+import {
+  COUNTRY_CODES,
+  compile,
+  DEFAULT_ORIGIN_TEMPLATE,
+  type Snapshot,
+  serializeMap,
+} from "../../core/index.js";
 import { Cleanup } from "../lib/cleanup.js";
 import { deployedEnvironment } from "../lib/deployed-environment.js";
 import { countryRule, scaleFixture } from "../lib/fixture.js";
@@ -93,10 +99,10 @@ export async function pusherScale(o: PusherScaleOptions): Promise<PusherScaleRes
   const { client, prefix } = stack;
 
   const reads: number[] = [];
-  let snapshot = await readPrefixSnapshot(client, prefix);
+  let snapshot: Snapshot = await readPrefix(client, prefix);
   for (let i = 0; i < 15; i++) {
     const t0 = performance.now();
-    snapshot = await readPrefixSnapshot(client, prefix);
+    snapshot = await readPrefix(client, prefix);
     reads.push(performance.now() - t0);
   }
   if (snapshot.entries.length !== KEYS) {

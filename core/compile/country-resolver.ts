@@ -34,6 +34,8 @@ export interface ResolverInputs {
   readonly settings: RouteSettings;
   /** The shed share of each shedding pool (percent). */
   readonly shares: ReadonlyMap<string, number>;
+  /** Each country's own viewer shed shares (percent), by country and then pool (§12). */
+  readonly viewerShares: ReadonlyMap<string, ReadonlyMap<string, number>>;
   readonly continentRules: ReadonlyMap<ContinentCode, ContinentRule>;
   readonly continentOverrides: ReadonlyMap<ContinentCode, ContinentOverrideRule>;
   readonly memo: RouteMemo | undefined;
@@ -88,9 +90,13 @@ export class CountryResolver {
     }
     const from = this.problems.length;
     this.readCarried = false;
-    const resolved = this.resolve(cc);
+    const own = this.resolve(cc);
+    // A country that sheds by its viewers gets a route of its own even when `_default` decides
+    // it; `_default`'s rule is not among its inputs, so that outcome is not memoised.
+    const viaDefault = !own && this.x.viewerShares.has(cc);
+    const resolved = viaDefault ? this.resolve(DEFAULT_CC, undefined, cc) : own;
     const route = resolved && this.carry(resolved, previous);
-    if (inputs && !this.readCarried)
+    if (inputs && !this.readCarried && !viaDefault)
       memo?.keepCountry(cc, inputs, {
         route,
         kept: this.kept[cc],
@@ -116,8 +122,24 @@ export class CountryResolver {
     return usableRule(key, rule, this.x.state, this.problems);
   }
 
-  private fromRule(rule: KeptRule, source: string): Route {
+  /**
+   * The route of `rule` for `subject` (the country routed). A country that sheds a pool by its
+   * own viewers (§12) sheds it by the larger of that share and the pool's; its route is its own,
+   * never the memo's shared one.
+   */
+  private fromRule(rule: KeptRule, source: string, subject: string): Route {
     const { memo, state, settings, shares } = this.x;
+    const own = this.x.viewerShares.get(subject);
+    if (own) {
+      const combined = new Map(shares);
+      const byViewers = new Set<string>();
+      for (const [pool, share] of own) {
+        if (share <= (shares.get(pool) ?? 0)) continue;
+        combined.set(pool, share);
+        byViewers.add(pool);
+      }
+      return routeFromRule(rule, source, state, settings, combined, byViewers);
+    }
     const make = () => routeFromRule(rule, source, state, settings, shares);
     return memo ? memo.route(rule, source, make) : make();
   }
@@ -173,15 +195,18 @@ export class CountryResolver {
     const viaContinent = (): Route | undefined => {
       if (!k) return undefined;
       const o = continentOverrides.get(k);
-      if (o && this.inFence(o.key, o.rule, cc, fenced)) return this.fromRule(o.rule, o.key);
+      if (o && this.inFence(o.key, o.rule, cc, fenced))
+        return this.fromRule(o.rule, o.key, subject);
       const c = continentRules.get(k);
       const key = `continent/${k}`;
-      return c && this.inFence(key, c.rule, cc, fenced) ? this.fromRule(c.rule, key) : undefined;
+      return c && this.inFence(key, c.rule, cc, fenced)
+        ? this.fromRule(c.rule, key, subject)
+        : undefined;
     };
     const decided = override
-      ? this.fromRule(override, overrideKey)
+      ? this.fromRule(override, overrideKey, subject)
       : own
-        ? this.fromRule(own.rule, `country/${cc}`)
+        ? this.fromRule(own.rule, `country/${cc}`, subject)
         : viaContinent();
     // docs/reference.md §11: continent < continent override < country < override, later winning.
     const attrs = mergeAttrs(

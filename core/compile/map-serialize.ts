@@ -12,7 +12,11 @@ function routeJson(r: Route): Route {
       ? { weights: r.weights.map((w) => ({ pool: w.pool, weight: w.weight })) }
       : {}),
     ...(r.shed && r.shed.length > 0
-      ? { shed: r.shed.map((x) => ({ pool: x.pool, share: x.share })) }
+      ? {
+          shed: r.shed.map((x) =>
+            x.by ? { pool: x.pool, share: x.share, by: x.by } : { pool: x.pool, share: x.share },
+          ),
+        }
       : {}),
     ...attrsJson(r.attrs),
     ...(r.fence !== undefined ? { fence: r.fence } : {}),
@@ -45,6 +49,19 @@ function shedsJson(sheds: CompiledMap["sheds"]): Record<string, PoolShed> | unde
 }
 
 /** A kept rule as stable JSON: weights (when any) in the rule's pool order. */
+/** Each country's viewer sheds, countries and pools sorted; `undefined` when there are none. */
+function viewerShedsJson(
+  byCountry: CompiledMap["viewer_sheds"],
+): Record<string, Record<string, PoolShed>> | undefined {
+  if (!byCountry) return undefined;
+  const out: Record<string, Record<string, PoolShed>> = {};
+  for (const cc of Object.keys(byCountry).sort()) {
+    const sheds = shedsJson(byCountry[cc]);
+    if (sheds) out[cc] = sheds;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function keptRuleJson(rule: KeptRule): KeptRule {
   const base = { primary: rule.primary, fallbacks: [...rule.fallbacks] };
   const w = rule.weights;
@@ -112,7 +129,7 @@ function member(name: string, value: unknown): string {
 
 /**
  * Serializes a map as stable JSON: fixed key order, countries sorted, no whitespace; `kept`,
- * `sheds` and `fences` only when they have entries. Exactly `JSON.stringify` of the document in
+ * `sheds`, `viewer_sheds` and `fences` only when they have entries. Exactly `JSON.stringify` of the document in
  * that order, with each route's text taken from {@link routeText}.
  */
 export function serializeMap(map: CompiledMap): string {
@@ -124,8 +141,20 @@ export function serializeMap(map: CompiledMap): string {
     member("history", map.history),
     member("kept", keptJson(map.kept)),
     member("sheds", shedsJson(map.sheds)),
+    member("viewer_sheds", viewerShedsJson(map.viewer_sheds)),
     member("fences", fencesJson(map.fences)),
+    canaryText(map.canary),
     "}",
+  ].join("");
+}
+
+/** `,"canary":{…}` with its routes' texts, countries sorted; nothing without a canary. */
+function canaryText(canary: CompiledMap["canary"]): string {
+  if (!canary) return "";
+  return [
+    `,"canary":{${member("id", canary.id).slice(1)}${member("share", canary.share)}`,
+    canary.default ? `,"default":${routeText(canary.default)}` : "",
+    `,"countries":{${countriesText(canary.countries)}}}`,
   ].join("");
 }
 

@@ -1,4 +1,5 @@
 import type { ChainLink, DegradedReason, KeptRule, Route } from "../contract/compiled-map.js";
+import { floorRouteAt } from "../contract/floor-route.js";
 import type { RouteSettings } from "../contract/route-settings.js";
 import { shedRoute } from "../contract/route-shed.js";
 import { positiveWeights } from "../contract/rule-weights.js";
@@ -30,23 +31,24 @@ export function floorRoute(
   opts: RouteSettings,
   degraded: DegradedReason,
 ): Route {
-  const origin = originFor(opts.floorPool, state, opts.originTemplate);
-  return {
-    pool: opts.floorPool,
-    origin,
-    chain: [{ pool: opts.floorPool, origin }],
-    source: "floor",
+  return floorRouteAt(
+    opts.floorPool,
+    originFor(opts.floorPool, state, opts.originTemplate),
     degraded,
-  };
+  );
 }
 
-/** The route of a rule: its healthy chain, and its weights over the healthy weighted pools. */
+/**
+ * The route of a rule: its healthy chain, and its weights over the healthy weighted pools, with
+ * `shares` shed (those of `byViewers` marked as the country's viewers' shed).
+ */
 export function routeFromRule(
   rule: KeptRule,
   source: string,
   state: RoutingState,
   opts: RouteSettings,
   shares: ReadonlyMap<string, number>,
+  byViewers?: ReadonlySet<string>,
 ): Route {
   const healthy = (p: string) => state.pools.has(p) && state.health.get(p)?.status === "healthy";
   const chain: ChainLink[] = rulePools(rule)
@@ -56,7 +58,7 @@ export function routeFromRule(
   if (!first) return floorRoute(state, opts, "all-pools-unhealthy");
   const weights = positiveWeights(rule).filter((w) => healthy(w.pool));
   const route: Route = { pool: first.pool, origin: first.origin, chain, source, degraded: null };
-  return shedRoute(weights.length > 0 ? { ...route, weights } : route, shares);
+  return shedRoute(weights.length > 0 ? { ...route, weights } : route, shares, byViewers);
 }
 
 /** A kept rule as the map stores it: weights and attrs only when the rule has them. */

@@ -69,9 +69,11 @@ function stepClock(at: string, belowSince: string): number {
   return Math.max(Date.parse(at), Date.parse(belowSince));
 }
 
-/** A previous map's shed of `pool`, when it is one compile could have written. */
-function previousShed(previous: CarriedState | null, pool: string): PoolShed | undefined {
-  const sheds = previous?.sheds;
+/** `sheds[pool]`, when it is a shed one compile could have written (a map from KV may hold junk). */
+export function carriedShed(
+  sheds: Readonly<Record<string, PoolShed>> | undefined,
+  pool: string,
+): PoolShed | undefined {
   if (!sheds || !Object.hasOwn(sheds, pool)) return undefined;
   const s = sheds[pool];
   if (!s || !Number.isInteger(s.share) || s.share < SHED_STEP || s.share > 100) return undefined;
@@ -79,6 +81,20 @@ function previousShed(previous: CarriedState | null, pool: string): PoolShed | u
   if (s.below_since !== undefined && typeof s.below_since !== "string")
     return { share: s.share, at: s.at };
   return s;
+}
+
+/**
+ * When (ms) `shed`, falling toward `fall`, may step down next; `null` when it is not falling.
+ */
+export function stepDueAt(
+  shed: PoolShed,
+  fall: number,
+  nowMs: number,
+  recoverMs: number,
+): number | null {
+  if (fall >= shed.share) return null;
+  const since = stepClock(shed.at, shed.below_since ?? shed.at);
+  return Number.isFinite(since) ? since + recoverMs : nowMs;
 }
 
 /** Every shedding pool's share, and when the compile must run again for a step down. */
@@ -107,14 +123,11 @@ export function poolSheds(
     if (health?.status !== "healthy") continue;
     const rise = shedTarget(health.p90_ms, def.slow_ms);
     const fall = shedFallTarget(health.p90_ms, def.slow_ms);
-    const shed = nextShed(previousShed(previous, pool), rise, fall, nowMs, recoverMs);
+    const shed = nextShed(carriedShed(previous?.sheds, pool), rise, fall, nowMs, recoverMs);
     if (!shed) continue;
     sheds.set(pool, shed);
-    if (fall < shed.share) {
-      const since = stepClock(shed.at, shed.below_since ?? shed.at);
-      const due = Number.isFinite(since) ? since + recoverMs : nowMs;
-      if (nextStepAt === null || due < nextStepAt) nextStepAt = due;
-    }
+    const due = stepDueAt(shed, fall, nowMs, recoverMs);
+    if (due !== null && (nextStepAt === null || due < nextStepAt)) nextStepAt = due;
   }
   // The map carries `sheds` in this order: a state decoded key by key and one decoded afresh
   // may hold their pools in different orders, and must still compile to the same map.
@@ -124,17 +137,31 @@ export function poolSheds(
 
 /**
  * `map` as a compile takes it back from KV (after a restart, a takeover, or in edgectl): each
- * shed's `below_since` dropped. KV's `routes` is not rewritten when only `below_since` changes
- * (docs/reference.md §3), so its copy may be older than the p90's last rise; dropping it restarts
- * the fall clock, which can only delay a step down, never hasten one.
+ * shed's `below_since` dropped, viewer sheds' too. KV's `routes` is not rewritten when only
+ * `below_since` changes (docs/reference.md §3), so its copy may be older than the p90's last
+ * rise; dropping it restarts the fall clock, which can only delay a step down, never hasten one.
  */
 export function withoutFallClocks(map: CompiledMap): CompiledMap {
-  const sheds = map.sheds;
-  if (!sheds || !Object.values(sheds).some((s) => s?.below_since !== undefined)) return map;
+  const clocked = (sheds: Readonly<Record<string, PoolShed>> | undefined) =>
+    sheds !== undefined && Object.values(sheds).some((s) => s?.below_since !== undefined);
+  const viewers = map.viewer_sheds;
+  const viewersClocked = viewers !== undefined && Object.values(viewers).some(clocked);
+  if (!clocked(map.sheds) && !viewersClocked) return map;
   return {
     ...map,
-    sheds: Object.fromEntries(
-      Object.entries(sheds).map(([pool, s]) => [pool, { share: s.share, at: s.at }]),
-    ),
+    ...(map.sheds ? { sheds: stripClocks(map.sheds) } : {}),
+    ...(viewers && viewersClocked
+      ? {
+          viewer_sheds: Object.fromEntries(
+            Object.entries(viewers).map(([cc, sheds]) => [cc, stripClocks(sheds)]),
+          ),
+        }
+      : {}),
   };
+}
+
+function stripClocks(sheds: Readonly<Record<string, PoolShed>>): Record<string, PoolShed> {
+  return Object.fromEntries(
+    Object.entries(sheds).map(([pool, s]) => [pool, { share: s.share, at: s.at }]),
+  );
 }

@@ -25,10 +25,15 @@ export interface RouteWeight {
   readonly weight: number;
 }
 
-/** A pool of a route that sheds viewers, and its shed share in percent (10–100, steps of 10). */
+/**
+ * A pool of a route that sheds viewers, and its shed share in percent (10–100, steps of 10);
+ * `by: "viewers"` when the share is the country's own viewers' (docs/reference.md §12) rather
+ * than the pool's checkers'.
+ */
 export interface RouteShed {
   readonly pool: string;
   readonly share: number;
+  readonly by?: "viewers";
 }
 
 /**
@@ -82,6 +87,23 @@ export interface KeptRule {
   readonly attrs?: Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * The running canary's side of the map (docs/reference.md §13): for each route the canary
+ * changes, the route its share of viewers take. A country not listed takes its stable route,
+ * except that a country without its own stable route takes the canary's `default` when there is
+ * one.
+ */
+export interface MapCanary {
+  /** `c` and the epoch that started it: `X-Edge-Canary` says `{id}:canary` or `{id}:stable`. */
+  readonly id: string;
+  /** Percent (1–50) of each changed route's viewers on the canary side, sticky by viewer key. */
+  readonly share: number;
+  /** The canary side of `default`, when the canary changes it. */
+  readonly default?: Route;
+  /** The canary side of each country route the canary changes. */
+  readonly countries: Readonly<Record<string, Route>>;
+}
+
 /** The document stored under the KV key `routes`. */
 export interface CompiledMap {
   readonly v: 1;
@@ -114,12 +136,20 @@ export interface CompiledMap {
    */
   readonly sheds?: Readonly<Record<string, PoolShed>>;
   /**
+   * Each country's shed of a `viewers: true` pool by its own viewers' p90 (docs/reference.md
+   * §12), by country and then pool, with the same hysteresis state as `sheds`; omitted when no
+   * country sheds. The Worker ignores it (the shed is in the country's route).
+   */
+  readonly viewer_sheds?: Readonly<Record<string, Readonly<Record<string, PoolShed>>>>;
+  /**
    * The fences in force (docs/reference.md §10), by name: each `fence/` key's value, or the last
    * valid one while its key is invalid. Omitted when there is none. The next compile (after a
    * restart: the map read back from KV) keeps applying a fence whose key turned invalid, so a
    * damaged value never lifts a fence. The Worker ignores it.
    */
   readonly fences?: Readonly<Record<string, Fence>>;
+  /** The running canary's routes; omitted when no canary runs (or it changes no route). */
+  readonly canary?: MapCanary;
 }
 
 /** The document stored under the KV key `meta`. */

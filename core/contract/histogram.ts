@@ -35,3 +35,11 @@ export function histogramQuantile(
   }
   return bounds[bounds.length - 1] ?? null;
 }
+
+/**
+ * Adds histogram `from` into `into`, bucket by bucket: histograms over the same bounds are sums,
+ * so any two merge exactly, in any order.
+ */
+export function addCounts(into: number[], from: readonly number[]): void {
+  for (let i = 0; i < into.length; i++) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
+}

@@ -2,6 +2,7 @@ import type {
   ChainLink,
   CompiledMap,
   DegradedReason,
+  MapCanary,
   Route,
   RouteShed,
   RouteWeight,
@@ -107,7 +108,8 @@ function shedOf(x: unknown): RouteShed[] | undefined {
     if (!isObj(item) || !isName(item.pool)) return undefined;
     const s = item.share;
     if (typeof s !== "number" || !Number.isSafeInteger(s) || s < 1 || s > 100) return undefined;
-    out.push({ pool: item.pool, share: s });
+    if (item.by !== undefined && item.by !== "viewers") return undefined;
+    out.push(item.by ? { pool: item.pool, share: s, by: item.by } : { pool: item.pool, share: s });
   }
   return out;
 }
@@ -168,6 +170,24 @@ function countriesOf(x: unknown, memo: UrlMemo): Record<string, Route> | null {
   return out;
 }
 
+const CANARY_ID = /^c[0-9]{1,15}$/;
+
+/**
+ * The canary side (docs/reference.md §13), or `undefined` when absent or malformed: a damaged
+ * canary sends every viewer by the stable routes, never rejects the map.
+ */
+function canaryOf(x: unknown, memo: UrlMemo): MapCanary | undefined {
+  if (!isObj(x) || typeof x.id !== "string" || !CANARY_ID.test(x.id)) return undefined;
+  const share = x.share;
+  if (typeof share !== "number" || !Number.isSafeInteger(share) || share < 1 || share > 50)
+    return undefined;
+  const countries = countriesOf(x.countries, memo);
+  if (!countries) return undefined;
+  if (x.default === undefined) return { id: x.id, share, countries };
+  const def = routeOf(x.default, memo);
+  return def ? { id: x.id, share, default: def, countries } : undefined;
+}
+
 function isTextList(x: unknown): x is string[] {
   return Array.isArray(x) && x.every((p) => typeof p === "string");
 }
@@ -175,8 +195,8 @@ function isTextList(x: unknown): x is string[] {
 /**
  * The compiled map in a parsed `routes` document, or `null` when it is not one: the structure
  * `CompiledMapSchema` requires, with every string that lands in a header header-safe, unknown
- * fields dropped, `history` 0 when absent. `kept` and `sheds` are left out: only compile reads
- * them, and a malformed one never rejected a map.
+ * fields dropped, `history` 0 when absent, a malformed `canary` dropped. `kept`, `sheds` and
+ * `viewer_sheds` are left out: only compile reads them, and a malformed one never rejected a map.
  */
 export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!isObj(raw) || raw.v !== 1 || !isCount(raw.rev) || !isCount(raw.epoch)) return null;
@@ -188,6 +208,7 @@ export function mapShapeOf(raw: unknown): CompiledMap | null {
   if (!countries || !isTextList(raw.problems)) return null;
   const history = raw.history === undefined ? 0 : raw.history;
   if (!isCount(history)) return null;
+  const canary = canaryOf(raw.canary, memo);
   return {
     v: 1,
     rev: raw.rev,
@@ -197,6 +218,7 @@ export function mapShapeOf(raw: unknown): CompiledMap | null {
     countries,
     problems: [...raw.problems],
     history,
+    ...(canary ? { canary } : {}),
   };
 }
 

@@ -26,6 +26,11 @@ export interface ObservationRow {
   readonly country: string;
   /** The pool that answered, or `NO_POOL`. */
   readonly pool: string;
+  /**
+   * `{id}:canary` or `{id}:stable` for requests of a route a running canary changes
+   * (`X-Edge-Canary`, docs/reference.md §13); absent for every other request.
+   */
+  readonly side?: string;
   /** Only with `by=minute`: the minute the row covers (ISO 8601, UTC). */
   readonly minute?: string;
   readonly requests: number;
@@ -41,6 +46,8 @@ export interface ObservationRow {
   };
   /** The histogram behind `ttfb_ms`: one count per bound of `TTFB_BUCKETS_MS`, then the overflow. */
   readonly ttfb_counts: readonly number[];
+  /** The milliseconds counted in `ttfb_counts`, summed. */
+  readonly ttfb_sum_ms: number;
   /** Requests whose player reported buffer starvation (CMCD `bs`). */
   readonly starved: number;
   /** Requests whose player sent CMCD `bs` at all (starved or not). */

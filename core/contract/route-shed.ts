@@ -10,9 +10,14 @@ const EPSILON = 1e-9;
  * chain, which may shed again; what the last pool cannot hand on goes back to the chain's least
  * shed pool. Weighted rendezvous hashing then moves only the viewers a share change must move.
  * When every pool of the chain is fully shed, the route stays as it is, degraded
- * `all-pools-slow`. A route no shed touches is returned as it is.
+ * `all-pools-slow`. A route no shed touches is returned as it is. Pools in `byViewers` shed by
+ * the country's own viewers (§12): their entries in `shed` say so.
  */
-export function shedRoute(route: Route, shares: ReadonlyMap<string, number>): Route {
+export function shedRoute(
+  route: Route,
+  shares: ReadonlyMap<string, number>,
+  byViewers?: ReadonlySet<string>,
+): Route {
   if (route.degraded !== null || shares.size === 0) return route;
   const pools = route.chain.map((c) => c.pool);
   const share = pools.map((p) => (shares.get(p) ?? 0) / 100);
@@ -41,8 +46,10 @@ export function shedRoute(route: Route, shares: ReadonlyMap<string, number>): Ro
   const shed: RouteShed[] = [];
   pools.forEach((pool, i) => {
     const s = share[i] ?? 0;
-    if (s > 0 && (input[i] ?? 0) > EPSILON && (kept[i] ?? 0) < (input[i] ?? 0) - EPSILON)
-      shed.push({ pool, share: Math.round(s * 100) });
+    if (s > 0 && (input[i] ?? 0) > EPSILON && (kept[i] ?? 0) < (input[i] ?? 0) - EPSILON) {
+      const entry: RouteShed = { pool, share: Math.round(s * 100) };
+      shed.push(byViewers?.has(pool) ? { ...entry, by: "viewers" } : entry);
+    }
   });
   if (shed.length === 0) return route;
   const weights: RouteWeight[] = [];
@@ -60,7 +67,10 @@ function baseWeights(route: Route, pools: readonly string[]): number[] {
   return pools.map((p) => w.find((x) => x.pool === p)?.weight ?? 0);
 }
 
-/** `X-Edge-Shed`: `fra-1:40`, comma-separated when several pools of the route shed. */
+/**
+ * `X-Edge-Shed`: `fra-1:40`, comma-separated when several pools of the route shed; a shed by the
+ * country's own viewers says so: `fra-1:40;by=viewers`.
+ */
 export function formatShed(shed: readonly RouteShed[]): string {
-  return shed.map((s) => `${s.pool}:${s.share}`).join(",");
+  return shed.map((s) => `${s.pool}:${s.share}${s.by ? `;by=${s.by}` : ""}`).join(",");
 }

@@ -11,6 +11,8 @@ export interface RouteInputs extends RouteSettings {
   readonly health: RoutingState["health"];
   /** The shed share of each shedding pool (percent). */
   readonly shares: ReadonlyMap<string, number>;
+  /** Each country's viewer shed shares (percent), by country and then pool (§12). */
+  readonly viewerShares?: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 /** What resolving a country gave: its route as the map holds it, its `kept` rule, its problems. */
@@ -26,13 +28,25 @@ function sameShares(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, numbe
   return true;
 }
 
+function sameViewerShares(a: RouteInputs["viewerShares"], b: RouteInputs["viewerShares"]): boolean {
+  const x = a ?? new Map<string, ReadonlyMap<string, number>>();
+  const y = b ?? new Map<string, ReadonlyMap<string, number>>();
+  if (x.size !== y.size) return false;
+  for (const [cc, shares] of x) {
+    const other = y.get(cc);
+    if (!other || !sameShares(shares, other)) return false;
+  }
+  return true;
+}
+
 function sameInputs(a: RouteInputs, b: RouteInputs): boolean {
   return (
     a.pools === b.pools &&
     a.floorPool === b.floorPool &&
     a.originTemplate === b.originTemplate &&
     sameReports(a.health, b.health) &&
-    sameShares(a.shares, b.shares)
+    sameShares(a.shares, b.shares) &&
+    sameViewerShares(a.viewerShares, b.viewerShares)
   );
 }
 
@@ -40,7 +54,7 @@ function sameInputs(a: RouteInputs, b: RouteInputs): boolean {
  * The routes one compile made from its rules, handed to the next compile: a rule object that is
  * still the one the state holds (a `RoutingIndex` keeps it while its key is unchanged) gets
  * its route back without computing it again, as long as the pools, their reports, the shed shares
- * and the route settings are the same ones. Any other change starts afresh. A compile's output is
+ * (countries' viewer sheds too) and the route settings are the same ones. Any other change starts afresh. A compile's output is
  * the same with or without a memo; routes are never mutated, so handing one out twice is safe.
  *
  * It also keeps what each unfenced country resolved to, so a compile after a change to one key

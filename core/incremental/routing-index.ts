@@ -1,7 +1,9 @@
 import type { ContinentCode } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import type { Fence } from "../contract/fence.js";
+import type { Canary } from "../intent/canary-schema.js";
 import { type ParsedKey, parseKey } from "../intent/keys.js";
+import type { Observed } from "../intent/observed-schema.js";
 import { type Problem, problem } from "../intent/problem.js";
 import type { RoutingState, SnapshotEntry } from "../intent/routing-state.js";
 import type { CountryRule, Health, OverrideRule, PoolDef } from "../intent/schema.js";
@@ -30,7 +32,7 @@ const sortedSet = <K extends string>(s: ReadonlySet<K>) => new Set([...s].sort()
 /**
  * The decoded routing state of a prefix, kept up to date key by key: a put or delete costs the
  * decoding of that one key, and {@link state} hands out the same {@link RoutingState} that
- * decoding every key afresh gives (`readSnapshot` is built on it). Within one etcd history a
+ * decoding every key afresh gives (`decodeSnapshot` is built on it). Within one etcd history a
  * key's value at a given `mod_revision` never changes, so a key whose revision is unchanged is
  * not decoded again; the owner must {@link clear} the index when the history changes.
  */
@@ -48,7 +50,10 @@ export class RoutingIndex {
   private readonly continentOverrides = new ContinentOverrideKeys();
   private fences = new Map<string, Fence>();
   private invalidFences = new Set<string>();
+  /** Valid observations by country, then pool. */
+  private observed = new Map<string, Map<string, Observed>>();
   private problems = new Map<string, Problem>();
+  private canary: Canary | undefined;
   private epochKey: string | null = null;
   private epoch = 0;
   private newest = 0;
@@ -158,7 +163,9 @@ export class RoutingIndex {
     this.continentOverrides.clear();
     this.fences = new Map();
     this.invalidFences = new Set();
+    this.observed = new Map();
     this.problems = new Map();
+    this.canary = undefined;
     this.epochKey = null;
     this.epoch = 0;
     this.newest = 0;
@@ -188,6 +195,10 @@ export class RoutingIndex {
       continentOverrides: this.continentOverrides.resolved(),
       fences: sortedMap(this.fences),
       invalidFences: sortedSet(this.invalidFences),
+      observed: new Map(
+        [...this.observed].sort(byKey).map(([cc, byPool]) => [cc, sortedMap(byPool)]),
+      ),
+      ...(this.canary ? { canary: this.canary } : {}),
     };
   }
 
@@ -231,6 +242,16 @@ export class RoutingIndex {
         if (ok) this.fences.set(p.name, v as Fence);
         else this.invalidFences.add(p.name);
         break;
+      case "observed":
+        if (ok) {
+          const byPool = this.observed.get(p.cc) ?? new Map<string, Observed>();
+          byPool.set(p.pool, v as Observed);
+          this.observed.set(p.cc, byPool);
+        }
+        break;
+      case "canary":
+        this.canary = ok ? (v as Canary) : undefined;
+        break;
     }
   }
 
@@ -268,6 +289,15 @@ export class RoutingIndex {
       case "fence":
         this.fences.delete(p.name);
         this.invalidFences.delete(p.name);
+        break;
+      case "observed": {
+        const byPool = this.observed.get(p.cc);
+        byPool?.delete(p.pool);
+        if (byPool?.size === 0) this.observed.delete(p.cc);
+        break;
+      }
+      case "canary":
+        this.canary = undefined;
         break;
     }
   }

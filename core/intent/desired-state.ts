@@ -80,6 +80,8 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
       continue;
     }
     if (byteLength(canonicalPool(r.data)) > MAX_VALUE_BYTES) add(key, "too-large", "over 64 KiB");
+    if (r.data.viewers === true && r.data.slow_ms === undefined)
+      add(`${key}.viewers`, "invalid-value", "needs slow_ms: the watermarks viewers shed by");
     pools[name] = r.data;
   }
   const countries: Record<string, CountryRule> = {};
@@ -170,13 +172,14 @@ export function canonicalFence(f: Fence): string {
   });
 }
 
-/** Canonical JSON of a pool definition (fixed key order: origin, region, quorum, slow_ms). */
+/** Canonical JSON of a pool definition (fixed key order: origin, region, quorum, slow_ms, viewers). */
 export function canonicalPool(p: PoolDef): string {
   return JSON.stringify({
     origin: p.origin,
     ...(p.region === undefined ? {} : { region: p.region }),
     ...(p.quorum === undefined ? {} : { quorum: p.quorum }),
     ...(p.slow_ms === undefined ? {} : { slow_ms: { low: p.slow_ms.low, high: p.slow_ms.high } }),
+    ...(p.viewers === undefined ? {} : { viewers: p.viewers }),
   });
 }
 

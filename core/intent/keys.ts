@@ -3,6 +3,9 @@ import { isCountryCode, isRuleTarget } from "../contract/countries.js";
 import { isPoolName } from "../contract/pool-name.js";
 import { parseRuleTarget } from "./rule-target.js";
 
+/** The key of the running canary, relative to the prefix (docs/reference.md §13). */
+export const CANARY_KEY = "canary/current";
+
 /** Default etcd prefix of the v1 routing schema. */
 export const DEFAULT_PREFIX = "/edge/routing/v1/";
 
@@ -25,6 +28,8 @@ export type ParsedKey =
   | { readonly kind: "observed"; readonly cc: string; readonly pool: string }
   /** `fence/{name}` (docs/reference.md §10); the name is a DNS label. */
   | { readonly kind: "fence"; readonly name: string }
+  /** `canary/current`: the routing change being tried on a share of viewers (docs/reference.md §13). */
+  | { readonly kind: "canary" }
   | { readonly kind: "epoch" }
   | { readonly kind: "lock" }
   | { readonly kind: "invalid"; readonly reason: string }
@@ -34,6 +39,7 @@ export type ParsedKey =
 export function parseKey(rel: string): ParsedKey {
   if (rel === "epoch") return { kind: "epoch" };
   if (rel === "lock/apply") return { kind: "lock" };
+  if (rel === CANARY_KEY) return { kind: "canary" };
   const slash = rel.indexOf("/");
   if (slash < 0) return { kind: "unknown" };
   const family = rel.slice(0, slash);
@@ -104,5 +110,6 @@ export function routingKeys(prefix: string) {
     observedPrefix: `${prefix}observed/`,
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
+    canary: `${prefix}${CANARY_KEY}`,
   } as const;
 }

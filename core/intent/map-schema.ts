@@ -36,7 +36,13 @@ const route = z
       .catch(undefined),
     // Only headers read it; a malformed one is dropped, never a reason to reject the map.
     shed: z
-      .array(z.object({ pool: poolName, share: z.number().int().min(1).max(100) }))
+      .array(
+        z.object({
+          pool: poolName,
+          share: z.number().int().min(1).max(100),
+          by: z.literal("viewers").optional(),
+        }),
+      )
       .min(1)
       .max(16)
       .optional()
@@ -80,8 +86,29 @@ export const CompiledMapSchema = z.object({
     )
     .optional()
     .catch(undefined),
+  // Only compile reads it (and checks each share again); a malformed one is dropped.
+  viewer_sheds: z
+    .record(
+      z.string(),
+      z.record(
+        z.string(),
+        z.object({ share: z.number().int(), at: z.string(), below_since: z.string().optional() }),
+      ),
+    )
+    .optional()
+    .catch(undefined),
   // Only compile reads it (a fence whose key turned invalid keeps its last valid value).
   fences: z.record(z.string(), FenceSchema).optional().catch(undefined),
+  // A damaged canary sends every viewer by the stable routes, never rejects the map (§13).
+  canary: z
+    .object({
+      id: z.string().regex(/^c[0-9]{1,15}$/),
+      share: z.number().int().min(1).max(50),
+      default: route.optional(),
+      countries: z.record(z.string(), route),
+    })
+    .optional()
+    .catch(undefined),
 });
 
 /** Parses a `routes` document; `null` when it is not valid JSON or not a compiled map. */

@@ -1,5 +1,7 @@
 import type { ContinentCode } from "../contract/continents.js";
 import type { Fence } from "../contract/fence.js";
+import type { Canary } from "./canary-schema.js";
+import type { Observed } from "./observed-schema.js";
 import type { PoolHealth } from "./pool-health.js";
 import type { Problem } from "./problem.js";
 import type { CountryRule, OverrideRule, PoolDef } from "./schema.js";
@@ -41,6 +43,13 @@ export interface RoutingState {
   readonly fences: ReadonlyMap<string, Fence>;
   /** Fences whose `fence/` key exists but is invalid. */
   readonly invalidFences: ReadonlySet<string>;
+  /**
+   * Valid `observed/{CC}/{pool}` values (what the country's viewers of the pool got, §12), keyed
+   * by country and then pool, both sorted.
+   */
+  readonly observed: ReadonlyMap<string, ReadonlyMap<string, Observed>>;
+  /** The running canary (`canary/current`, docs/reference.md §13); absent when none or invalid. */
+  readonly canary?: Canary;
 }
 
 /** A valid continent override and the key it was read from (relative to the prefix). */

@@ -180,7 +180,8 @@ export type SlowMs = z.output<typeof SlowMsSchema>;
 
 /**
  * `pool/{pool}`: where the pool is reached; optionally how many live checkers must say healthy
- * (`quorum`) and the p90 watermarks between which it sheds viewers (`slow_ms`).
+ * (`quorum`), the p90 watermarks between which it sheds viewers (`slow_ms`), and whether each
+ * country's own viewers' p90 sheds that country's viewers by them too (`viewers`, §12).
  */
 export const PoolDefSchema = z
   .object({
@@ -193,6 +194,7 @@ export const PoolDefSchema = z
       .max(MAX_QUORUM, `at most ${MAX_QUORUM}`)
       .optional(),
     slow_ms: SlowMsSchema.optional(),
+    viewers: z.boolean().optional(),
   })
   .strict();
 export type PoolDef = z.output<typeof PoolDefSchema>;

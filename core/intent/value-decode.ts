@@ -1,4 +1,5 @@
 import type { Fence } from "../contract/fence.js";
+import { type Canary, CanarySchema } from "./canary-schema.js";
 import { FenceSchema } from "./fence-schema.js";
 import { issueProblemCode } from "./issue-problem-code.js";
 import type { ParsedKey } from "./keys.js";
@@ -104,6 +105,8 @@ export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decode
       return decodeJson<Fence>(value, FenceSchema);
     case "observed":
       return decodeJson<Observed>(value, ObservedSchema);
+    case "canary":
+      return decodeJson<Canary>(value, CanarySchema);
     default:
       return null;
   }
@@ -117,10 +120,12 @@ export function problemOf(rel: string, parsed: ParsedKey, decoded: Decoded<unkno
   const suffix =
     parsed.kind === "observed"
       ? " (observation not counted)"
-      : parsed.kind !== "health"
-        ? ""
-        : parsed.checker === undefined
-          ? " (pool treated as unhealthy)"
-          : " (checker not counted)";
+      : parsed.kind === "canary"
+        ? " (no canary: every viewer routes by the stable intent)"
+        : parsed.kind !== "health"
+          ? ""
+          : parsed.checker === undefined
+            ? " (pool treated as unhealthy)"
+            : " (checker not counted)";
   return problem(rel, decoded.code, `${decoded.message}${suffix}`);
 }

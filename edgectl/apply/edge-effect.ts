@@ -107,7 +107,13 @@ export function routeSummary(r: Route) {
         ? r.degraded
         : null,
     shares: routeShares(r),
-    ...(r.shed ? { shed: r.shed.map((x) => ({ pool: x.pool, share: x.share })) } : {}),
+    ...(r.shed
+      ? {
+          shed: r.shed.map((x) =>
+            x.by ? { pool: x.pool, share: x.share, by: x.by } : { pool: x.pool, share: x.share },
+          ),
+        }
+      : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { PrefixEntry, PrefixRead } from "../../adapters/prefix-read.js";
 import {
   CountryRuleSchema,
   canonicalFence,
@@ -12,7 +13,6 @@ import {
   safeText,
   utf8Length,
 } from "../../core/index.js";
-import type { PrefixRead, StoredEntry } from "../etcd/read-prefix.js";
 
 /** One intent key `apply` would write or delete. */
 export interface KeyChange {
@@ -39,7 +39,7 @@ export function isIntentKey(rel: string): boolean {
  * The stored value in canonical form when it parses, so key order alone is not a change. Text
  * too large or too deep to be valid is compared as it is.
  */
-function canonicalStored(e: StoredEntry): string {
+function canonicalStored(e: PrefixEntry): string {
   const text = e.value.toString("utf8");
   const parsed = parseBoundedJson(text);
   if (!parsed.ok) return text;

@@ -10,8 +10,18 @@ export const DEFAULT_AUDIT_KEEP = 1000;
 /** Digits of the zero-padded epoch in a record's key, so key order is epoch order. */
 export const AUDIT_EPOCH_DIGITS = 12;
 
-/** The commands that change intent, each writing one record. */
-export const AuditCommandSchema = z.enum(["apply", "move", "rollback"]);
+/**
+ * The commands that change intent, each writing one record (a canary's start is its `apply` or
+ * `move`, writing `canary/current`; its end is one of the `canary-*`, docs/reference.md §13).
+ */
+export const AuditCommandSchema = z.enum([
+  "apply",
+  "move",
+  "rollback",
+  "canary-promote",
+  "canary-rollback",
+  "canary-abort",
+]);
 export type AuditCommand = z.output<typeof AuditCommandSchema>;
 
 /**

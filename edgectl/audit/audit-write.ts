@@ -1,4 +1,3 @@
-import type { KeyChange } from "../apply/plan-diff.js";
 import {
   type AuditCommand,
   type AuditRecord,
@@ -6,6 +5,15 @@ import {
   auditKey,
   auditValueOf,
 } from "./audit-record.js";
+
+/** One changed intent key as the record keeps it (apply's `KeyChange` is one). */
+export interface RecordedChange {
+  readonly kind: "add" | "change" | "remove";
+  /** The key relative to the routing prefix. */
+  readonly rel: string;
+  readonly before?: string;
+  readonly after?: string;
+}
 
 /** Who, why and from what read: everything the record needs besides the epoch and the changes. */
 export interface AuditStamp {
@@ -45,7 +53,7 @@ export function auditStamp(
 export function auditRecordOf(
   stamp: AuditStamp,
   epoch: number,
-  changes: readonly KeyChange[],
+  changes: readonly RecordedChange[],
 ): AuditRecord {
   return AuditRecordSchema.parse({
     epoch,
@@ -71,7 +79,7 @@ export function auditRecordOf(
 export function auditWrites(
   stamp: AuditStamp,
   epoch: number,
-  changes: readonly KeyChange[],
+  changes: readonly RecordedChange[],
 ): {
   readonly key: string;
   readonly value: string;

@@ -14,6 +14,12 @@ export type CliErrorCode =
   | "unreachable"
   | "etcd-unavailable"
   | "outcome-unknown"
+  /** `top`: the edge refused the observations token (401 or 403). */
+  | "unauthorized"
+  /** `top`: the edge answered another status than 200 (404: it has no `OBSERVE_TOKEN`). */
+  | "edge-status"
+  /** `top`: the edge's answer is not an observations document. */
+  | "junk-response"
   /** `rollback`: a record it needs is pruned or missing. */
   | "audit-missing"
   /** `rollback`: the records do not match the intent (or one is invalid). */
@@ -32,6 +38,9 @@ const EXIT: Record<CliErrorCode, ExitCode> = {
   unreachable: ExitCode.failure,
   "etcd-unavailable": ExitCode.unavailable,
   "outcome-unknown": ExitCode.unknown,
+  unauthorized: ExitCode.failure,
+  "edge-status": ExitCode.failure,
+  "junk-response": ExitCode.failure,
   "audit-missing": ExitCode.failure,
   "audit-mismatch": ExitCode.failure,
 };

@@ -4,22 +4,27 @@ import { type EtcdSettings, etcdSettingsFromEnv } from "../../adapters/etcd-opti
 import { type RoutingSettings, routingSettingsFromEnv } from "../../adapters/routing-settings.js";
 import { routingPrefixProblem, safeText } from "../../core/index.js";
 import { DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_PREFIX } from "../audit/audit-record.js";
+import {
+  DEFAULT_ETCD_TIMEOUT_MS,
+  DEFAULT_LOCK_TTL_SECONDS,
+  DEFAULT_MAX_TXN_OPS,
+} from "./edgectl-env.js";
 
 /** Settings shared by every command, from the environment and the global flags. */
 export interface CliSettings extends RoutingSettings {
   readonly etcd: EtcdSettings;
-  /** TTL of the `lock/apply` lease in seconds (`EDGECTL_LOCK_TTL`, default 30). */
+  /** TTL of the `lock/apply` lease in seconds (`EDGECTL_LOCK_TTL`). */
   readonly lockTtlSeconds: number;
-  /** Most operations etcd accepts in one transaction (`EDGECTL_MAX_TXN_OPS`, etcd's default 128). */
+  /** Most operations etcd accepts in one transaction (`EDGECTL_MAX_TXN_OPS`). */
   readonly maxTxnOps: number;
   /**
-   * Deadline of one etcd request to one member in ms (`EDGECTL_ETCD_TIMEOUT_MS`, default 5000);
+   * Deadline of one etcd request to one member in ms (`EDGECTL_ETCD_TIMEOUT_MS`);
    * also how long a call keeps moving between members before etcd counts as unavailable.
    */
   readonly etcdTimeoutMs: number;
-  /** Where audit records live (`AUDIT_PREFIX`, default `/edge/audit/v1/`), outside `prefix`. */
+  /** Where audit records live (`AUDIT_PREFIX`), outside `prefix`. */
   readonly auditPrefix: string;
-  /** Audit records kept: older ones are pruned by the commit (`EDGECTL_AUDIT_KEEP`, default 1000). */
+  /** Audit records kept: older ones are pruned by the commit (`EDGECTL_AUDIT_KEEP`). */
   readonly auditKeep: number;
   /** Who the audit record names (`EDGECTL_USER`, else the OS user and host: `user@host`). */
   readonly user: string;
@@ -86,9 +91,9 @@ export function cliSettingsFromEnv(
   return {
     ...routing,
     etcd: etcdSettingsFromEnv(env, { endpoints: flags.endpoints }),
-    lockTtlSeconds: positiveInt(env, "EDGECTL_LOCK_TTL", 30),
-    maxTxnOps: positiveInt(env, "EDGECTL_MAX_TXN_OPS", 128),
-    etcdTimeoutMs: positiveInt(env, "EDGECTL_ETCD_TIMEOUT_MS", 5000),
+    lockTtlSeconds: positiveInt(env, "EDGECTL_LOCK_TTL", DEFAULT_LOCK_TTL_SECONDS),
+    maxTxnOps: positiveInt(env, "EDGECTL_MAX_TXN_OPS", DEFAULT_MAX_TXN_OPS),
+    etcdTimeoutMs: positiveInt(env, "EDGECTL_ETCD_TIMEOUT_MS", DEFAULT_ETCD_TIMEOUT_MS),
     auditPrefix: auditPrefixFrom(env, routing.prefix),
     auditKeep: positiveInt(env, "EDGECTL_AUDIT_KEEP", DEFAULT_AUDIT_KEEP),
     user: auditUser(env),

@@ -1,3 +1,13 @@
+import { DEFAULT_ETCD_ENDPOINTS } from "../../adapters/etcd-options.js";
+import { DEFAULT_PUSHER_LISTEN } from "../../adapters/pusher-defaults.js";
+import { DEFAULT_PREFIX } from "../../core/index.js";
+import { DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_PREFIX } from "../audit/audit-record.js";
+import {
+  DEFAULT_ETCD_TIMEOUT_MS,
+  DEFAULT_LOCK_TTL_SECONDS,
+  DEFAULT_MAX_TXN_OPS,
+} from "./edgectl-env.js";
+
 /** What `edgectl CMD --help` adds after the options: examples and the environment it reads. */
 export interface CommandHelp {
   readonly examples: readonly string[];
@@ -6,22 +16,24 @@ export interface CommandHelp {
 }
 
 const ETCD = [
-  "ETCD_ENDPOINTS            comma-separated members (default http://127.0.0.1:2379); --endpoints wins",
+  `ETCD_ENDPOINTS            comma-separated members (default ${DEFAULT_ETCD_ENDPOINTS}); --endpoints wins`,
   "ETCD_USERNAME, ETCD_PASSWORD, ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE",
-  "ROUTING_PREFIX            etcd prefix (default /edge/routing/v1/); --prefix wins",
-  "EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default 5000); exit 4 after twice this",
+  `ROUTING_PREFIX            etcd prefix (default ${DEFAULT_PREFIX}); --prefix wins`,
+  `EDGECTL_ETCD_TIMEOUT_MS   one request's deadline (default ${DEFAULT_ETCD_TIMEOUT_MS}); exit 4 after twice this`,
 ];
 const COMPILE = ["FLOOR_POOL, ORIGIN_TEMPLATE   as the pusher compiles them"];
 const KV = [
   "KV_SINK, KV_LOCAL_PERSIST, KV_NAMESPACE_ID, CF_ACCOUNT_ID, CF_API_TOKEN, CF_API_BASE_URL",
   "                          the KV the pusher writes (read only)",
 ];
-const AUDIT = ["AUDIT_PREFIX              where the audit records live (default /edge/audit/v1/)"];
+const AUDIT = [
+  `AUDIT_PREFIX              where the audit records live (default ${DEFAULT_AUDIT_PREFIX})`,
+];
 const COMMIT = [
-  "EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default 30)",
-  "EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default 128)",
+  `EDGECTL_LOCK_TTL          lock/apply lease TTL in s (default ${DEFAULT_LOCK_TTL_SECONDS})`,
+  `EDGECTL_MAX_TXN_OPS       operations one transaction may hold (default ${DEFAULT_MAX_TXN_OPS})`,
   ...AUDIT,
-  "EDGECTL_AUDIT_KEEP        audit records kept; the commit prunes older ones (default 1000)",
+  `EDGECTL_AUDIT_KEEP        audit records kept; the commit prunes older ones (default ${DEFAULT_AUDIT_KEEP})`,
   "EDGECTL_USER              who the audit record names (default: the OS user@host)",
 ];
 const COLOUR = ["NO_COLOR, TERM            no colours when NO_COLOR is set or TERM=dumb"];
@@ -92,6 +104,14 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     env: [...ETCD, ...COLOUR],
   },
+  canary: {
+    examples: [
+      "edgectl canary status -o json | jq .canary.share",
+      "edgectl move BR --to gru-2 --canary 10 --for 15m --yes   # start one",
+      'edgectl canary abort --reason "gru-2 cold"',
+    ],
+    env: [...ETCD, ...AUDIT, ...COLOUR],
+  },
   unboost: {
     examples: ["edgectl unboost DE", "edgectl unboost EU -o json | jq -r .outcome"],
     env: [...ETCD, ...COLOUR],
@@ -117,6 +137,30 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ...COLOUR,
     ],
   },
+  purge: {
+    examples: [
+      "edgectl purge https://video.example.com/vod/42/seg-7.m4s --token-file /run/credentials/PURGE_TOKEN",
+      "edgectl purge http://127.0.0.1:8787/live.m3u8 -o json | jq '.purged[].removed'",
+    ],
+    env: [
+      "EDGE_URL                  send the purge here instead of each URL's host; --edge wins",
+      "PURGE_TOKEN               the edge's purge token (the Worker secret); --token-file wins",
+      ...COLOUR,
+    ],
+  },
+  top: {
+    examples: [
+      "edgectl top --edge https://edge.example.com            # every country and pool, last 60 s",
+      "edgectl top BR AR --edge https://edge.example.com --window 300",
+      "edgectl top BR -o json | jq '.rows[] | {pool, p90: .ttfb_ms.p90, checkers: .checkers_p90_ms}'",
+    ],
+    env: [
+      ...ETCD,
+      "EDGE_URL                  the edge's URL; --edge wins",
+      "OBSERVE_TOKEN             the edge's observations token (the Worker secret)",
+      ...COLOUR,
+    ],
+  },
   status: {
     examples: [
       "edgectl status",
@@ -126,7 +170,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ...ETCD,
       ...COMPILE,
       ...KV,
-      "PUSHER_LISTEN             where the pusher's /status is (default 127.0.0.1:9464); --pusher wins",
+      `PUSHER_LISTEN             where the pusher's /status is (default ${DEFAULT_PUSHER_LISTEN}); --pusher wins`,
       "HEARTBEAT_SECONDS         the pusher's heartbeat: KV meta older than twice this is behind",
       ...COLOUR,
     ],

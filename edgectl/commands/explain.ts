@@ -29,6 +29,7 @@ export function explainCommand(ctx: CommandContext): Command {
       const { explainContinent } = await import("../explain/explain-continent.js");
       const { dependsOnLastGood, explainCountry } = await import("../explain/explain-country.js");
       const { kvDependence } = await import("../explain/kv-dependence.js");
+      const { countryViewers } = await import("../explain/country-viewers.js");
       const { formatContinentExplanation, formatExplanation } = await import(
         "../output/explain-text.js"
       );
@@ -78,7 +79,11 @@ export function explainCommand(ctx: CommandContext): Command {
         });
       } else {
         const x = explainCountry(snapshot, name, { ...options, carried }, history);
-        ctx.emit(countryDocument(x), { schema: ExplainShape, text: () => formatExplanation(x) });
+        const viewers = countryViewers(snapshot, settings.prefix, name, now.state.health);
+        ctx.emit(countryDocument(x, viewers), {
+          schema: ExplainShape,
+          text: () => formatExplanation(x, viewers),
+        });
       }
       ctx.exit(ExitCode.ok);
     });

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { CliError } from "../cli/cli-error.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import type { MetricsListener } from "../heartbeat/metrics-listener.js";
 import { terminalJsonText } from "../output/terminal-text.js";
@@ -72,14 +73,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const { ObserverStateFile } = await import("../../observer/observer-state-file.js");
       const { ObserveEventShape } = await import("../output/shapes/observe-shape.js");
 
-      const rawEdge = opts.edge ?? ctx.io.env.EDGE_URL;
-      if (!rawEdge) throw new CliError("usage", "--edge: the edge's URL is required (or EDGE_URL)");
-      const edge = URL.canParse(rawEdge) ? new URL(rawEdge) : null;
-      if (!edge || !/^https?:$/.test(edge.protocol) || edge.username || edge.password)
-        throw new CliError(
-          "usage",
-          "--edge: not an http(s) URL without credentials (e.g. https://edge.example.com)",
-        );
+      const edge = parseEdgeUrl(opts.edge, ctx.io.env.EDGE_URL);
       const interval = number("--interval", opts.interval, 0.05);
       const minSamples = number("--min-samples", opts.minSamples, 1, true);
       const ttl = number("--ttl", opts.ttl, 2, true);

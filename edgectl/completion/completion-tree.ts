@@ -1,5 +1,8 @@
 import type { Command } from "commander";
 
+/** The shells `edgectl completion` writes a script for. */
+export const COMPLETION_SHELLS = ["bash", "zsh", "fish"] as const;
+
 /** One option as completion sees it. */
 export interface CompletionOption {
   /** `-o`, when it has one. */

@@ -133,6 +133,11 @@ export class ClusterLease {
 
   /** The id as etcdctl prints it. */
   get hex(): string {
-    return BigInt(this.id).toString(16);
+    return leaseHex(this.id);
   }
+}
+
+/** Renders an etcd lease id (decimal string) the way etcdctl shows it. */
+export function leaseHex(id: string): string {
+  return BigInt(id).toString(16);
 }

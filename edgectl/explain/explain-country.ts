@@ -209,7 +209,7 @@ export function explainCountry(
     reasons.push(`no pool lies inside fence ${route.fence}: the edge answers 503`);
   if (route.degraded === "no-default-rule")
     reasons.push(`no usable country/_default rule: floor pool ${route.pool}`);
-  reasons.push(...shedReasons(route, reports));
+  reasons.push(...shedReasons(route, reports, state.observed.get(cc)));
 
   return {
     country: cc,

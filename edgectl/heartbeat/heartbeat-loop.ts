@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { EtcdLeaseInvalidError } from "etcd3";
 import type { HealthStatus } from "../../core/index.js";
-import { ClusterLease } from "../etcd/cluster-lease.js";
+import { ClusterLease, leaseHex } from "../etcd/cluster-lease.js";
 import type { EtcdMembers } from "../etcd/etcd-members.js";
 import type { ProbeOutcome, ProbeResult } from "./http-probe.js";
 import { LatencyWindow } from "./latency-window.js";
@@ -144,7 +144,7 @@ export async function runHeartbeat(deps: HeartbeatDeps): Promise<void> {
       ...(deps.checker !== undefined ? { checker: deps.checker } : {}),
       status: hysteresis.status,
       ...(written?.p90Ms !== undefined ? { p90_ms: written.p90Ms } : {}),
-      ...(leaseId ? { lease: BigInt(leaseId).toString(16) } : {}),
+      ...(leaseId ? { lease: leaseHex(leaseId) } : {}),
       ...(detail ? { detail } : {}),
       ...(err !== undefined ? { err } : {}),
       ...(check ? { check: check.outcome } : {}),

@@ -1,4 +1,5 @@
-import { readSnapshot } from "../../core/index.js";
+import { decodeSnapshot } from "../../core/index.js";
+import type { ApplyCommit } from "../apply/commit-plan.js";
 import { edgeEffect, shiftDocument } from "../apply/edge-effect.js";
 import type { IntentPlan } from "../apply/intent-plan.js";
 import type { CliSettings } from "../cli/cli-settings.js";
@@ -9,12 +10,6 @@ import { changeDocument } from "./plan-document.js";
 import { type ApplyResult, ApplyShape } from "./shapes/apply-shape.js";
 
 export { ApplyShape };
-
-/** What `apply` committed, if it committed: the new epoch and the commit's revision. */
-export interface ApplyCommit {
-  readonly epoch: number;
-  readonly revision: number;
-}
 
 /**
  * What every intent-changing command (`apply`, `move`, `rollback`) reports about its commit: the
@@ -30,7 +25,7 @@ export function commitFields(
     prefix: settings.prefix,
     applied: commit !== null,
     revision: plan.read.revision,
-    epoch: commit?.epoch ?? readSnapshot(snapshot, settings.prefix).epoch,
+    epoch: commit?.epoch ?? decodeSnapshot(snapshot, settings.prefix).epoch,
     commit_revision: commit?.revision ?? null,
     changes: plan.changes.map(changeDocument),
     effect:

@@ -1,9 +1,13 @@
+import type { PoolViewers } from "../explain/country-viewers.js";
 import type { ContinentExplanation } from "../explain/explain-continent.js";
 import type { Explanation } from "../explain/explain-country.js";
 import type { ExplainResult } from "./shapes/explain-shape.js";
 
 /** A country explanation as `-o json` shows it (`ExplainCountryShape`). */
-export function countryDocument(x: Explanation): ExplainResult {
+export function countryDocument(
+  x: Explanation,
+  viewers: readonly PoolViewers[] = [],
+): ExplainResult {
   return {
     kind: "country",
     country: x.country,
@@ -27,6 +31,7 @@ export function countryDocument(x: Explanation): ExplainResult {
     fence: x.fence
       ? { ...x.fence, regions: [...x.fence.regions], removed: [...x.fence.removed] }
       : null,
+    viewers: viewers.map((v) => ({ ...v })),
   };
 }
 

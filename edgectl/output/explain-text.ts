@@ -1,9 +1,10 @@
 import { type PoolReport, safeText } from "../../core/index.js";
+import type { PoolViewers } from "../explain/country-viewers.js";
 import type { ContinentExplanation } from "../explain/explain-continent.js";
 import type { Explanation } from "../explain/explain-country.js";
 
 /** `explain CC` as text: the route, the chain as the compiler saw it, and why. */
-export function formatExplanation(x: Explanation): string[] {
+export function formatExplanation(x: Explanation, viewers: readonly PoolViewers[] = []): string[] {
   const lines = [
     `${x.country} at revision ${x.revision} (epoch ${x.epoch})`,
     `rule:   ${x.ruleKey ?? "(none)"}${x.rule ? ` primary ${x.rule.primary}, fallbacks [${x.rule.fallbacks.join(", ")}]` : ""}`,
@@ -33,6 +34,7 @@ export function formatExplanation(x: Explanation): string[] {
             .join(" · ")}`,
         ]
       : []),
+    ...viewersLines(viewers),
     "why:",
     ...x.reasons.map((r) => `  - ${r}`),
   ];
@@ -69,4 +71,16 @@ function linkDetail(r: PoolReport): string {
   if (r.slow_ms) parts.push(`slow ${r.slow_ms.low}/${r.slow_ms.high} ms`);
   if (r.shed > 0) parts.push(`sheds ${r.shed} %`);
   return parts.length > 0 ? `  (${parts.join(", ")})` : "";
+}
+
+/** `viewers:` and a line per pool its viewers reach (observed/CC/POOL); nothing without any. */
+function viewersLines(viewers: readonly PoolViewers[]): string[] {
+  if (viewers.length === 0) return [];
+  return [
+    "viewers:",
+    ...viewers.map(
+      (v) =>
+        `  ${safeText(v.pool, 63).padEnd(12)} p90 ${v.p90_ms} ms over ${v.samples} requests, errors ${(v.error_ratio * 100).toFixed(1)} %${v.checkers_p90_ms !== null ? ` (checkers p90 ${v.checkers_p90_ms} ms)` : ""}`,
+    ),
+  ];
 }

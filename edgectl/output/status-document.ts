@@ -1,4 +1,4 @@
-import type { PoolReport } from "../../core/index.js";
+import type { PoolReport, ViewerShedReport } from "../../core/index.js";
 import type { SyncInputs, SyncVerdict } from "../status/sync-status.js";
 import type { StatusResult } from "./shapes/status-shape.js";
 
@@ -9,6 +9,7 @@ export function statusDocument(
   x: SyncInputs,
   v: SyncVerdict,
   shedding: readonly PoolReport[] = [],
+  viewerSheds: readonly ViewerShedReport[] = [],
 ): StatusResult {
   const { meta, routes } = x.kv;
   return {
@@ -46,5 +47,9 @@ export function statusDocument(
           }
         : { ok: false, error: x.pusher.error },
     shedding: shedding.map((r) => ({ ...r, slow_ms: r.slow_ms ? { ...r.slow_ms } : null })),
+    viewer_sheds: viewerSheds.map((r) => ({
+      ...r,
+      slow_ms: r.slow_ms ? { ...r.slow_ms } : null,
+    })),
   };
 }

@@ -1,16 +1,17 @@
+import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { liveOverride } from "../../core/compile/continent-rules.js";
 import {
   CountryRuleSchema,
   canonicalRule,
+  decodeSnapshot,
   MAX_FALLBACKS,
   type RoutingState,
   type RuleTarget,
-  readSnapshot,
   ruleTargetName,
 } from "../../core/index.js";
 import type { KeyChange } from "../apply/plan-diff.js";
 import { CliError } from "../cli/cli-error.js";
-import { type PrefixRead, toSnapshot } from "../etcd/read-prefix.js";
+import { toSnapshot } from "../etcd/read-prefix.js";
 import { currentRule } from "./percent-boost.js";
 
 /** What `move` would write, and what the operator should know about it. */
@@ -61,7 +62,7 @@ export function moveChanges(
   fallbacks: readonly string[] | undefined,
   now: Date = new Date(),
 ): MovePlan {
-  const state = readSnapshot(toSnapshot(read), prefix);
+  const state = decodeSnapshot(toSnapshot(read), prefix);
   assertPool(state, pool, "--to");
   for (const p of fallbacks ?? []) assertPool(state, p, "--fallbacks");
   const changes: KeyChange[] = [];

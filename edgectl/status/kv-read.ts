@@ -1,5 +1,12 @@
 import { existsSync } from "node:fs";
-import { type CompiledMap, type MapMeta, parseMap } from "../../core/index.js";
+import { createKvSink, kvSettingsFromEnv } from "../../adapters/kv/index.js";
+import {
+  type CompiledMap,
+  type MapMeta,
+  META_KEY,
+  parseMap,
+  ROUTES_KEY,
+} from "../../core/index.js";
 import type { CliIo } from "../cli/cli-io.js";
 
 /** What edgectl found in Workers KV; `error` when it could not read it. */
@@ -45,8 +52,6 @@ function failed(error: string): KvMapsReader {
  */
 export async function openKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMapsReader> {
   try {
-    // Loaded on demand: Miniflare and the Cloudflare SDK are heavy, and most commands need neither.
-    const { createKvSink, kvSettingsFromEnv } = await import("../../adapters/kv/index.js");
     const settings = kvSettingsFromEnv(io.env, { cwd: io.cwd ?? process.cwd() });
     if (settings.kind === "local" && !existsSync(settings.persistDir))
       return failed(
@@ -61,7 +66,7 @@ export async function openKvMaps(io: Pick<CliIo, "env" | "cwd">): Promise<KvMaps
     return {
       async read() {
         try {
-          const [r, m] = await Promise.all([sink.get("routes"), sink.get("meta")]);
+          const [r, m] = await Promise.all([sink.get(ROUTES_KEY), sink.get(META_KEY)]);
           return { routes: r === null ? null : parseMap(r), meta: parseMeta(m) };
         } catch (e) {
           return { routes: null, meta: null, error: message(e) };

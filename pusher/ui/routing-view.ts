@@ -1,4 +1,5 @@
 import type { CompileResult } from "../../core/index.js";
+import type { ObservedPair } from "../observed-map.js";
 import { toUiMap, type UiMap } from "./ui-document.js";
 
 /**
@@ -13,7 +14,11 @@ export class RoutingView {
   /** Bumped on every compile; the event stream compares it to what it last sent. */
   version = 0;
 
-  constructor(private readonly floorPool: string) {}
+  constructor(
+    private readonly floorPool: string,
+    /** What viewers get now (`observed/`); none when not given. */
+    private readonly observed: () => Iterable<ObservedPair> = () => [],
+  ) {}
 
   /** Records a compile and tells the listeners (the open `/ui/events` streams). */
   update(result: CompileResult): void {
@@ -26,7 +31,7 @@ export class RoutingView {
   /** The last compile in page form, or null before the first one. */
   map(): UiMap | null {
     if (!this.latest) return null;
-    this.built ??= toUiMap(this.latest, this.floorPool);
+    this.built ??= toUiMap(this.latest, this.floorPool, this.observed());
     return this.built;
   }
 

@@ -1,4 +1,5 @@
 import { type CompileResult, poolReports, type Route } from "../../core/index.js";
+import type { ObservedPair } from "../observed-map.js";
 import type { StatusDocument } from "../status.js";
 
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
@@ -49,6 +50,19 @@ export interface UiPool {
   readonly checkers?: { readonly live: number; readonly healthy: number };
 }
 
+/** Where one country's viewers go: a pool, with what they get there (`observed/{CC}/{pool}`). */
+export interface UiViewers {
+  readonly country: string;
+  readonly pool: string;
+  /** The requests behind the figures, over the observer's window. */
+  readonly requests: number;
+  readonly p90_ms: number;
+  readonly error_ratio: number;
+}
+
+/** Most viewer flows the page gets, busiest first: a line each, readable at a glance. */
+export const MAX_UI_VIEWERS = 200;
+
 /** The last compiled map in the form `/ui/data` and the `map` event carry. */
 export interface UiMap {
   readonly rev: number;
@@ -61,6 +75,8 @@ export interface UiMap {
   readonly pools: readonly UiPool[];
   readonly fences: readonly UiFence[];
   readonly problems: readonly string[];
+  /** Where viewers go, busiest first (at most `MAX_UI_VIEWERS`); empty without an observer. */
+  readonly viewers: readonly UiViewers[];
 }
 
 /** `GET /ui/data`: the pusher's `/status` document beside its last compiled map. */
@@ -108,7 +124,11 @@ function namedPools(result: CompileResult): Set<string> {
 }
 
 /** Builds the page's view of one compile: routes without origins, pools with their health. */
-export function toUiMap(result: CompileResult, floorPool: string): UiMap {
+export function toUiMap(
+  result: CompileResult,
+  floorPool: string,
+  observed: Iterable<ObservedPair> = [],
+): UiMap {
   const { map, state } = result;
   const countries: Record<string, UiRoute> = {};
   for (const [cc, route] of Object.entries(map.countries)) countries[cc] = uiRoute(route);
@@ -152,5 +172,25 @@ export function toUiMap(result: CompileResult, floorPool: string): UiMap {
     pools,
     fences,
     problems: map.problems,
+    viewers: viewersOf(observed),
   };
+}
+
+/** The busiest viewer flows, by requests then country and pool. */
+function viewersOf(observed: Iterable<ObservedPair>): UiViewers[] {
+  const all: UiViewers[] = [];
+  for (const o of observed)
+    all.push({
+      country: o.country,
+      pool: o.pool,
+      requests: o.samples,
+      p90_ms: o.p90_ms,
+      error_ratio: o.error_ratio,
+    });
+  all.sort(
+    (a, b) =>
+      b.requests - a.requests ||
+      (a.country < b.country ? -1 : a.country > b.country ? 1 : a.pool < b.pool ? -1 : 1),
+  );
+  return all.slice(0, MAX_UI_VIEWERS);
 }

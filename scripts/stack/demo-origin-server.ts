@@ -8,6 +8,8 @@ export interface DemoOrigin {
   readonly url: string;
   /** Whether `/healthz` currently answers 200. */
   healthy: boolean;
+  /** `/vod/` requests answered so far (what the edge cache saves shows here). */
+  readonly vodServed: number;
   /** Closes the listening socket and every open connection (the port refuses from then on). */
   close(): Promise<void>;
 }
@@ -46,10 +48,12 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  * Starts an origin that answers every request with its pool name, the request path and the
  * `X-Edge-*` headers it received. `GET /healthz` is the health check `edgectl heartbeat` polls;
  * `POST /__demo/health/down` and `/__demo/health/up` flip it, to try health-driven failover.
+ * `/vod/…` answers as a video origin does for a segment: the same bytes from every pool,
+ * cacheable for an hour (docs/caching.md), counted in `vodServed`.
  */
 export async function startDemoOrigin(opts: DemoOriginOptions): Promise<DemoOrigin> {
   const host = opts.host ?? "127.0.0.1";
-  const state = { healthy: true };
+  const state = { healthy: true, vod: 0 };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://origin.invalid");
     if (url.pathname === "/healthz") {
@@ -59,6 +63,18 @@ export async function startDemoOrigin(opts: DemoOriginOptions): Promise<DemoOrig
     if (req.method === "POST" && url.pathname.startsWith("/__demo/health/")) {
       state.healthy = url.pathname.endsWith("/up");
       send(res, 200, { ok: true, pool: opts.pool, healthy: state.healthy });
+      return;
+    }
+    if (url.pathname.startsWith("/vod/")) {
+      state.vod += 1;
+      req.resume();
+      const body = `segment ${url.pathname}\n`;
+      res.writeHead(200, {
+        "content-type": "video/mp2t",
+        "content-length": Buffer.byteLength(body),
+        "cache-control": "public, max-age=3600",
+      });
+      res.end(body);
       return;
     }
     const headers = edgeHeaders(req);
@@ -94,6 +110,9 @@ export async function startDemoOrigin(opts: DemoOriginOptions): Promise<DemoOrig
     },
     set healthy(v: boolean) {
       state.healthy = v;
+    },
+    get vodServed() {
+      return state.vod;
     },
     close: () =>
       new Promise<void>((resolve) => {

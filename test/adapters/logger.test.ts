@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../adapters/logger.js";
-import { createLogger as createPusherLogger } from "../../pusher/logger.js";
+import { createPusherLogger } from "../../pusher/pusher-logger.js";
 import { parseLogLines } from "../helpers/log-schema.js";
 
 function capture() {

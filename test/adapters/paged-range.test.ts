@@ -2,10 +2,9 @@ import { execFileSync } from "node:child_process";
 import { Etcd3, GRPCResourceExhastedError } from "etcd3";
 import { describe, expect, it } from "vitest";
 import { PagedRangeError, readRangePaged, readRangePages } from "../../adapters/paged-range.js";
+import { readPrefix as edgectlReadPrefix, readPrefix } from "../../adapters/prefix-read.js";
 import { compile, DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../../core/index.js";
-import { readPrefix as edgectlReadPrefix } from "../../edgectl/etcd/read-prefix.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
-import { readPrefix } from "../../pusher/snapshot-reader.js";
 import { kvRoutes, seedRouting, uniqueNames, useEtcd, waitFor } from "../pusher/harness.js";
 
 const ctx = useEtcd();

@@ -19,6 +19,8 @@ export type MapShapeVerdict =
       readonly weighted: boolean;
       readonly shed: number | null;
       readonly degraded: string | null;
+      /** Whose shed it is, when the route says (`X-Edge-Shed: ams-1:40;by=viewers`). */
+      readonly shedBy?: "viewers";
     };
 
 /** One row: a document as text and the verdict. */
@@ -65,6 +67,7 @@ export function mapShapeCases(good: string): MapShapeCase[] {
     weighted = false,
     shed: number | null = null,
     degraded: string | null = null,
+    shedBy?: "viewers",
   ): MapShapeCase => {
     const rev = nextRev++;
     return {
@@ -73,7 +76,14 @@ export function mapShapeCases(good: string): MapShapeCase[] {
         d.rev = rev;
         f(d);
       }),
-      verdict: { kind: "accepted", rev, weighted, shed, degraded },
+      verdict: {
+        kind: "accepted",
+        rev,
+        weighted,
+        shed,
+        degraded,
+        ...(shedBy ? { shedBy } : {}),
+      },
     };
   };
   return [
@@ -299,6 +309,20 @@ export function mapShapeCases(good: string): MapShapeCase[] {
       },
       true,
       40,
+    ),
+    accepted(
+      "a shed by the country's viewers is kept, and says so",
+      (d) => {
+        weightsOn(d, [{ pool: link(d).pool, weight: 600 }]);
+        shedOn(d, [{ pool: link(d).pool, share: 40, by: "viewers" }]);
+      },
+      true,
+      40,
+      null,
+      "viewers",
+    ),
+    accepted("a shed by anyone else: no shed", (d) =>
+      shedOn(d, [{ pool: link(d).pool, share: 40, by: "moon" }]),
     ),
     accepted("a shed of 0: no shed", (d) => shedOn(d, [{ pool: link(d).pool, share: 0 }])),
     accepted("a shed over 100: no shed", (d) => shedOn(d, [{ pool: link(d).pool, share: 101 }])),

@@ -1,12 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { readPrefix } from "../../adapters/prefix-read.js";
 import {
   compile,
   DEFAULT_FLOOR_POOL,
   DEFAULT_ORIGIN_TEMPLATE,
   resolveRoute,
 } from "../../core/index.js";
-import { readPrefix, toSnapshot } from "../../edgectl/etcd/read-prefix.js";
+import { toSnapshot } from "../../edgectl/etcd/read-prefix.js";
 import type { Explanation } from "../../edgectl/explain/explain-country.js";
 import { ExplainCountryShape } from "../../edgectl/output/shapes/explain-shape.js";
 import { exampleState, runCli, uniquePrefix, useCliSuite, waitFor } from "./cli-harness.js";

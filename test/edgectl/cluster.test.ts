@@ -1,15 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readPrefix } from "../../adapters/prefix-read.js";
 import type { DesiredState } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply/apply-lock.js";
-import { commitApply, epochAtRead } from "../../edgectl/apply/apply-transaction.js";
-import { commitUnderLock } from "../../edgectl/apply/commit-under-lock.js";
+import { commitApply, commitUnderLock, epochAtRead } from "../../edgectl/apply/commit.js";
 import { diffIntent } from "../../edgectl/apply/plan-diff.js";
 import { auditStamp } from "../../edgectl/audit/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
 import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
-import { readPrefix } from "../../edgectl/etcd/read-prefix.js";
 import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
 import { freePort } from "../../testkit/ports.js";
 import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";

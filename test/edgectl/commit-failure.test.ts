@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { commitFailure } from "../../edgectl/apply/commit-failure.js";
-import { settleBudgetMs } from "../../edgectl/apply/commit-under-lock.js";
+import { settleBudgetMs } from "../../edgectl/apply/commit.js";
+import { commitFailure } from "../../edgectl/apply/commit-plan.js";
 import { memberTimeouts } from "../../edgectl/etcd/etcd-members.js";
 
 describe("commit failures and timeouts", () => {

@@ -51,6 +51,7 @@ describe("edgectl completion", () => {
       "plan",
       "apply",
       "move",
+      "canary",
       "history",
       "rollback",
       "export",
@@ -59,6 +60,8 @@ describe("edgectl completion", () => {
       "unboost",
       "heartbeat",
       "observe",
+      "purge",
+      "top",
       "status",
       "completion",
     ]);

@@ -19,6 +19,7 @@ const COMMANDS = [
   "unboost",
   "heartbeat",
   "observe",
+  "purge",
   "status",
   "completion",
 ];

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSink } from "../../adapters/kv/local-sink.js";
+import { readPrefix } from "../../adapters/prefix-read.js";
 import {
   type CompiledMap,
   compile,
@@ -14,7 +15,7 @@ import {
   serializeMap,
   serializeMeta,
 } from "../../core/index.js";
-import { readPrefix, toSnapshot } from "../../edgectl/etcd/read-prefix.js";
+import { toSnapshot } from "../../edgectl/etcd/read-prefix.js";
 import type { Explanation } from "../../edgectl/explain/explain-country.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { exampleState, runCli, tempFiles, uniquePrefix } from "./cli-harness.js";

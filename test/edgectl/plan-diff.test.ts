@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { CountryRuleSchema, canonicalRule } from "../../core/index.js";
 import {
   diffIntent,
@@ -6,7 +7,6 @@ import {
   MAX_PLAN_VALUE_CHARS,
   planValueText,
 } from "../../edgectl/apply/plan-diff.js";
-import type { PrefixRead } from "../../edgectl/etcd/read-prefix.js";
 
 const P = "/p/";
 

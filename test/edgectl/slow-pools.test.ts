@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocalSink } from "../../adapters/kv/local-sink.js";
+import { readPrefix } from "../../adapters/prefix-read.js";
 import {
   type CompiledMap,
   compile,
@@ -12,7 +13,7 @@ import {
   serializeMap,
   serializeMeta,
 } from "../../core/index.js";
-import { readPrefix, toSnapshot } from "../../edgectl/etcd/read-prefix.js";
+import { toSnapshot } from "../../edgectl/etcd/read-prefix.js";
 import type { ExplainResult } from "../../edgectl/output/shapes/explain-shape.js";
 import type { PlanResult } from "../../edgectl/output/shapes/plan-shape.js";
 import type { StatusResult } from "../../edgectl/output/shapes/status-shape.js";

@@ -1,27 +1,28 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { OUTCOMES, type Outcome } from "../../core/index.js";
+import { observationRows } from "../../worker/observe/observation-rows.js";
+import { addSample, emptyTally, type Tally } from "../../worker/observe/tally.js";
+import { minuteOf, type TallyRow } from "../../worker/observe/tally-row.js";
 
 /** How the edge answers its observations endpoint. */
 export type EdgeMode = "ok" | "wrong-token" | "junk-json" | "junk-shape" | "error-500";
 
-interface Bucket {
-  outcomes: Record<string, number>;
-  starved: number;
-  failovers: number;
-}
+/** Outcomes whose requests got an origin's response headers (a TTFB sample). */
+const WITH_TTFB: readonly string[] = ["ok", "client_error", "origin_error"];
 
 /**
- * A real loopback HTTP server that answers `GET /__edge/observations?window=S` as
- * docs/reference.md §12 says the edge does: one-minute buckets kept for 15 minutes, a window of
- * S seconds being the current minute's bucket and the S/60 − 1 before it, with the bearer token
- * checked. Tests record requests into its buckets directly; it stands in for the Worker's
- * Durable Object aggregator, which another part of the project builds.
+ * A real loopback HTTP server that answers `GET /__edge/observations?window=S[&by=minute]` with
+ * the Worker's own code (its tallies and `observationRows`, docs/reference.md §12) and the
+ * bearer token checked, but whose one-minute tallies the test fills directly and whose answer
+ * can be made to fail (`mode`). The whole chain, with the Worker in workerd, is
+ * test/e2e/viewers-observed.test.ts.
  */
 export class ObservationsEdge {
   mode: EdgeMode = "ok";
   /** Polls answered, by window. */
   readonly polls: number[] = [];
-  private buckets = new Map<number, Map<string, Bucket>>();
+  private tallies = new Map<string, TallyRow>();
   private readonly quantiles = new Map<string, { p50: number; p90: number; p99: number }>();
   private server: Server | null = null;
   port = 0;
@@ -32,71 +33,75 @@ export class ObservationsEdge {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  static minute(at = Date.now()): number {
-    return Math.floor(at / 60_000);
-  }
-
-  /** Adds requests of one (country, pool) to the bucket `minutesAgo` before the current one. */
+  /**
+   * Adds requests of one (country, pool) to the minute `minutesAgo` before the current one.
+   * Requests with an origin's answer get times to first byte as `setTtfb` says (default 50 ms):
+   * half at its p50, two fifths at its p90, the rest at its p99.
+   */
   record(
     country: string,
     pool: string,
-    add: { outcomes: Record<string, number>; starved?: number; failovers?: number },
+    add: { outcomes: Partial<Record<Outcome, number>>; starved?: number; failovers?: number },
     minutesAgo = 0,
   ): void {
-    const m = ObservationsEdge.minute() - minutesAgo;
-    let bucket = this.buckets.get(m);
-    if (!bucket) {
-      bucket = new Map();
-      this.buckets.set(m, bucket);
+    const minute = minuteOf(Date.now()) - minutesAgo;
+    const key = `${minute}|${country}|${pool}`;
+    let row = this.tallies.get(key);
+    if (!row) {
+      row = { minute, country, pool, tally: emptyTally() };
+      this.tallies.set(key, row);
     }
-    const key = `${country}/${pool}`;
-    const b = bucket.get(key) ?? { outcomes: {}, starved: 0, failovers: 0 };
-    for (const [o, n] of Object.entries(add.outcomes)) b.outcomes[o] = (b.outcomes[o] ?? 0) + n;
-    b.starved += add.starved ?? 0;
-    b.failovers += add.failovers ?? 0;
-    bucket.set(key, b);
+    const t: Tally = row.tally;
+    const q = this.quantiles.get(`${country}/${pool}`) ?? { p50: 50, p90: 50, p99: 50 };
+    const withTtfb = WITH_TTFB.reduce((a, o) => a + (add.outcomes[o as Outcome] ?? 0), 0);
+    let timed = 0;
+    let starved = add.starved ?? 0;
+    let failovers = add.failovers ?? 0;
+    for (const [o, n] of Object.entries(add.outcomes)) {
+      const outcome = OUTCOMES.indexOf(o as Outcome);
+      for (let i = 0; i < (n ?? 0); i++) {
+        let ttfbMs: number | null = null;
+        if (WITH_TTFB.includes(o)) {
+          ttfbMs =
+            timed < Math.ceil(withTtfb * 0.5)
+              ? q.p50
+              : timed < Math.ceil(withTtfb * 0.9)
+                ? q.p90
+                : q.p99;
+          timed++;
+        }
+        addSample(t, {
+          outcome,
+          failover: failovers-- > 0,
+          ttfbMs,
+          starved: starved-- > 0 ? true : null,
+          throughputKbps: null,
+        });
+      }
+    }
   }
 
-  /** The TTFB quantiles (ms) the edge reports for a pair, in every window. */
+  /** The times to first byte (ms) of the requests recorded from now on, for a pair. */
   setTtfb(country: string, pool: string, q: { p50: number; p90: number; p99: number }): void {
     this.quantiles.set(`${country}/${pool}`, q);
   }
 
-  /** The aggregator restarts: every bucket is gone. */
+  /** The aggregator loses its sums: every minute is gone. */
   restartAggregator(): void {
-    this.buckets = new Map();
+    this.tallies = new Map();
   }
 
-  document(windowS: number) {
-    const now = ObservationsEdge.minute();
-    const sums = new Map<string, Bucket>();
-    for (const [m, bucket] of this.buckets) {
-      if (m <= now - windowS / 60 || m > now) continue;
-      for (const [key, b] of bucket) {
-        const s = sums.get(key) ?? { outcomes: {}, starved: 0, failovers: 0 };
-        for (const [o, n] of Object.entries(b.outcomes)) s.outcomes[o] = (s.outcomes[o] ?? 0) + n;
-        s.starved += b.starved;
-        s.failovers += b.failovers;
-        sums.set(key, s);
-      }
-    }
+  document(windowS: number, byMinute: boolean) {
+    const now = Date.now();
+    const since = minuteOf(now - windowS * 1000);
     return {
       window_s: windowS,
-      until: new Date().toISOString(),
-      rows: [...sums].map(([key, s]) => {
-        const [country, pool] = key.split("/");
-        const q = this.quantiles.get(key);
-        return {
-          country,
-          pool,
-          requests: Object.values(s.outcomes).reduce((a, b) => a + b, 0),
-          outcomes: s.outcomes,
-          failovers: s.failovers,
-          ttfb_ms: q ?? { p50: null, p90: null, p99: null },
-          starved: s.starved,
-          throughput_kbps_p50: null,
-        };
-      }),
+      since: new Date(since * 60_000).toISOString(),
+      until: new Date(now).toISOString(),
+      rows: observationRows(
+        [...this.tallies.values()].filter((r) => r.minute >= since),
+        byMinute,
+      ),
     };
   }
 
@@ -117,7 +122,7 @@ export class ObservationsEdge {
         return res.end(
           JSON.stringify({ window_s: windowS, rows: [{ country: "BR", requests: -1 }] }),
         );
-      res.end(JSON.stringify(this.document(windowS)));
+      res.end(JSON.stringify(this.document(windowS, url.searchParams.get("by") === "minute")));
     });
     await new Promise<void>((r) => this.server?.listen(port, "127.0.0.1", r));
     this.port = (this.server.address() as AddressInfo).port;

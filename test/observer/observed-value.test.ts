@@ -1,29 +1,39 @@
 import { describe, expect, it } from "vitest";
+import { bucketIndex, TTFB_BUCKETS_MS } from "../../core/index.js";
 import { NO_TTFB_P90_MS, needsObservedRewrite, observedOf } from "../../observer/observed-value.js";
 
-const row = (outcomes: Record<string, number>, p90: number | null = 300) => ({
-  country: "BR",
-  pool: "us-east",
-  requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
-  outcomes,
-  failovers: 0,
-  starved: 0,
-  ttfb_ms: { p50: 100, p90, p99: 900 },
-});
+/** A pair's window: these outcomes, and these times to first byte in the edge's buckets. */
+const row = (outcomes: Record<string, number>, ttfbMs: readonly number[] = []) => {
+  const ttfb = new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0);
+  for (const ms of ttfbMs) ttfb[bucketIndex(TTFB_BUCKETS_MS, ms)]! += 1;
+  return {
+    country: "BR",
+    pool: "us-east",
+    requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
+    outcomes,
+    failovers: 0,
+    starved: 0,
+    ttfb,
+    ttfbSumMs: ttfbMs.reduce((a, b) => a + b, 0),
+  };
+};
 
 describe("observedOf", () => {
-  it("p90 in whole ms, requests as samples, the pool's and the edge's failures as the error ratio (4xx not)", () => {
+  it("p90 of the histogram (its bucket's bound), requests as samples, the pool's and the edge's failures as the error ratio (4xx not)", () => {
+    // 97 times: 80 of 120 ms, 17 of 2900 ms; the 88th is in the bucket up to 3000 ms
+    const times = [...new Array<number>(80).fill(120), ...new Array<number>(17).fill(2900)];
     expect(
       observedOf(
         row(
           { ok: 90, client_error: 5, origin_error: 2, timeout: 1, unreachable: 1, edge_error: 1 },
-          3099.6,
+          times,
         ),
       ),
-    ).toEqual({ p90_ms: 3100, samples: 100, error_ratio: 0.05 });
+    ).toEqual({ p90_ms: 3000, samples: 100, error_ratio: 0.05 });
+    expect(observedOf(row({ ok: 90 }, new Array<number>(90).fill(120))).p90_ms).toBe(125);
   });
   it("requests that all failed before response headers are as slow as the edge measures", () => {
-    expect(observedOf(row({ timeout: 60 }, null))).toEqual({
+    expect(observedOf(row({ timeout: 60 }))).toEqual({
       p90_ms: NO_TTFB_P90_MS,
       samples: 60,
       error_ratio: 1,

@@ -46,6 +46,22 @@ describe("CompileGate (the compile economy's rule, fake clock)", () => {
     expect(gate.waitMs(500, Number.NEGATIVE_INFINITY)).toBe(500);
   });
 
+  it("gives back the slot of a read that changed no routing, never twice in a row", () => {
+    const gate = new CompileGate(1_000);
+    gate.started(10_000); // a checker's p90 moved: meta only
+    gate.finished(10_020);
+    gate.refund();
+    // An operator's change 200 ms later reads at once instead of waiting 800 ms.
+    expect(gate.waitMs(10_200)).toBe(0);
+    gate.started(10_200);
+    gate.finished(10_220);
+    gate.refund(); // refused: the slot before was given back
+    expect(gate.waitMs(10_300)).toBe(900);
+    gate.started(11_200);
+    gate.refund(); // allowed again after a spent slot
+    expect(gate.waitMs(11_300)).toBe(0);
+  });
+
   it("with the economy off (interval 0) never waits", () => {
     const gate = new CompileGate(0);
     gate.started(1);

@@ -4,6 +4,7 @@ import { Etcd3 } from "etcd3";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { KvSink } from "../../adapters/kv/kv-sink.js";
+import { readPrefix as readPrefixSnapshot } from "../../adapters/prefix-read.js";
 import {
   type CompiledMap,
   compile,
@@ -15,7 +16,6 @@ import {
 import { systemClock } from "../../pusher/clock.js";
 import { createEtcdClient, createWatchClient } from "../../pusher/etcd-client.js";
 import { createPusher, type Pusher, type PusherTuning } from "../../pusher/pusher.js";
-import { readPrefixSnapshot } from "../../pusher/snapshot-reader.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { MemoryKv } from "../helpers/memory-kv.js";

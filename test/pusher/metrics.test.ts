@@ -76,7 +76,7 @@ describe("pusher metrics for the alerts", () => {
     expect(sampleValue(repaired, "edge_pusher_pool_heartbeat", { pool: "ams-1" })).toBe(0);
   });
 
-  it("per pool: p90, shed ratio and live checkers; a deleted pool's series go with it", async () => {
+  it("per pool: p90, shed ratio, slow_ms.high, health and live checkers; a deleted pool's series go with it", async () => {
     const { client } = suite;
     const { prefix, electionKey } = uniqueNames();
     await seedRouting(client, prefix);
@@ -90,6 +90,8 @@ describe("pusher metrics for the alerts", () => {
       await put(`health/fra-1/${c}`, { status: "healthy", p90_ms: 1400, samples: 20 });
     await put("pool/war-1", { origin: "https://war-1.example.net" });
     await put("health/war-1", { status: "healthy", p90_ms: 90 });
+    await put("pool/lis-1", { origin: "https://lis-1.example.net" });
+    await put("health/lis-1", { status: "unhealthy" });
     const p = suite.start({ prefix, electionKey });
     const scrape = async () => parsePromText(await p.pusher.metrics.registry.metrics());
     const slow = await waitFor("fra-1 shedding in the metrics", async () => {
@@ -102,6 +104,11 @@ describe("pusher metrics for the alerts", () => {
     expect(sampleValue(slow, "edge_pusher_pool_p90_ms", { pool: "ams-1" })).toBeUndefined();
     expect(sampleValue(slow, "edge_pusher_pool_live_checkers", { pool: "ams-1" })).toBe(1);
     expect(sampleValue(slow, "edge_pusher_pool_p90_ms", { pool: "war-1" })).toBe(90);
+    expect(sampleValue(slow, "edge_pusher_pool_slow_high_ms", { pool: "fra-1" })).toBe(2000);
+    expect(sampleValue(slow, "edge_pusher_pool_slow_high_ms", { pool: "war-1" })).toBeUndefined();
+    expect(sampleValue(slow, "edge_pusher_pool_healthy", { pool: "fra-1" })).toBe(1);
+    expect(sampleValue(slow, "edge_pusher_pool_healthy", { pool: "war-1" })).toBe(1);
+    expect(sampleValue(slow, "edge_pusher_pool_healthy", { pool: "lis-1" })).toBe(0);
 
     await client.delete().key(`${prefix}pool/war-1`);
     await client.delete().key(`${prefix}health/war-1`);

@@ -3,10 +3,10 @@ import { createConnection, createServer, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { describe, expect, it } from "vitest";
-import { readSnapshot } from "../../core/index.js";
+import { readPrefix } from "../../adapters/prefix-read.js";
+import { decodeSnapshot } from "../../core/index.js";
 import { createEtcdClient } from "../../pusher/etcd-client.js";
 import { PrefixMirror } from "../../pusher/prefix-mirror.js";
-import { readPrefix } from "../../pusher/snapshot-reader.js";
 import { startEtcd } from "../../testkit/etcd.js";
 import { uniqueNames, useEtcd } from "./harness.js";
 
@@ -16,7 +16,7 @@ const rule = (primary: string) => JSON.stringify({ primary, fallbacks: [] });
 
 /** The mirror's state must be exactly what a fresh full read of etcd decodes to. */
 async function expectExact(mirror: PrefixMirror, prefix: string): Promise<void> {
-  const fresh = readSnapshot(await readPrefix(ctx.client, prefix), prefix);
+  const fresh = decodeSnapshot(await readPrefix(ctx.client, prefix), prefix);
   const state = mirror.index.state();
   expect([...state.countries]).toEqual([...fresh.countries]);
   expect([...state.pools].sort()).toEqual([...fresh.pools].sort());
@@ -340,7 +340,7 @@ describe("PrefixMirror: reads only what changed, proven complete (real etcd, doc
       expect(read).toMatchObject({ kind: "full", reason: "revision-back", count: 1 });
       expect(read.clusterId).toBe(first.clusterId);
       expect(read.revision).toBeLessThan(first.revision);
-      const fresh = readSnapshot(await readPrefix(client, prefix), prefix);
+      const fresh = decodeSnapshot(await readPrefix(client, prefix), prefix);
       expect([...fresh.countries.keys()]).toEqual(["_default"]);
       expect([...mirror.index.state().countries.keys()]).toEqual(["_default"]);
       expect(mirror.index.state().countries.get("_default")?.primary).toBe("ams-1");

@@ -163,7 +163,10 @@ describe("garbage routes documents never cause a 500", () => {
         degraded: c.verdict.degraded,
         pool: "ams-1",
         split: c.verdict.weighted,
-        shed: c.verdict.shed === null ? null : `ams-1:${c.verdict.shed}`,
+        shed:
+          c.verdict.shed === null
+            ? null
+            : `ams-1:${c.verdict.shed}${c.verdict.shedBy ? `;by=${c.verdict.shedBy}` : ""}`,
       });
       expect(JSON.parse(res.body)).toMatchObject({ origin: "ams-1", url: "/x" });
     }

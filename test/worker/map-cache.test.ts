@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { serializeMap } from "../../core/index.js";
 import {
   createMapCache,
-  type MapSnapshot,
+  type HeldMap,
   READ_BUDGET_MS,
   READ_RETRY_MS,
   type RoutesReader,
@@ -84,7 +84,7 @@ function setup(settings = SETTINGS) {
   const cache = createMapCache({ clock: time.clock, schedule: time.schedule });
   const current = () => cache.current(kv.kv, settings, ctx);
   /** A warm isolate answers synchronously: anything else is a request waiting on KV. */
-  const now = (): MapSnapshot => {
+  const now = (): HeldMap => {
     const snap = current();
     if (snap instanceof Promise) throw new Error("the request waited on KV");
     return snap;
@@ -118,7 +118,7 @@ describe("map cache: a cold isolate", () => {
   it(`gives up after READ_BUDGET_MS (${READ_BUDGET_MS} ms): no map, never a stale one`, async () => {
     const s = setup();
     const first = s.current();
-    let settled: MapSnapshot | null = null;
+    let settled: HeldMap | null = null;
     void Promise.resolve(first).then((v) => {
       settled = v;
     });

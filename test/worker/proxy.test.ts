@@ -40,6 +40,7 @@ describe("proxying to the route's origin", () => {
     expect(res.headers.get("x-origin-name")).toBe("fra-1");
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(edgeHeaderNames(res.headers)).toEqual([
+      "x-edge-cache",
       "x-edge-country",
       "x-edge-pool",
       "x-edge-revision",
@@ -49,6 +50,8 @@ describe("proxying to the route's origin", () => {
     expect(res.headers.get("x-edge-country")).toBe("DE");
     expect(res.headers.get("x-edge-revision")).toBe("4211");
     expect(res.headers.get("x-edge-source")).toBe("override/DE");
+    // The echo names no lifetime: looked up, fetched, not kept.
+    expect(res.headers.get("x-edge-cache")).toBe("MISS");
   });
 
   it("adds X-Edge-Pool/Country/Revision/Hop to the origin request and drops client X-Edge-*", async () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { floorRoute } from "../../worker/floor-route.js";
+import { parseCacheSettings } from "../../worker/cache/cache-settings.js";
+import { noMapRoute as floorRoute } from "../../worker/no-map-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
 
@@ -162,6 +163,9 @@ describe("wrangler configurations", () => {
     "EDGE_EJECT_AFTER",
     "EDGE_EJECT_SECONDS",
     "OBSERVE_FLUSH_SECONDS",
+    "CACHE",
+    "CACHE_IGNORE_PARAMS",
+    "CACHE_STALE_IF_ERROR_SECONDS",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -192,6 +196,11 @@ describe("wrangler configurations", () => {
       expect(s.ejectMs).toBe(10_000);
       expect(parseObserveSettings(vars).flushMs).toBe(Number(vars.OBSERVE_FLUSH_SECONDS) * 1000);
       expect(parseObserveSettings(vars).flushMs).toBe(10_000);
+      const cache = parseCacheSettings(vars);
+      expect(cache.on).toBe(true);
+      expect(cache.ignoreParams.size).toBe(0);
+      expect(cache.staleIfErrorS).toBe(Number(vars.CACHE_STALE_IF_ERROR_SECONDS));
+      expect(cache.staleIfErrorS).toBe(0);
     },
   );
 });

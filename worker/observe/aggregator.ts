@@ -5,13 +5,17 @@ import { tallyRowsOf } from "./tally-rows-shape.js";
 /** One-minute buckets kept: the current minute and the 15 before it (a 900 s window rounds out). */
 export const KEPT_MINUTES = 16;
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS buckets (
+const SCHEMA = `CREATE TABLE IF NOT EXISTS tallies (
   minute INTEGER NOT NULL,
   country TEXT NOT NULL,
   pool TEXT NOT NULL,
+  side TEXT NOT NULL,
   tally TEXT NOT NULL,
-  PRIMARY KEY (minute, country, pool)
+  PRIMARY KEY (minute, country, pool, side)
 ) WITHOUT ROWID`;
+
+/** The table of the layout without a canary side: dropped, it held 16 minutes at most. */
+const OLD_TABLE = "DROP TABLE IF EXISTS buckets";
 
 function answer(status: number, text: string): Response {
   return new Response(`${text}\n`, { status, headers: { "Content-Type": "text/plain" } });
@@ -19,7 +23,7 @@ function answer(status: number, text: string): Response {
 
 /**
  * The Durable Object that sums the isolates' flushes (docs/reference.md §12), one of
- * `OBSERVE_SHARDS`: a SQLite table of one tally per (minute, country, pool), 16 minutes deep.
+ * `OBSERVE_SHARDS`: a SQLite table of one tally per (minute, country, pool, canary side), 16 minutes deep.
  * `POST /add` merges a flush; `GET /read?since=MINUTE` returns the rows from that minute on.
  * An alarm drops old minutes once flushes stop, so an idle object ends up empty.
  */
@@ -28,6 +32,7 @@ export class ObservationAggregator {
 
   constructor(state: DurableObjectState, _env: unknown) {
     this.#state = state;
+    state.storage.sql.exec(OLD_TABLE);
     state.storage.sql.exec(SCHEMA);
   }
 
@@ -59,19 +64,21 @@ export class ObservationAggregator {
         if (row.minute < now - KEPT_MINUTES + 1 || row.minute > now + 1) continue;
         const held = sql
           .exec<{ tally: string }>(
-            "SELECT tally FROM buckets WHERE minute = ? AND country = ? AND pool = ?",
+            "SELECT tally FROM tallies WHERE minute = ? AND country = ? AND pool = ? AND side = ?",
             row.minute,
             row.country,
             row.pool,
+            row.side ?? "",
           )
           .toArray()[0];
         const sum: Tally = held ? (JSON.parse(held.tally) as Tally) : emptyTally();
         mergeTally(sum, row.tally);
         sql.exec(
-          "INSERT OR REPLACE INTO buckets (minute, country, pool, tally) VALUES (?, ?, ?, ?)",
+          "INSERT OR REPLACE INTO tallies (minute, country, pool, side, tally) VALUES (?, ?, ?, ?, ?)",
           row.minute,
           row.country,
           row.pool,
+          row.side ?? "",
           JSON.stringify(sum),
         );
       }
@@ -87,8 +94,8 @@ export class ObservationAggregator {
     const raw = url.searchParams.get("since") ?? "";
     if (!/^\d{1,12}$/.test(raw)) return answer(400, "read: since must be a minute number");
     const rows: TallyRow[] = this.#state.storage.sql
-      .exec<{ minute: number; country: string; pool: string; tally: string }>(
-        "SELECT minute, country, pool, tally FROM buckets WHERE minute >= ?",
+      .exec<{ minute: number; country: string; pool: string; side: string; tally: string }>(
+        "SELECT minute, country, pool, side, tally FROM tallies WHERE minute >= ?",
         Number(raw),
       )
       .toArray()
@@ -96,6 +103,7 @@ export class ObservationAggregator {
         minute: r.minute,
         country: r.country,
         pool: r.pool,
+        ...(r.side === "" ? {} : { side: r.side }),
         tally: JSON.parse(r.tally) as Tally,
       }));
     return Response.json({ rows });
@@ -104,8 +112,8 @@ export class ObservationAggregator {
   /** Drops minutes older than the kept ones; returns how many rows stay. */
   #prune(now: number): number {
     const sql = this.#state.storage.sql;
-    sql.exec("DELETE FROM buckets WHERE minute < ?", now - KEPT_MINUTES + 1);
-    const left = sql.exec<{ n: number }>("SELECT count(*) AS n FROM buckets").toArray()[0];
+    sql.exec("DELETE FROM tallies WHERE minute < ?", now - KEPT_MINUTES + 1);
+    const left = sql.exec<{ n: number }>("SELECT count(*) AS n FROM tallies").toArray()[0];
     return left?.n ?? 0;
   }
 }

@@ -9,7 +9,13 @@ function isoMinute(minute: number): string {
   return new Date(minute * 60_000).toISOString();
 }
 
-function rowOf(country: string, pool: string, minute: number | null, t: Tally): ObservationRow {
+function rowOf(
+  country: string,
+  pool: string,
+  side: string,
+  minute: number | null,
+  t: Tally,
+): ObservationRow {
   const outcomes = Object.fromEntries(OUTCOMES.map((o, i) => [o, t.outcomes[i] ?? 0])) as Record<
     Outcome,
     number
@@ -17,6 +23,7 @@ function rowOf(country: string, pool: string, minute: number | null, t: Tally): 
   return {
     country,
     pool,
+    ...(side === "" ? {} : { side }),
     ...(minute === null ? {} : { minute: isoMinute(minute) }),
     requests: t.requests,
     outcomes,
@@ -27,6 +34,7 @@ function rowOf(country: string, pool: string, minute: number | null, t: Tally): 
       p99: histogramQuantile(TTFB_BUCKETS_MS, t.ttfb, 0.99),
     },
     ttfb_counts: t.ttfb,
+    ttfb_sum_ms: t.ttfbSumMs,
     starved: t.starved,
     cmcd_requests: t.cmcd,
     throughput_kbps_p50: histogramQuantile(THROUGHPUT_BUCKETS_KBPS, t.throughput, 0.5),
@@ -34,20 +42,21 @@ function rowOf(country: string, pool: string, minute: number | null, t: Tally): 
 }
 
 /**
- * The endpoint's rows from the shards' tally rows: merged per (country, pool), or per (minute,
- * country, pool) with `byMinute`; sorted by country, pool, then minute.
+ * The endpoint's rows from the shards' tally rows: merged per (country, pool, canary side), or
+ * per (minute, country, pool, side) with `byMinute`; sorted by country, pool, side, then minute.
  */
 export function observationRows(rows: readonly TallyRow[], byMinute: boolean): ObservationRow[] {
   const sums = new Map<
     string,
-    { country: string; pool: string; minute: number | null; t: Tally }
+    { country: string; pool: string; side: string; minute: number | null; t: Tally }
   >();
   for (const r of rows) {
     const minute = byMinute ? r.minute : null;
-    const key = `${r.country}|${r.pool}|${minute ?? ""}`;
+    const side = r.side ?? "";
+    const key = `${r.country}|${r.pool}|${side}|${minute ?? ""}`;
     let s = sums.get(key);
     if (!s) {
-      s = { country: r.country, pool: r.pool, minute, t: emptyTally() };
+      s = { country: r.country, pool: r.pool, side, minute, t: emptyTally() };
       sums.set(key, s);
     }
     mergeTally(s.t, r.tally);
@@ -57,7 +66,8 @@ export function observationRows(rows: readonly TallyRow[], byMinute: boolean): O
       (a, b) =>
         a.country.localeCompare(b.country) ||
         a.pool.localeCompare(b.pool) ||
+        a.side.localeCompare(b.side) ||
         (a.minute ?? 0) - (b.minute ?? 0),
     )
-    .map((s) => rowOf(s.country, s.pool, s.minute, s.t));
+    .map((s) => rowOf(s.country, s.pool, s.side, s.minute, s.t));
 }

@@ -21,7 +21,7 @@ function record(
   try {
     const report = playerReport(request);
     const now = Date.now();
-    recorder.record(now, got.country, got.pool, {
+    recorder.record(now, got.country, got.pool, got.side, {
       outcome: got.outcome,
       failover: got.failover,
       ttfbMs,

@@ -5,7 +5,7 @@ import { minuteOf, type TallyRow } from "./tally-row.js";
 const MAX_ROWS = 4096;
 
 /**
- * The isolate's sums per (minute, country, pool) since its last flush. Recording is a map
+ * The isolate's sums per (minute, country, pool, canary side) since its last flush. Recording is a map
  * lookup and a few additions; `takeIfDue` hands the rows over once per flush interval.
  */
 export class ViewerRecorder {
@@ -13,13 +13,13 @@ export class ViewerRecorder {
   /** When the oldest unflushed request was recorded; 0 when none is held. */
   #heldSince = 0;
 
-  /** Adds one request, recorded at `nowMs`, to its (minute, country, pool). */
-  record(nowMs: number, country: string, pool: string, sample: ViewerSample): void {
+  /** Adds one request, recorded at `nowMs`, to its (minute, country, pool, canary side). */
+  record(nowMs: number, country: string, pool: string, side: string, sample: ViewerSample): void {
     const minute = minuteOf(nowMs);
-    const key = `${minute}|${country}|${pool}`;
+    const key = `${minute}|${country}|${pool}|${side}`;
     let row = this.#rows.get(key);
     if (!row) {
-      row = { minute, country, pool, tally: emptyTally() };
+      row = { minute, country, pool, ...(side === "" ? {} : { side }), tally: emptyTally() };
       this.#rows.set(key, row);
     }
     addSample(row.tally, sample);

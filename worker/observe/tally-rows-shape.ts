@@ -1,7 +1,7 @@
 import { NO_POOL } from "../../core/contract/observations.js";
 import { isPoolName } from "../../core/contract/pool-name.js";
 import { TALLY_LENGTHS, type Tally } from "./tally.js";
-import type { TallyRow } from "./tally-row.js";
+import { CANARY_SIDE, type TallyRow } from "./tally-row.js";
 
 /** Rows one flush may carry. */
 const MAX_ROWS = 4096;
@@ -23,6 +23,9 @@ function isTally(v: unknown): v is Tally {
     isCounts(t.outcomes, TALLY_LENGTHS.outcomes) &&
     isCount(t.failovers) &&
     isCounts(t.ttfb, TALLY_LENGTHS.ttfb) &&
+    typeof t.ttfbSumMs === "number" &&
+    Number.isFinite(t.ttfbSumMs) &&
+    t.ttfbSumMs >= 0 &&
     isCount(t.starved) &&
     isCount(t.cmcd) &&
     isCounts(t.throughput, TALLY_LENGTHS.throughput)
@@ -38,13 +41,14 @@ function isRow(v: unknown): v is TallyRow {
     COUNTRY.test(r.country) &&
     typeof r.pool === "string" &&
     (r.pool === NO_POOL || isPoolName(r.pool)) &&
+    (r.side === undefined || (typeof r.side === "string" && CANARY_SIDE.test(r.side))) &&
     isTally(r.tally)
   );
 }
 
 /**
  * The rows of a flush's body (`{"rows":[…]}`), or `null` when anything in it is not what an
- * isolate sends: only counts, a country code and a pool name get stored.
+ * isolate sends: only counts, a country code, a pool name and a canary side get stored.
  */
 export function tallyRowsOf(body: unknown): TallyRow[] | null {
   if (typeof body !== "object" || body === null) return null;

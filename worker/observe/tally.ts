@@ -1,4 +1,4 @@
-import { bucketIndex } from "../../core/contract/histogram.js";
+import { addCounts, bucketIndex } from "../../core/contract/histogram.js";
 import { OUTCOMES } from "../../core/contract/observations.js";
 import { TTFB_BUCKETS_MS } from "../../core/contract/ttfb-buckets.js";
 import { THROUGHPUT_BUCKETS_KBPS } from "./throughput-buckets.js";
@@ -14,6 +14,8 @@ export interface Tally {
   readonly outcomes: number[];
   failovers: number;
   readonly ttfb: number[];
+  /** Sum of the milliseconds counted in `ttfb` (a Prometheus histogram's `_sum`). */
+  ttfbSumMs: number;
   starved: number;
   /** Requests whose player sent CMCD `bs`. */
   cmcd: number;
@@ -34,6 +36,7 @@ export function emptyTally(): Tally {
     outcomes: new Array<number>(TALLY_LENGTHS.outcomes).fill(0),
     failovers: 0,
     ttfb: new Array<number>(TALLY_LENGTHS.ttfb).fill(0),
+    ttfbSumMs: 0,
     starved: 0,
     cmcd: 0,
     throughput: new Array<number>(TALLY_LENGTHS.throughput).fill(0),
@@ -60,6 +63,7 @@ export function addSample(t: Tally, s: ViewerSample): void {
   if (s.ttfbMs !== null) {
     const i = bucketIndex(TTFB_BUCKETS_MS, s.ttfbMs);
     t.ttfb[i] = (t.ttfb[i] ?? 0) + 1;
+    t.ttfbSumMs += s.ttfbMs;
   }
   if (s.starved !== null) {
     t.cmcd += 1;
@@ -71,17 +75,14 @@ export function addSample(t: Tally, s: ViewerSample): void {
   }
 }
 
-function addInto(into: number[], from: readonly number[]): void {
-  for (let i = 0; i < into.length; i++) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
-}
-
 /** Adds `from` into `into`: tallies are sums, so any two merge exactly. */
 export function mergeTally(into: Tally, from: Tally): void {
   into.requests += from.requests;
-  addInto(into.outcomes, from.outcomes);
+  addCounts(into.outcomes, from.outcomes);
   into.failovers += from.failovers;
-  addInto(into.ttfb, from.ttfb);
+  addCounts(into.ttfb, from.ttfb);
+  into.ttfbSumMs += from.ttfbSumMs;
   into.starved += from.starved;
   into.cmcd += from.cmcd;
-  addInto(into.throughput, from.throughput);
+  addCounts(into.throughput, from.throughput);
 }

@@ -8,10 +8,15 @@ export interface ViewerOutcome {
   readonly country: string;
   /** The pool that answered (`X-Edge-Pool`), or `NO_POOL` when the edge refused before any. */
   readonly pool: string;
+  /** `X-Edge-Canary` (`{id}:canary|stable`) when a canary changes the route, else `""`. */
+  readonly side: string;
   /** Index into `OUTCOMES`. */
   readonly outcome: number;
   readonly failover: boolean;
-  /** True when the response is an origin's (its time to headers is a TTFB sample). */
+  /**
+   * True when the response is an origin's, fetched for this request (its time to headers is a
+   * TTFB sample); a copy from the edge cache (`X-Edge-Cache: HIT` or `STALE`) is not.
+   */
   readonly originAnswered: boolean;
 }
 
@@ -42,17 +47,21 @@ export function viewerOutcome(request: Request, response: Response): ViewerOutco
   return {
     country,
     pool: pool ?? NO_POOL,
+    side: h.get(EDGE_HEADERS.canary) ?? "",
     outcome: own ? edgeOutcome(response.status, pool) : originOutcome(response.status),
     failover: h.has(EDGE_HEADERS.failover),
-    originAnswered: !own,
+    originAnswered: !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? ""),
   };
 }
+
+const FROM_CACHE = new Set(["HIT", "STALE"]);
 
 /** The outcome of a request whose handling threw (the edge answers it with its own 502). */
 export function thrownOutcome(request: Request): ViewerOutcome {
   return {
     country: requestCountry(request, false),
     pool: NO_POOL,
+    side: "",
     outcome: INDEX.edge_error,
     failover: false,
     originAnswered: false,

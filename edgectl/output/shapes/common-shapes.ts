@@ -15,6 +15,10 @@ export const DegradedShape = z
 export const RouteShedShape = z.object({
   pool: z.string(),
   share: z.number().int().min(0).max(100).describe("percent of the pool's viewers moved on"),
+  by: z
+    .literal("viewers")
+    .optional()
+    .describe("`viewers`: shed by the country's own viewers' p90 (§12); omitted for the pool's"),
 });
 
 /** A slow pool's watermarks (`pool/` `slow_ms`). */
@@ -30,6 +34,19 @@ export const PoolHealthShape = z.object({
   quorum: z.number().int().nullable().describe("healthy checkers needed; null with none live"),
   slow_ms: SlowMsShape.nullable().describe("its watermarks; null when it never sheds"),
   shed: z.number().int().min(0).max(100).describe("percent of its viewers it sheds"),
+});
+
+/** One country's shed of one pool by its own viewers (docs/reference.md §12). */
+export const ViewerShedShape = z.object({
+  country: z.string(),
+  pool: z.string(),
+  share: z.number().int().min(0).max(100).describe("percent of the country's viewers of it shed"),
+  p90_ms: z
+    .number()
+    .nullable()
+    .describe("the country's viewers' p90; null once the observation aged out"),
+  samples: z.number().int().nullable().describe("the requests behind p90_ms"),
+  slow_ms: SlowMsShape.nullable(),
 });
 
 /** A compiled route exactly as the map (KV `routes`) holds it. */

@@ -47,6 +47,20 @@ export const ExplainCountryShape = z
       })
       .nullable()
       .describe("the fence that covers the country (docs/reference.md §10); null when none"),
+    viewers: z
+      .array(
+        z.object({
+          pool: z.string(),
+          p90_ms: z.number().describe("the viewers' p90 time to first byte"),
+          samples: z.number().int().describe("the requests behind it"),
+          error_ratio: z.number(),
+          checkers_p90_ms: z
+            .number()
+            .nullable()
+            .describe("the pool's checkers' p90 beside it; null without one"),
+        }),
+      )
+      .describe("what its viewers get per pool: observed/CC/POOL as the observer wrote it"),
   })
   .describe("explain CC");
 

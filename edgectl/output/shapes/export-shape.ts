@@ -16,6 +16,10 @@ export const ExportShape = z
             region: z.string().optional(),
             quorum: z.number().int().optional().describe("healthy checkers the pool needs"),
             slow_ms: SlowMsShape.optional().describe("p90 watermarks between which it sheds"),
+            viewers: z
+              .boolean()
+              .optional()
+              .describe("each country's own viewers' p90 sheds that country by slow_ms (§12)"),
           }),
         ),
         countries: z.record(z.string(), RuleShape),

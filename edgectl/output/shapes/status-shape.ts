@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PoolHealthShape } from "./common-shapes.js";
+import { PoolHealthShape, ViewerShedShape } from "./common-shapes.js";
 
 /**
  * `edgectl status -o json`: the status document, with exit 0 in sync and 1 behind (behind is a
@@ -55,6 +55,9 @@ export const StatusShape = z
     shedding: z
       .array(PoolHealthShape)
       .describe("pools that shed viewers in the map KV holds (docs/reference.md §9)"),
+    viewer_sheds: z
+      .array(ViewerShedShape)
+      .describe("countries that shed a pool by their own viewers in the map KV holds (§12)"),
   })
   .describe("status: is the edge on the current config?");
 

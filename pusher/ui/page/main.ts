@@ -15,6 +15,7 @@ import { MapView } from "./map-view.js";
 import { type DirectoryEntry, poolCounts, routeFor } from "./model.js";
 import { assignColours, type PoolColour } from "./palette.js";
 import { SummaryView } from "./summary-view.js";
+import { ViewersView } from "./viewers-view.js";
 
 interface PageState {
   map: UiMap | null;
@@ -96,6 +97,15 @@ function start(): void {
     showDetails();
   });
 
+  const viewers = new ViewersView(
+    byId("viewers-panel"),
+    byId<HTMLUListElement>("viewers"),
+    (cc) => {
+      st.pinned = cc;
+      showDetails();
+    },
+  );
+
   const render = () => {
     header.render(st.status, st.map);
     if (!st.map) {
@@ -106,6 +116,7 @@ function start(): void {
     mapView.render(st.map, st.colours);
     legend.render(st.map, st.colours, poolCounts(st.map, codes));
     fenceLegend.render(st.map);
+    viewers.render(st.map, names);
     list.render(st.map, st.colours);
     summary.render(st.map, codes);
     showDetails();

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   type CompiledMap,
   compile,
+  decodeSnapshot,
   parseMap,
   type Route,
-  readSnapshot,
   type Snapshot,
   serializeMap,
 } from "../../../core/index.js";
@@ -84,7 +84,7 @@ describe("compile (property)", () => {
         let previous: CompiledMap | null = null;
         for (const s of [first, second]) {
           const { map } = compile(s, opts({ carried: previous }));
-          const state = readSnapshot(s, P);
+          const state = decodeSnapshot(s, P);
           const healthy = new Set(
             [...state.health].filter(([, h]) => h.status === "healthy").map(([p]) => p),
           );

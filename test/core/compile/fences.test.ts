@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   type CompiledMap,
   compile,
+  decodeSnapshot,
   FenceSchema,
   fenceCover,
   parseMap,
   parseMapShape,
-  readSnapshot,
   serializeMap,
 } from "../../../core/index.js";
 import { opts, P, snap } from "../../helpers/snapshot.js";
@@ -52,7 +52,7 @@ const pools = (m: CompiledMap, cc: string) => m.countries[cc]?.chain.map((c) => 
 
 describe("fence/{name} values", () => {
   it("decodes a fence into the routing state", () => {
-    const state = readSnapshot(snap({ "fence/eu": EU }), P);
+    const state = decodeSnapshot(snap({ "fence/eu": EU }), P);
     expect(state.fences.get("eu")).toEqual(EU);
     expect(state.problems.filter((p) => p.key.startsWith("fence/"))).toEqual([]);
   });
@@ -65,7 +65,7 @@ describe("fence/{name} values", () => {
     ["an unknown field", { ...EU, pools: [] }, 'unknown field "pools"'],
     ["a repeated region", { ...EU, regions: ["eu-west", "eu-west"] }, "lists an item twice"],
   ])("reports %s on the key", (_name, value, message) => {
-    const state = readSnapshot(snap({ "fence/eu": value }), P);
+    const state = decodeSnapshot(snap({ "fence/eu": value }), P);
     expect(state.fences.has("eu")).toBe(false);
     expect(state.invalidFences.has("eu")).toBe(true);
     const p = state.problems.find((x) => x.key === "fence/eu");
@@ -74,7 +74,7 @@ describe("fence/{name} values", () => {
   });
 
   it("reports a fence name that is not a DNS label", () => {
-    const state = readSnapshot(snap({ "fence/EU zone": EU }), P);
+    const state = decodeSnapshot(snap({ "fence/EU zone": EU }), P);
     expect(state.fences.size).toBe(0);
     expect(state.problems[0]?.message).toBe("not a valid fence name (a DNS label)");
   });

@@ -3,7 +3,7 @@ import {
   nextOverrideExpiry,
   withoutExpiredOverrides,
 } from "../../../core/compile/override-expiry.js";
-import { compile, readSnapshot } from "../../../core/index.js";
+import { compile, decodeSnapshot } from "../../../core/index.js";
 import { opts, P, snap, world } from "../../helpers/snapshot.js";
 
 const NOW = new Date("2026-11-29T15:00:00.000Z");
@@ -41,7 +41,7 @@ describe("override expiry in compile", () => {
   });
 
   it("names the earliest future expiry for the recompile timer", () => {
-    const state = readSnapshot(
+    const state = decodeSnapshot(
       snap(
         world({
           "override/DE": { primary: "par-1", expires_at: at(90) },
@@ -55,16 +55,16 @@ describe("override expiry in compile", () => {
     expect(nextOverrideExpiry(state, NOW)).toBe(NOW.getTime() + 30_000);
     const active = withoutExpiredOverrides(state, NOW);
     expect([...active.overrides.keys()].sort()).toEqual(["DE", "ES", "FR"]);
-    expect(nextOverrideExpiry(readSnapshot(snap(world()), P), NOW)).toBeNull();
+    expect(nextOverrideExpiry(decodeSnapshot(snap(world()), P), NOW)).toBeNull();
   });
 
   it("names a continent override's expiry for the recompile timer, not only a country's", () => {
-    const only = readSnapshot(
+    const only = decodeSnapshot(
       snap(world({ "override/EU": { primary: "par-1", reason: "boost", expires_at: at(20) } })),
       P,
     );
     expect(nextOverrideExpiry(only, NOW)).toBe(NOW.getTime() + 20_000);
-    const mixed = readSnapshot(
+    const mixed = decodeSnapshot(
       snap(
         world({
           "override/DE": { primary: "par-1", expires_at: at(90) },

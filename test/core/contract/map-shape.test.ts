@@ -39,6 +39,7 @@ describe("shared map-shape cases: the Worker's check agrees with the pusher's zo
     expect(shape?.rev).toBe(c.verdict.rev);
     expect(shape?.default.weights !== undefined).toBe(c.verdict.weighted);
     expect(shape?.default.shed?.[0]?.share ?? null).toBe(c.verdict.shed);
+    expect(shape?.default.shed?.[0]?.by).toBe(c.verdict.shedBy);
     expect(shape?.default.degraded).toBe(c.verdict.degraded);
   });
 });

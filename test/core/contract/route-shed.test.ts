@@ -49,6 +49,19 @@ describe("shedRoute: a pool's shed compiled into the route's weights", () => {
     expect(formatShed(r.shed ?? [])).toBe("fra-1:50,ams-1:100");
   });
 
+  it("a pool shed by the country's viewers says so in the route and in X-Edge-Shed", () => {
+    const r = shedRoute(
+      route(["fra-1", "ams-1", "par-1"]),
+      shares({ "fra-1": 50, "ams-1": 20 }),
+      new Set(["fra-1"]),
+    );
+    expect(r.shed).toEqual([
+      { pool: "fra-1", share: 50, by: "viewers" },
+      { pool: "ams-1", share: 20 },
+    ]);
+    expect(formatShed(r.shed ?? [])).toBe("fra-1:50;by=viewers,ams-1:20");
+  });
+
   it("what the last pool cannot hand on goes back to the least shed pool", () => {
     const r = shedRoute(route(["fra-1", "ams-1"]), shares({ "fra-1": 30, "ams-1": 100 }));
     expect(r.weights).toEqual([{ pool: "fra-1", weight: 1000 }]);

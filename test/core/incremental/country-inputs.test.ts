@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { continentRules } from "../../../core/compile/continent-rules.js";
 import { countryInputsOf, sameCountryInputs } from "../../../core/incremental/country-inputs.js";
-import { readSnapshot } from "../../../core/index.js";
+import { decodeSnapshot } from "../../../core/index.js";
 import { opts, P, snap, world } from "../../helpers/snapshot.js";
 
 describe("countryInputsOf", () => {
   it("takes a country's rules, flags and continent as the state and the compile hold them", () => {
-    const state = readSnapshot(
+    const state = decodeSnapshot(
       snap(
         world({
           "override/DE": { primary: "ams-1", fallbacks: [] },

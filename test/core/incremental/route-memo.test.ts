@@ -185,6 +185,7 @@ describe("RouteMemo", () => {
             "pool/fra-1": {
               origin: "https://fra-1.example.net",
               slow_ms: { low: 200, high: 1000 },
+              viewers: true,
             },
           }),
         );

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   compile,
   compileState,
+  decodeSnapshot,
   RoutingIndex,
   type RoutingState,
-  readSnapshot,
   type SnapshotEntry,
 } from "../../../core/index.js";
 import { op } from "../../helpers/routing-ops.js";
@@ -26,11 +26,23 @@ function plain(s: RoutingState) {
     continentOverrides: [...s.continentOverrides],
     fences: [...s.fences],
     invalidFences: [...s.invalidFences],
+    observed: [...s.observed].map(([cc, byPool]) => [cc, [...byPool]]),
     problems: [...s.problems].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }
 
 describe("RoutingIndex", () => {
+  it("keeps valid observations by country and pool, and lets them go with their keys", () => {
+    const index = new RoutingIndex(P);
+    const seen = { p90_ms: 1400, samples: 200, error_ratio: 0.01 };
+    index.upsert({ key: `${P}observed/BR/fra-1`, value: JSON.stringify(seen), modRevision: 1 });
+    index.upsert({ key: `${P}observed/BR/ams-1`, value: "{broken", modRevision: 2 });
+    expect([...index.state().observed]).toEqual([["BR", new Map([["fra-1", seen]])]]);
+    expect(index.state().problems.map((p) => p.key)).toContain("observed/BR/ams-1");
+    index.delete(`${P}observed/BR/fra-1`);
+    expect(index.state().observed.size).toBe(0);
+  });
+
   it("kept up to date change by change, gives the state and map of decoding every key afresh", () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
@@ -46,7 +58,7 @@ describe("RoutingIndex", () => {
             index.upsert(entry);
           }
           const snapshot = { revision: i + 1, entries: [...model.values()] };
-          expect(plain(index.state())).toEqual(plain(readSnapshot(snapshot, P)));
+          expect(plain(index.state())).toEqual(plain(decodeSnapshot(snapshot, P)));
           expect(JSON.stringify(compileState(index.state(), i + 1, opts()).map)).toBe(
             JSON.stringify(compile(snapshot, opts()).map),
           );

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   compile,
+  decodeSnapshot,
   desiredStateFromRouting,
   desiredStateToKeys,
   formatProblem,
-  readSnapshot,
   validateDesiredState,
 } from "../../../core/index.js";
 import { opts, P } from "../../helpers/snapshot.js";
@@ -115,7 +115,7 @@ describe("validateDesiredState", () => {
     expect(keys.get(`${P}country/DE`)).toBe('{"primary":"fra-1","fallbacks":["ams-1","par-1"]}');
     const entries = [...keys].map(([key, value]) => ({ key, value }));
     const snapshot = { revision: 3, entries };
-    const state = readSnapshot(snapshot, P);
+    const state = decodeSnapshot(snapshot, P);
     expect(desiredStateFromRouting(state)).toEqual(r.state);
     const health = ["fra-1", "ams-1", "par-1"].map((p) => ({
       key: `${P}health/${p}`,
@@ -169,7 +169,10 @@ describe("desired-state pools with quorum and slow_ms (docs/reference.md §9)", 
       '{"origin":"https://fra-1.example.net","quorum":2,"slow_ms":{"low":800,"high":2000}}',
     );
     const back = desiredStateFromRouting(
-      readSnapshot({ revision: 1, entries: [...keys].map(([key, value]) => ({ key, value })) }, P),
+      decodeSnapshot(
+        { revision: 1, entries: [...keys].map(([key, value]) => ({ key, value })) },
+        P,
+      ),
     );
     expect(back.pools["fra-1"]).toEqual(r.state.pools["fra-1"]);
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   compile,
+  decodeSnapshot,
   ObservedSchema,
   parseKey,
-  readSnapshot,
   routingKeys,
 } from "../../../core/index.js";
 import { decodeJson } from "../../../core/intent/value-decode.js";
@@ -66,8 +66,8 @@ describe("ObservedSchema", () => {
 
 describe("observed/ keys in the routing state", () => {
   it("a valid observation is no longer an unknown key, and the compile routes exactly as without it", () => {
-    const plain = readSnapshot(snap(world()), P);
-    const state = readSnapshot(
+    const plain = decodeSnapshot(snap(world()), P);
+    const state = decodeSnapshot(
       snap(world({ "observed/DE/fra-1": { p90_ms: 4000, samples: 900, error_ratio: 0.3 } })),
       P,
     );
@@ -85,7 +85,7 @@ describe("observed/ keys in the routing state", () => {
   });
 
   it("a junk observation is reported by key and code, and routes nothing", () => {
-    const state = readSnapshot(snap(world({ "observed/DE/fra-1": "{not json" })), P);
+    const state = decodeSnapshot(snap(world({ "observed/DE/fra-1": "{not json" })), P);
     expect(state.problems).toEqual([
       expect.objectContaining({ key: "observed/DE/fra-1", code: "invalid-json" }),
     ]);

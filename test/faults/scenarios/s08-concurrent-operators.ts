@@ -35,7 +35,7 @@ async function applyLoops(
   ctx: FaultContext,
   etcd: EtcdServer,
   client: Etcd3,
-  projectRoot: string,
+  edgectlScript: string,
   ms: number,
   maxPauses: number,
 ): Promise<LoopRun> {
@@ -102,8 +102,8 @@ async function applyLoops(
         const proc = spawnOwned(
           `apply ${marker}`,
           process.execPath,
-          [join(projectRoot, "bin/edgectl.js"), "apply", file, "--yes"],
-          { env, cwd: projectRoot },
+          [edgectlScript, "apply", file, "--yes"],
+          { env, cwd: ROOT },
         );
         ctx.defer(() => proc.stop(1_000));
         let stdout = "";
@@ -152,13 +152,20 @@ export const concurrentOperators: Scenario = {
     const inv = new Invariants();
     const etcd = await scenarioEtcd(ctx);
     const client = testClient(ctx, etcd.endpoint);
-    // The mutation check runs alongside: the same loops against a copy whose apply skips the
+    // The mutation check runs alongside: the same loops against an edgectl whose apply skips the
     // epoch compare (on its own prefix, without pauses). The checker must flag it.
-    const mutant = buildCasMutant();
+    const mutant = await buildCasMutant();
     ctx.defer(() => mutant.remove());
     const [real, broken] = await Promise.all([
-      applyLoops(ctx, etcd, client, ROOT, seconds * 1000, ctx.quick ? 1 : 3),
-      applyLoops(ctx, etcd, client, mutant.root, seconds * 1000, 0),
+      applyLoops(
+        ctx,
+        etcd,
+        client,
+        join(ROOT, "bin/edgectl.js"),
+        seconds * 1000,
+        ctx.quick ? 1 : 3,
+      ),
+      applyLoops(ctx, etcd, client, mutant.script, seconds * 1000, 0),
     ]);
     for (const v of real.verdict.violations) inv.check(false, "apply invariant broken", () => v);
     inv.check(

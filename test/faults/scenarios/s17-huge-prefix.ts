@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Etcd3 } from "etcd3";
+import { readPrefix } from "../../../adapters/prefix-read.js";
 import { type CompiledMap, compile } from "../../../core/index.js";
 import { createEtcdClient } from "../../../pusher/etcd-client.js";
-import { readPrefix } from "../../../pusher/snapshot-reader.js";
 import { seededRandom } from "../../../testkit/kv-standin.js";
 import { describeMismatch, waitConverged } from "../../../testkit/map-oracle.js";
 import { COUNTRIES } from "../../../testkit/sample-countries.js";

@@ -1,71 +1,44 @@
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { build } from "esbuild";
+import { NODE_TARGET, nodeBundlePlugin } from "../../../scripts/node-bundle.js";
 import { ROOT } from "../../../testkit/pusher-process.js";
 
-/** A throw-away copy of the project whose `edgectl apply` skips the epoch compare. */
+/** A bundled `edgectl` whose `apply` skips the epoch compare. */
 export interface CasMutant {
-  readonly root: string;
+  /** The script to run with node in place of `bin/edgectl.js`. */
+  readonly script: string;
   remove(): void;
 }
 
-/** The epoch compare in `edgectl/apply/apply-transaction.ts`, as the mutant's patch expects it. */
-const EPOCH_COMPARE =
-  /epoch\.modRevision === null\s*\?\s*client\.if\(keys\.epoch, "Create", "==", 0\)\s*:\s*client\.if\(keys\.epoch, "Mod", "==", epoch\.modRevision\);/;
-
-/** Where `apply` (and `move`, `rollback`: edgectl/apply/commit-plan.ts) takes the lock after reading and planning, as the mutant's patch expects it. */
-const LOCK_AFTER_READ =
-  /const attempt = await acquireApplyLock\(client, settings\.prefix, settings\.lockTtlSeconds\);/;
-
-function patch(root: string, rel: string, pattern: RegExp, replacement: string): void {
-  const file = join(root, rel);
-  const text = readFileSync(file, "utf8");
-  if (!pattern.test(text)) {
-    rmSync(root, { recursive: true, force: true });
-    throw new Error(`cannot build the CAS mutant: ${rel} changed shape (${pattern.source})`);
-  }
-  writeFileSync(file, text.replace(pattern, replacement));
-}
-
 /**
- * Copies the Node parts (`core/`, `adapters/`, `edgectl/`, `pusher/`), `bin/` and `scripts/` to a
- * temp dir (node_modules linked), replaces the epoch compare with one that always holds, and
- * bundles the result into the copy's `dist/`, which its bins run. It also widens the gap between reading and locking (as an operator
- * reading the plan would), so concurrent applies reliably commit on stale reads and the checker
- * has something to catch. Production code is never touched; throws if either patch point cannot
- * be found (the mutant would otherwise silently equal the original).
+ * Bundles `cas-mutant-main.ts` (edgectl, committing under rules that disable the epoch compare
+ * and widen the gap between reading and locking) into a temp dir, as `npm run build` bundles
+ * `edgectl/main.ts`. Production code is neither touched nor copied: the mutant replaces the
+ * commit's rules through `run()`'s `commitRules` argument.
  */
-export function buildCasMutant(): CasMutant {
-  const root = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
-  for (const dir of ["core", "adapters", "edgectl", "pusher", "bin", "scripts"]) {
-    cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
+export async function buildCasMutant(): Promise<CasMutant> {
+  const dir = mkdtempSync(join(tmpdir(), "faults-cas-mutant-"));
+  try {
+    await build({
+      absWorkingDir: ROOT,
+      entryPoints: { edgectl: join(import.meta.dirname, "cas-mutant-main.ts") },
+      outdir: dir,
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: NODE_TARGET,
+      plugins: [nodeBundlePlugin(ROOT)],
+      logLevel: "warning",
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
   }
-  cpSync(join(ROOT, "package.json"), join(root, "package.json"));
-  for (const f of ["tsconfig.json", "tsconfig.base.json", "wrangler.toml"]) {
-    try {
-      cpSync(join(ROOT, f), join(root, f));
-    } catch {
-      // optional
-    }
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
-  patch(
-    root,
-    "edgectl/apply/apply-transaction.ts",
-    EPOCH_COMPARE,
-    'client.if(keys.epoch, "Version", "<", 1_000_000_000); // MUTANT: epoch compare disabled',
-  );
-  patch(
-    root,
-    "edgectl/apply/commit-plan.ts",
-    LOCK_AFTER_READ,
-    "await new Promise((r) => setTimeout(r, 300 + Math.random() * 400)); // MUTANT: slow operator\n$&",
-  );
-  // The bins run dist/: bundle the patched sources, or the mutant would run nothing at all.
-  execFileSync(process.execPath, ["--import", "tsx", "scripts/build.ts"], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    script: join(dir, "edgectl.js"),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -97,6 +97,9 @@ describe("the edge records what every viewer request got (docs/reference.md §12
     // The origin waits SLOW_MS before its headers: every sample lands at or above that bucket.
     expect(br?.ttfb_ms.p50).toBeGreaterThanOrEqual(SLOW_MS);
     expect(br?.ttfb_counts.reduce((a, b) => a + b, 0)).toBe(3);
+    // The histogram's _sum: every millisecond counted, each sample at least SLOW_MS.
+    expect(br?.ttfb_sum_ms).toBeGreaterThanOrEqual(3 * SLOW_MS);
+    expect(br?.ttfb_sum_ms).toBeLessThan(3 * 5000);
 
     const nl = rowOf(body, "NL", "ams-1");
     expect(nl?.requests).toBe(2);
@@ -106,6 +109,7 @@ describe("the edge records what every viewer request got (docs/reference.md §12
     const pl = rowOf(body, "PL", "dead-2");
     expect(pl?.outcomes.unreachable).toBe(1);
     expect(pl?.ttfb_ms.p50).toBeNull();
+    expect(pl?.ttfb_sum_ms).toBe(0);
 
     const cz = rowOf(body, "CZ", "hole-1");
     expect(cz?.outcomes.timeout).toBe(1);

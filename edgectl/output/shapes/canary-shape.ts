@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+const Gates = z.object({
+  errors_pt: z
+    .number()
+    .describe("the canary's error ratio may exceed stable's by this many points"),
+  p90_factor: z.number().describe("its p90 may be stable's × this …"),
+  p90_plus_ms: z.number().describe("… + this many ms"),
+  min_samples: z.number().int().describe("requests each side needs before a gate is judged"),
+});
+
+/** `edgectl canary status -o json`: the running canary, or none. */
+export const CanaryStatusShape = z
+  .object({
+    prefix: z.string(),
+    state: z
+      .enum(["none", "running", "invalid"])
+      .describe("running: canary/current holds a canary; invalid: it holds something else"),
+    canary: z
+      .object({
+        id: z.string().describe("c and the epoch that started it, as X-Edge-Canary says it"),
+        share: z.number().int().describe("percent of each changed route's viewers on the canary"),
+        started_at: z.string(),
+        for_s: z.number().int().describe("seconds the gates must hold before promotion"),
+        gates: Gates,
+        changes: z
+          .array(
+            z.object({
+              key: z.string(),
+              before: z.string().nullable(),
+              after: z.string().nullable(),
+            }),
+          )
+          .describe("the proposed intent, as changes to the stable one"),
+        by: z.string(),
+        reason: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .describe("canary status: the canary in canary/current");
+
+/** `edgectl canary promote|abort -o json`: the commit that ended the canary. */
+export const CanaryEndShape = z
+  .object({
+    id: z.string(),
+    how: z.enum(["promote", "rollback", "abort"]),
+    epoch: z.number().int().describe("the epoch the ending commit set"),
+    commit_revision: z.number().int(),
+  })
+  .describe("canary promote|abort: the canary ended");
