@@ -58,7 +58,10 @@ need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands 
     fi
   done
 }
-need etcd-server etcd
+# npm start runs the newest etcd under .tools/ (the matrix's, scripts/etcd-matrix.sh) when there
+# is one: Debian's etcd-server (bookworm: 3.4.23, out of support) only when there is none.
+have_tools_etcd() { compgen -G ".tools/etcd-v*/etcd" >/dev/null; }
+have_tools_etcd || need etcd-server etcd
 if [ "$tests" = 1 ]; then
   need etcd-client etcdctl            # tests drive etcd's own CLI (snapshots, auth, the cluster helper)
   need chromium chromium              # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
@@ -89,7 +92,7 @@ say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing
 if [ "$tests" = 1 ]; then
   say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
 fi
-if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+if { command -v etcd >/dev/null 2>&1 || have_tools_etcd; } && command -v etcdctl >/dev/null 2>&1; then
   matrix
   exit 0
 fi

@@ -54,7 +54,7 @@ export const WORKER_VARS: readonly WorkerVarDoc[] = [
     name: "KV_CACHE_TTL",
     kind: "var",
     default: String(KV_CACHE_TTL_RANGE_S.fallback),
-    meaning: `seconds, \`cacheTtl\` of \`ROUTING.get\`; raised to KV's minimum of ${KV_MIN_CACHE_TTL}`,
+    meaning: `seconds, \`cacheTtl\` of \`ROUTING.get\`; raised to KV's minimum of ${KV_MIN_CACHE_TTL} (each second above it delays every change at the edge)`,
   },
   {
     name: "ISOLATE_CACHE_SECONDS",

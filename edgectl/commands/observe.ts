@@ -84,7 +84,8 @@ export function observeCommand(ctx: CommandContext): Command {
       } catch (e) {
         throw new CliError("usage", e instanceof Error ? e.message : String(e));
       }
-      let token = ctx.io.env.OBSERVE_TOKEN ?? "";
+      const { readCredential } = await import("../../adapters/credential.js");
+      let token = readCredential(ctx.io.env, "OBSERVE_TOKEN") ?? "";
       if (opts.tokenFile !== undefined) {
         const { readFile } = await import("node:fs/promises");
         try {
@@ -159,6 +160,12 @@ export function observeCommand(ctx: CommandContext): Command {
         leaseLost: () => log({ event: "lease-lost", edge: origin }),
       });
       const signal = ctx.io.signal ?? new AbortController().signal;
+      // Type=notify (deploy/edge-observer.service): ready as the loop starts; WatchdogSec
+      // restarts an observer whose event loop stops.
+      const { serviceNotifier } = await import("../../adapters/systemd-notify.js");
+      const notifier = serviceNotifier(ctx.io.env, { pid: process.pid });
+      signal.addEventListener("abort", () => notifier.stopping(), { once: true });
+      notifier.ready(`observing ${origin}`);
       try {
         await runObserver({
           edge: origin,
