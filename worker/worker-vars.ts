@@ -1,4 +1,5 @@
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
+import { CACHE_STALE_IF_ERROR_RANGE_S } from "./cache/cache-settings.js";
 import { OBSERVE_FLUSH_RANGE_S } from "./observe/observe-settings.js";
 import { MAX_EJECT_MS } from "./outlier-ejection.js";
 import {
@@ -147,5 +148,29 @@ export const WORKER_VARS: readonly WorkerVarDoc[] = [
     default: "unset",
     meaning:
       "bearer token of `GET /__edge/observations` (§12); unset or empty: that path is a `404`",
+  },
+  {
+    name: "CACHE",
+    kind: "var",
+    default: "on",
+    meaning: "`off` (any case): every proxied request bypasses the edge cache (§14)",
+  },
+  {
+    name: "CACHE_IGNORE_PARAMS",
+    kind: "var",
+    default: "empty",
+    meaning: "comma-separated query parameters left out of the cache key (§14)",
+  },
+  {
+    name: "CACHE_STALE_IF_ERROR_SECONDS",
+    kind: "var",
+    default: String(CACHE_STALE_IF_ERROR_RANGE_S.fallback),
+    meaning: `how long past freshness a cached copy may be served, marked \`STALE\`, when every pool fails (${bounds(CACHE_STALE_IF_ERROR_RANGE_S)}; \`0\`: only where the origin says \`stale-if-error\`)`,
+  },
+  {
+    name: "PURGE_TOKEN",
+    kind: "secret",
+    default: "unset",
+    meaning: "bearer token of `POST /__edge/purge` (§14); unset or empty: that path is a `404`",
   },
 ];
