@@ -19,6 +19,7 @@ import { hugePrefix } from "./s17-huge-prefix.js";
 import { checkerPartition } from "./s18-checker-partition.js";
 import { latencyStorm } from "./s19-latency-storm.js";
 import { residencyUnderFire } from "./s20-residency-under-fire.js";
+import { viewersObserverFaults } from "./s21-viewers-observer-faults.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -41,5 +42,6 @@ export const scenarios: readonly Scenario[] = [
   checkerPartition,
   latencyStorm,
   residencyUnderFire,
+  viewersObserverFaults,
   secretsGrep,
 ];
