@@ -135,7 +135,11 @@ export type WorkerVars = Partial<
     | "ORIGIN_SIGNING_KEY_PREVIOUS"
     | "OBSERVE"
     | "OBSERVE_TOKEN"
-    | "OBSERVE_FLUSH_SECONDS",
+    | "OBSERVE_FLUSH_SECONDS"
+    | "STEER"
+    | "STEER_PARAM"
+    | "STEER_TTL_SECONDS"
+    | "STEER_RATE",
     string
   >
 >;

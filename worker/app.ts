@@ -15,6 +15,8 @@ import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { degradedHeader } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
+import { SteerLimiter } from "./steer/steer-limiter.js";
+import { steerRoute } from "./steer/steer-route.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 
 /** Dependencies of the edge app. */
@@ -24,6 +26,8 @@ export interface AppDeps {
   readonly ejection: OutlierEjection;
   /** The isolate's sums of what viewers got (docs/reference.md §12); absent: nothing is recorded. */
   readonly recorder?: ViewerRecorder;
+  /** The isolate's budget of steering requests (docs/reference.md §15); absent: a new one. */
+  readonly steerLimiter?: SteerLimiter;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -52,7 +56,8 @@ export function viewerRequest(
 
 /**
  * The edge app: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only) and everything else proxied to the visitor's route (`edgeProxy`). The
+ * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only), the players' steering
+ * manifests (`/__edge/steer/hls`, `/__edge/steer/dash`) and everything else proxied to the visitor's route (`edgeProxy`). The
  * whole `/__edge/` namespace belongs to the edge and is never proxied.
  */
 export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
@@ -89,6 +94,14 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
   });
 
   app.get("/__edge/observations", (c) => observationsRoute(c.req.raw, c.env));
+
+  const steer = { ...deps, limiter: deps.steerLimiter ?? new SteerLimiter() };
+  app.get("/__edge/steer/hls", (c) =>
+    steerRoute("hls", c.req.raw, c.env, steer, executionCtxOf(c)),
+  );
+  app.get("/__edge/steer/dash", (c) =>
+    steerRoute("dash", c.req.raw, c.env, steer, executionCtxOf(c)),
+  );
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
   app.all("*", (c) => viewerRequest(deps, c.req.raw, c.env, executionCtxOf(c)));

@@ -5,6 +5,7 @@ import { constantTimeEqual } from "../../worker/debug-access.js";
 import { floorRoute } from "../../worker/floor-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
+import { parseSteerSettings } from "../../worker/steer/steer-settings.js";
 
 describe("worker settings", () => {
   it("uses the documented defaults when nothing is set", () => {
@@ -163,6 +164,10 @@ describe("wrangler configurations", () => {
     "EDGE_EJECT_AFTER",
     "EDGE_EJECT_SECONDS",
     "OBSERVE_FLUSH_SECONDS",
+    "STEER",
+    "STEER_PARAM",
+    "STEER_TTL_SECONDS",
+    "STEER_RATE",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -191,6 +196,10 @@ describe("wrangler configurations", () => {
       expect(s.ejectMs).toBe(10_000);
       expect(parseObserveSettings(vars).flushMs).toBe(Number(vars.OBSERVE_FLUSH_SECONDS) * 1000);
       expect(parseObserveSettings(vars).flushMs).toBe(10_000);
+      const steer = parseSteerSettings(vars);
+      expect(steer).toEqual({ rewrite: false, param: "edge_pathway", ttlS: 30, ratePerS: 200 });
+      expect(steer.ttlS).toBe(Number(vars.STEER_TTL_SECONDS));
+      expect(steer.ratePerS).toBe(Number(vars.STEER_RATE));
     },
   );
 });

@@ -1,0 +1,107 @@
+import { NO_POOL } from "../../core/contract/observations.js";
+import { isPoolName } from "../../core/contract/pool-name.js";
+import { requestCountry } from "../country.js";
+import { debugAccess } from "../debug-access.js";
+import { decide } from "../decision.js";
+import { EDGE_HEADERS } from "../edge-headers.js";
+import type { Env } from "../env.js";
+import type { MapCache, WaitUntil } from "../map-cache.js";
+import type { ViewerRecorder } from "../observe/recorder.js";
+import { recordSteering } from "../observe/steering-record.js";
+import type { OutlierEjection } from "../outlier-ejection.js";
+import { degradedHeader } from "../respond.js";
+import { settingsFromEnv } from "../settings.js";
+import { affinityCookieName, viewerKey } from "../viewer-key.js";
+import { pathwayPriority } from "./pathway-priority.js";
+import type { SteerLimiter } from "./steer-limiter.js";
+import { steerSettings } from "./steer-settings.js";
+import { type SteerFormat, steeringManifest } from "./steering-manifest.js";
+import { steeringUri } from "./steering-uri.js";
+
+/** What the steering endpoints use of the isolate. */
+export interface SteerDeps {
+  readonly mapCache: MapCache;
+  readonly ejection: OutlierEjection;
+  readonly limiter: SteerLimiter;
+  readonly recorder?: ViewerRecorder;
+}
+
+/** The pathway a player reports on its reload (`_HLS_pathway`, `_DASH_pathway`). */
+const REPORTED: Record<SteerFormat, string> = { hls: "_HLS_pathway", dash: "_DASH_pathway" };
+
+/** Steering manifests are for one viewer at one moment: no shared cache keeps them. */
+const MANIFEST_HEADERS = {
+  "Content-Type": "application/json",
+  "Cache-Control": "private, no-store",
+  // Players fetch it from the page's origin, which may not be the edge's.
+  "Access-Control-Allow-Origin": "*",
+} as const;
+
+function refusal(status: 429 | 503, ttlS: number, text: string): Response {
+  return new Response(`${text}\n`, {
+    status,
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Access-Control-Allow-Origin": "*",
+      "Retry-After": String(ttlS),
+    },
+  });
+}
+
+/**
+ * `GET /__edge/steer/hls` and `/__edge/steer/dash` (docs/reference.md §15): the viewer's pathway
+ * order now, from the same map, split, health and ejection as its requests. 429 with
+ * `Retry-After` past `STEER_RATE`; 503 for a fenced country with no pool inside its fence. The
+ * player's report (its pathway and throughput) is recorded (§12).
+ */
+export async function steerRoute(
+  format: SteerFormat,
+  request: Request,
+  env: Env,
+  deps: SteerDeps,
+  ctx: WaitUntil | undefined,
+): Promise<Response> {
+  const steer = steerSettings(env);
+  if (!deps.limiter.admit(steer.ratePerS))
+    return refusal(429, steer.ttlS, "Too Many Requests: steering is busy, keep your pathway");
+  const settings = settingsFromEnv(env);
+  const debug = debugAccess(request.headers, settings.debugToken);
+  const current = deps.mapCache.current(env.ROUTING, settings, ctx);
+  const snap = current instanceof Promise ? await current : current;
+  const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
+  const decision = decide(snap, requestCountry(request, debug), settings, viewer);
+  const url = new URL(request.url);
+  const reported = url.searchParams.get(REPORTED[format]);
+  const inChain = (p: string | null) =>
+    p !== null && decision.route.chain.some((c) => c.pool === p) ? p : null;
+  if (deps.recorder)
+    recordSteering(
+      deps.recorder,
+      env,
+      request,
+      decision.country,
+      inChain(reported) ?? NO_POOL,
+      ctx,
+    );
+  if (decision.route.degraded === "fence-unsatisfiable")
+    return refusal(503, steer.ttlS, "Service Unavailable: no pathway inside this country's fence");
+  const base = url.searchParams.get("base");
+  const session = base !== null && isPoolName(base) ? base : null;
+  const priority = pathwayPriority(decision.route, (o) => deps.ejection.isEjected(o, settings));
+  const body = steeringManifest(format, {
+    ttlS: steer.ttlS,
+    reloadUri: steeringUri(format, session),
+    priority,
+    base: session,
+    param: steer.param,
+  });
+  const headers: Record<string, string> = {
+    ...MANIFEST_HEADERS,
+    [EDGE_HEADERS.country]: decision.country,
+    [EDGE_HEADERS.revision]: String(decision.rev ?? 0),
+  };
+  const degraded = degradedHeader(decision.degraded, false);
+  if (degraded) headers[EDGE_HEADERS.degraded] = degraded;
+  return new Response(JSON.stringify(body), { status: 200, headers });
+}
