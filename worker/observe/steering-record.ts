@@ -10,8 +10,7 @@ const OK = OUTCOMES.indexOf("ok");
 
 /**
  * Records a player's steering request (docs/reference.md §15) as one `ok` request of `country`
- * on `pathway`, the pool the player says it is on (`NO_POOL` when it named none the edge knows),
- * with the throughput it reported (`_HLS_throughput`, `_DASH_throughput`). No time to first
+ * on `pathway`, the pool of its chain the player says it is on, with the throughput it reported (`_HLS_throughput`, `_DASH_throughput`). No time to first
  * byte: no origin was asked. Never throws.
  */
 export function recordSteering(

@@ -1,10 +1,10 @@
-import { NO_POOL } from "../../core/contract/observations.js";
 import { isPoolName } from "../../core/contract/pool-name.js";
 import { requestCountry } from "../country.js";
 import { debugAccess } from "../debug-access.js";
 import { decide } from "../decision.js";
 import { EDGE_HEADERS } from "../edge-headers.js";
 import type { Env } from "../env.js";
+import { fenceRefusal } from "../fence-refusal.js";
 import type { MapCache, WaitUntil } from "../map-cache.js";
 import type { ViewerRecorder } from "../observe/recorder.js";
 import { recordSteering } from "../observe/steering-record.js";
@@ -37,9 +37,9 @@ const MANIFEST_HEADERS = {
   "Access-Control-Allow-Origin": "*",
 } as const;
 
-function refusal(status: 429 | 503, ttlS: number, text: string): Response {
-  return new Response(`${text}\n`, {
-    status,
+function tooMany(ttlS: number): Response {
+  return new Response("Too Many Requests: steering is busy, keep your pathway\n", {
+    status: 429,
     headers: {
       "Content-Type": "text/plain; charset=utf-8",
       "Cache-Control": "no-store",
@@ -52,8 +52,8 @@ function refusal(status: 429 | 503, ttlS: number, text: string): Response {
 /**
  * `GET /__edge/steer/hls` and `/__edge/steer/dash` (docs/reference.md §15): the viewer's pathway
  * order now, from the same map, split, health and ejection as its requests. 429 with
- * `Retry-After` past `STEER_RATE`; 503 for a fenced country with no pool inside its fence. The
- * player's report (its pathway and throughput) is recorded (§12).
+ * `Retry-After` past `STEER_RATE`; 503 for a fenced country with no pool inside its fence. A
+ * player's report (its pathway, when a pool of its chain, and its throughput) is recorded (§12).
  */
 export async function steerRoute(
   format: SteerFormat,
@@ -63,8 +63,7 @@ export async function steerRoute(
   ctx: WaitUntil | undefined,
 ): Promise<Response> {
   const steer = steerSettings(env);
-  if (!deps.limiter.admit(steer.ratePerS))
-    return refusal(429, steer.ttlS, "Too Many Requests: steering is busy, keep your pathway");
+  if (!deps.limiter.admit(steer.ratePerS)) return tooMany(steer.ttlS);
   const settings = settingsFromEnv(env);
   const debug = debugAccess(request.headers, settings.debugToken);
   const current = deps.mapCache.current(env.ROUTING, settings, ctx);
@@ -75,17 +74,15 @@ export async function steerRoute(
   const reported = url.searchParams.get(REPORTED[format]);
   const inChain = (p: string | null) =>
     p !== null && decision.route.chain.some((c) => c.pool === p) ? p : null;
-  if (deps.recorder)
-    recordSteering(
-      deps.recorder,
-      env,
-      request,
-      decision.country,
-      inChain(reported) ?? NO_POOL,
-      ctx,
-    );
-  if (decision.route.degraded === "fence-unsatisfiable")
-    return refusal(503, steer.ttlS, "Service Unavailable: no pathway inside this country's fence");
+  const on = inChain(reported);
+  if (deps.recorder && on !== null)
+    recordSteering(deps.recorder, env, request, decision.country, on, ctx);
+  if (decision.route.degraded === "fence-unsatisfiable") {
+    const refused = fenceRefusal(decision);
+    refused.headers.set("Retry-After", String(steer.ttlS));
+    refused.headers.set("Access-Control-Allow-Origin", "*");
+    return refused;
+  }
   const base = url.searchParams.get("base");
   const session = base !== null && isPoolName(base) ? base : null;
   const priority = pathwayPriority(decision.route, (o) => deps.ejection.isEjected(o, settings));
