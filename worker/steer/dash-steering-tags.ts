@@ -4,6 +4,11 @@ export interface MpdSteering {
   readonly serverUri: string;
   /** The pools a viewer may be steered to, its first pool first (`defaultServiceLocation`). */
   readonly pools: readonly string[];
+  /**
+   * The MPD's own URL (as the viewer asked for it): each pool's `BaseURL` is its folder with the
+   * pin parameter, absolute, as players only take a `serviceLocation` from an absolute one.
+   */
+  readonly mpdUrl: string;
   /** The pin parameter (`STEER_PARAM`). */
   readonly param: string;
 }
@@ -52,7 +57,7 @@ export function steerDashMpd(text: string, s: MpdSteering): string | null {
   const bases = s.pools
     .map(
       (p) =>
-        `${indent}<BaseURL serviceLocation="${xmlEscape(p)}">${xmlEscape(`./?${s.param}=${encodeURIComponent(p)}`)}</BaseURL>`,
+        `${indent}<BaseURL serviceLocation="${xmlEscape(p)}">${xmlEscape(new URL(`./?${s.param}=${encodeURIComponent(p)}`, s.mpdUrl).href)}</BaseURL>`,
     )
     .join("");
   return text.slice(0, end) + steering + bases + text.slice(end);

@@ -13,6 +13,7 @@ import { degradedHeader } from "../respond.js";
 import { settingsFromEnv } from "../settings.js";
 import { affinityCookieName, viewerKey } from "../viewer-key.js";
 import { pathwayPriority } from "./pathway-priority.js";
+import { reportedPathway } from "./reported-pathway.js";
 import type { SteerLimiter } from "./steer-limiter.js";
 import { steerSettings } from "./steer-settings.js";
 import { type SteerFormat, steeringManifest } from "./steering-manifest.js";
@@ -71,10 +72,7 @@ export async function steerRoute(
   const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
   const decision = decide(snap, requestCountry(request, debug), settings, viewer);
   const url = new URL(request.url);
-  const reported = url.searchParams.get(REPORTED[format]);
-  const inChain = (p: string | null) =>
-    p !== null && decision.route.chain.some((c) => c.pool === p) ? p : null;
-  const on = inChain(reported);
+  const on = reportedPathway(url.searchParams.get(REPORTED[format]), decision.route);
   if (deps.recorder && on !== null)
     recordSteering(deps.recorder, env, request, decision.country, on, ctx);
   if (decision.route.degraded === "fence-unsatisfiable") {

@@ -43,7 +43,7 @@ export function manifestFormat(url: string, contentType: string | null): SteerFo
   return null;
 }
 
-function rewritten(format: SteerFormat, text: string, view: SteerView): string | null {
+function rewritten(format: SteerFormat, text: string, url: string, view: SteerView): string | null {
   const first = view.pools[0];
   if (first === undefined) return null;
   if (format === "hls")
@@ -51,6 +51,7 @@ function rewritten(format: SteerFormat, text: string, view: SteerView): string |
   return steerDashMpd(text, {
     serverUri: steeringUri("dash", null),
     pools: view.pools,
+    mpdUrl: url,
     param: view.param,
   });
 }
@@ -74,7 +75,7 @@ export async function steeredResponse(
   const declared = Number(response.headers.get("Content-Length") ?? "0");
   if (declared > MAX_STEERED_BYTES) return response;
   const read = await boundedBody(response.body, MAX_STEERED_BYTES);
-  const text = read.kind === "text" ? rewritten(format, read.text, view) : null;
+  const text = read.kind === "text" ? rewritten(format, read.text, request.url, view) : null;
   const body = read.kind === "stream" ? read.body : (text ?? read.bytes);
   const out = new Response(body, response);
   if (text !== null) {

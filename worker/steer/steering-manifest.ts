@@ -23,12 +23,19 @@ export interface SteeringAnswer {
 /**
  * The steering manifest (docs/reference.md §15). HLS: `PATHWAY-PRIORITY`, and a
  * `PATHWAY-CLONES` entry per pool of the priority that the playlist did not define, each a copy
- * of the playlist's pathway whose URIs carry the pin parameter. DASH-IF:
- * `SERVICE-LOCATION-PRIORITY` (the MPD lists one `BaseURL` per pool itself).
+ * of the playlist's pathway whose URIs carry the pin parameter. DASH-IF: the same order as
+ * `PATHWAY-PRIORITY` (DASH-IF CTS 001 1.0, which dash.js reads) and as
+ * `SERVICE-LOCATION-PRIORITY` (the earlier draft's name, which video.js reads); the MPD lists one
+ * `BaseURL` per pool itself, so no clones.
  */
 export function steeringManifest(format: SteerFormat, a: SteeringAnswer): Record<string, unknown> {
   const head = { VERSION: 1, TTL: a.ttlS, "RELOAD-URI": a.reloadUri };
-  if (format === "dash") return { ...head, "SERVICE-LOCATION-PRIORITY": [...a.priority] };
+  if (format === "dash")
+    return {
+      ...head,
+      "PATHWAY-PRIORITY": [...a.priority],
+      "SERVICE-LOCATION-PRIORITY": [...a.priority],
+    };
   const base = a.base;
   if (base === null) return { ...head, "PATHWAY-PRIORITY": [...a.priority] };
   const clones: PathwayClone[] = a.priority

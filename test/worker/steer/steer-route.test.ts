@@ -23,6 +23,7 @@ interface DashManifest {
   VERSION: number;
   TTL: number;
   "RELOAD-URI": string;
+  "PATHWAY-PRIORITY": string[];
   "SERVICE-LOCATION-PRIORITY": string[];
 }
 
@@ -77,7 +78,7 @@ describe("/__edge/steer/hls and /__edge/steer/dash (docs/reference.md §15)", ()
     expect(origins.all.every((o) => o.hits === 0)).toBe(true);
   });
 
-  it("answers the DASH-IF manifest with SERVICE-LOCATION-PRIORITY", async () => {
+  it("answers the DASH-IF manifest with PATHWAY-PRIORITY and the draft's SERVICE-LOCATION-PRIORITY", async () => {
     const res = await worker.dispatch("/__edge/steer/dash?_DASH_pathway=fra-1", {
       country: "DE",
     });
@@ -85,6 +86,7 @@ describe("/__edge/steer/hls and /__edge/steer/dash (docs/reference.md §15)", ()
       VERSION: 1,
       TTL: 12,
       "RELOAD-URI": "/__edge/steer/dash",
+      "PATHWAY-PRIORITY": ["fra-1", "ams-1", "par-1"],
       "SERVICE-LOCATION-PRIORITY": ["fra-1", "ams-1", "par-1"],
     });
   });
@@ -167,16 +169,21 @@ describe("/__edge/steer/hls and /__edge/steer/dash (docs/reference.md §15)", ()
     await worker.dispatch("/__edge/steer/dash?_DASH_pathway=not-mine&_DASH_throughput=800000", {
       country: "DE",
     });
+    // dash.js: a quoted list of the pathways used since the last reload, the latest last.
+    await worker.dispatch('/__edge/steer/dash?_DASH_pathway="fra-1,par-1"&_DASH_throughput=', {
+      country: "DE",
+    });
     const body = await observationsWhen(
       worker,
       OBSERVE,
-      (b) => (rowOf(b, "DE", "ams-1")?.requests ?? 0) >= 3,
+      (b) => (rowOf(b, "DE", "ams-1")?.requests ?? 0) >= 3 && rowOf(b, "DE", "par-1") !== undefined,
     );
     const ams = rowOf(body, "DE", "ams-1");
     expect(ams?.outcomes.ok).toBe(3);
     expect(ams?.ttfb_ms.p50).toBeNull();
     expect(ams?.throughput_kbps_p50).toBeGreaterThan(2000);
     expect(rowOf(body, "DE", "not-mine")).toBeUndefined();
+    expect(rowOf(body, "DE", "par-1")?.requests).toBe(1);
     // Steering requests are no viewer requests of a pool: none counted without a report.
     expect(rowOf(body, "DE", "-")).toBeUndefined();
   });

@@ -1,5 +1,4 @@
 import { compile, serializeMap } from "../../../core/index.js";
-import type { Origins } from "../../../testkit/origins.js";
 import type { TestWorker } from "../../../testkit/worker.js";
 import { opts, snap } from "../../helpers/snapshot.js";
 
@@ -15,7 +14,7 @@ let rev = 100;
  */
 export async function putSteerWorld(
   worker: TestWorker,
-  origins: Origins,
+  origins: { get(pool: string): { readonly url: string } },
   extra: Record<string, unknown> = {},
 ): Promise<void> {
   const kv: Record<string, unknown> = {

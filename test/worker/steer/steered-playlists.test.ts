@@ -174,9 +174,9 @@ describe("playlists and MPDs gain steering in passing with STEER=on (docs/refere
     );
     const bases = [...res.body.matchAll(/<BaseURL serviceLocation="([^"]+)">([^<]*)<\/BaseURL>/g)];
     expect(bases.map((m) => [m[1], m[2]])).toEqual([
-      ["fra-1", "./?edge_pathway=fra-1"],
-      ["ams-1", "./?edge_pathway=ams-1"],
-      ["par-1", "./?edge_pathway=par-1"],
+      ["fra-1", "http://edge.test/vod/?edge_pathway=fra-1"],
+      ["ams-1", "http://edge.test/vod/?edge_pathway=ams-1"],
+      ["par-1", "http://edge.test/vod/?edge_pathway=par-1"],
     ]);
     expect(res.body.indexOf("<ContentSteering")).toBeLessThan(res.body.indexOf("<Period"));
     expect(res.body.replace(/\n {2}<(ContentSteering|BaseURL)[^\n]*/g, "")).toBe(MPD);
