@@ -147,6 +147,25 @@ describe("/__edge/steer/hls and /__edge/steer/dash (docs/reference.md §15)", ()
     expect(fra / 400).toBeLessThan(0.85);
   });
 
+  it("keeps a viewer's answer while nothing changes, whatever pathway the player reports", async () => {
+    await putSteerWorld(worker, origins, {
+      "country/CH": { primary: "fra-1", fallbacks: ["ams-1"], weights: { "fra-1": 1, "ams-1": 1 } },
+    });
+    const headers = { "X-Edge-Debug-Token": DEBUG, "X-Edge-Debug-Viewer": "steady-viewer" };
+    const answers = new Set<string>();
+    for (const [i, reported] of ["fra-1", "ams-1", "par-1", "", "fra-1"].entries()) {
+      for (let n = 0; n < 6; n++) {
+        const res = await worker.dispatch(
+          `/__edge/steer/hls?base=fra-1&_HLS_pathway=${reported}&_HLS_throughput=${1000 * (i + n)}`,
+          { country: "CH", headers },
+        );
+        answers.add(res.body);
+      }
+    }
+    expect(answers.size).toBe(1);
+    expect(JSON.parse([...answers][0] ?? "{}")["PATHWAY-PRIORITY"]).toHaveLength(2);
+  });
+
   it("a fenced country with no pool inside its fence gets 503 with Retry-After, never another pool", async () => {
     await putSteerWorld(worker, origins, {
       "fence/eu": { continents: ["EU"], regions: ["mars"], floor: "par-1" },
