@@ -177,6 +177,13 @@ describe.each([
         TTL_S * 1000 + SEGMENT_SECONDS * 1000 + SLACK_MS,
       );
 
+      if (format === "hls") {
+        // hls.js took the cloned pathways: their playlists carry the pin (origins never see it).
+        expect(browser.requests.some((u) => u.includes("edge_pathway=ams-1"))).toBe(true);
+        expect(browser.requests.some((u) => u.includes("edge_pathway=par-1"))).toBe(true);
+        for (const o of origins)
+          expect(o.hits.filter((h) => h.url.includes("edge_pathway"))).toEqual([]);
+      }
       const state = await browser.page.evaluate(
         () => (window as unknown as { steer: { stalls: number[]; errors: string[] } }).steer,
       );

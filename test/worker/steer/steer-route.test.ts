@@ -106,6 +106,14 @@ describe("/__edge/steer/hls and /__edge/steer/dash (docs/reference.md §15)", ()
     expect(us.json<HlsManifest>()["PATHWAY-PRIORITY"]).toEqual(["use-1", "par-1"]);
   });
 
+  it("follows a boost: an override's pool comes first", async () => {
+    await putSteerWorld(worker, origins, {
+      "override/DE": { primary: "par-1", fallbacks: ["fra-1"] },
+    });
+    const res = await worker.dispatch("/__edge/steer/hls?base=fra-1", { country: "DE" });
+    expect(res.json<HlsManifest>()["PATHWAY-PRIORITY"]).toEqual(["par-1", "fra-1"]);
+  });
+
   it("leaves out a pool the isolate has ejected", async () => {
     const worker2 = await startWorker({ FLOOR_POOL: "use-1", EDGE_EJECT_AFTER: "1" });
     const dead = await startOrigins(["fra-1", "ams-1", "par-1", "use-1"]);
