@@ -17,7 +17,7 @@ import { reportedPathway } from "./reported-pathway.js";
 import type { SteerLimiter } from "./steer-limiter.js";
 import { steerSettings } from "./steer-settings.js";
 import { type SteerFormat, steeringManifest } from "./steering-manifest.js";
-import { steeringUri } from "./steering-uri.js";
+import { SESSION_BASE_PARAM, steeringUri } from "./steering-uri.js";
 
 /** What the steering endpoints use of the isolate. */
 export interface SteerDeps {
@@ -81,7 +81,7 @@ export async function steerRoute(
     refused.headers.set("Access-Control-Allow-Origin", "*");
     return refused;
   }
-  const base = url.searchParams.get("base");
+  const base = url.searchParams.get(SESSION_BASE_PARAM);
   const session = base !== null && isPoolName(base) ? base : null;
   const priority = pathwayPriority(decision.route, (o) => deps.ejection.isEjected(o, settings));
   const body = steeringManifest(format, {

@@ -1,5 +1,8 @@
 import type { SteerFormat } from "./steering-manifest.js";
 
+/** The steering URI's query parameter that carries the session's base pathway. */
+export const SESSION_BASE_PARAM = "base";
+
 /** The steering endpoint's path for `format`. */
 export function steeringPath(format: SteerFormat): string {
   return `/__edge/steer/${format}`;
@@ -12,5 +15,5 @@ export function steeringPath(format: SteerFormat): string {
  */
 export function steeringUri(format: SteerFormat, base: string | null): string {
   const path = steeringPath(format);
-  return base === null ? path : `${path}?base=${encodeURIComponent(base)}`;
+  return base === null ? path : `${path}?${SESSION_BASE_PARAM}=${encodeURIComponent(base)}`;
 }
