@@ -18,6 +18,7 @@ import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
+import { steering } from "./sections/steering.js";
 import { uiRender } from "./sections/ui-render.js";
 import { observeCost } from "./sections/viewers-observed.js";
 import { weightedSplit } from "./sections/weighted-split.js";
@@ -159,6 +160,9 @@ async function main(): Promise<void> {
         requests: opts.quick ? 600 : 2000,
       }),
     ),
+    steer: await run("steer", (c) =>
+      steering({ cleanup: c, log, rounds: scale.rounds, seconds: scale.seconds, connections: 16 }),
+    ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
     cli: results.cli,
     cache: results.cache,
     observe: results.observe,
+    steer: results.steer,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -4,7 +4,7 @@
 #                                   the built bins (dist/), etcd
 #   scripts/ensure-deps.sh --test   (npm test, .ci/run) the same, plus the tools only tests use:
 #                                   etcdctl, Chromium, Prometheus (promtool), zsh, fish, php-cli,
-#                                   and the etcd matrix (scripts/etcd-matrix.sh)
+#                                   ffmpeg, and the etcd matrix (scripts/etcd-matrix.sh)
 # Runs before node_modules exists, on whatever Node and npm the machine has: `npm ci` runs on the
 # system Node; everything after it runs on Node 24.
 set -euo pipefail
@@ -69,6 +69,7 @@ if [ "$tests" = 1 ]; then
   need zsh zsh                        # `edgectl completion zsh|fish` is checked in the real shells
   need fish fish
   need php-cli php                    # docs/origin-verification.md's PHP verifier runs under a real php-cli
+  need ffmpeg ffmpeg                  # makes the HLS and DASH streams the steering player tests play
 fi
 
 # The etcd versions the tests run on (.tools/etcd-v*/; docs/development.md "The etcd matrix").
@@ -90,7 +91,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 fi
 say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})."
 if [ "$tests" = 1 ]; then
-  say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
+  say "  chromium: the /ui and player browser tests; prometheus: the alert tests; zsh, fish: completion checks; ffmpeg: the steering player tests"
 fi
 if { command -v etcd >/dev/null 2>&1 || have_tools_etcd; } && command -v etcdctl >/dev/null 2>&1; then
   matrix

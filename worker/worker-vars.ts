@@ -14,6 +14,11 @@ import {
   ORIGIN_TIMEOUT_RANGE_MS,
   type VarRange,
 } from "./settings.js";
+import {
+  DEFAULT_STEER_PARAM,
+  STEER_RATE_RANGE,
+  STEER_TTL_RANGE_S,
+} from "./steer/steer-settings.js";
 
 /** One binding, var or secret the Worker reads: docs/reference.md §4's table shows these. */
 export interface WorkerVarDoc {
@@ -172,5 +177,31 @@ export const WORKER_VARS: readonly WorkerVarDoc[] = [
     kind: "secret",
     default: "unset",
     meaning: "bearer token of `POST /__edge/purge` (§14); unset or empty: that path is a `404`",
+  },
+  {
+    name: "STEER",
+    kind: "var",
+    default: "off",
+    meaning:
+      "`on` (any case): HLS multivariant playlists and DASH MPDs gain steering tags as they pass through (§15)",
+  },
+  {
+    name: "STEER_PARAM",
+    kind: "var",
+    default: DEFAULT_STEER_PARAM,
+    meaning:
+      "the query parameter that pins a request to a pool (§15); never forwarded; not a URL-safe name of 1–64 characters: the default",
+  },
+  {
+    name: "STEER_TTL_SECONDS",
+    kind: "var",
+    default: String(STEER_TTL_RANGE_S.fallback),
+    meaning: `the steering manifest's \`TTL\` (${bounds(STEER_TTL_RANGE_S)})`,
+  },
+  {
+    name: "STEER_RATE",
+    kind: "var",
+    default: String(STEER_RATE_RANGE.fallback),
+    meaning: `steering requests per second one isolate answers; past it \`429\` with \`Retry-After\` (${bounds(STEER_RATE_RANGE)}; \`0\`: no cap)`,
   },
 ];

@@ -5,6 +5,7 @@ import { parseCacheSettings } from "../../worker/cache/cache-settings.js";
 import { noMapRoute as floorRoute } from "../../worker/no-map-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
+import { parseSteerSettings } from "../../worker/steer/steer-settings.js";
 
 describe("worker settings", () => {
   it("uses the documented defaults when nothing is set", () => {
@@ -166,6 +167,10 @@ describe("wrangler configurations", () => {
     "CACHE",
     "CACHE_IGNORE_PARAMS",
     "CACHE_STALE_IF_ERROR_SECONDS",
+    "STEER",
+    "STEER_PARAM",
+    "STEER_TTL_SECONDS",
+    "STEER_RATE",
   ];
   const toml = parse(readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8"));
   const env = toml.env as Record<string, { vars: Record<string, string> }>;
@@ -201,6 +206,10 @@ describe("wrangler configurations", () => {
       expect(cache.ignoreParams.size).toBe(0);
       expect(cache.staleIfErrorS).toBe(Number(vars.CACHE_STALE_IF_ERROR_SECONDS));
       expect(cache.staleIfErrorS).toBe(0);
+      const steer = parseSteerSettings(vars);
+      expect(steer).toEqual({ rewrite: false, param: "edge_pathway", ttlS: 30, ratePerS: 200 });
+      expect(steer.ttlS).toBe(Number(vars.STEER_TTL_SECONDS));
+      expect(steer.ratePerS).toBe(Number(vars.STEER_RATE));
     },
   );
 });
