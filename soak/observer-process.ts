@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Cleanup } from "../bench/lib/cleanup.js";
@@ -5,6 +6,7 @@ import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
 import { ROOT } from "../testkit/pusher-process.js";
 import { OBSERVER_INTERVAL, OBSERVER_MIN_SAMPLES, OBSERVER_TTL } from "./layout.js";
 import type { ObserverLease } from "./observed-leases.js";
+import { unitMemoryEnvironment } from "./unit-environment.js";
 
 /** The soak's `edgectl observe`: one process at a time, killed and started again by the chaos. */
 export interface SoakObserver {
@@ -44,8 +46,14 @@ interface LogLine {
   readonly listen?: unknown;
 }
 
-/** Starts `edgectl observe` against the Worker; the cleanup stops it. */
+/**
+ * Starts `edgectl observe` against the Worker, with the memory settings of its systemd unit
+ * (deploy/edge-observer.service: the old-space cap, glibc's arenas); the cleanup stops it.
+ */
 export function startObserver(deps: ObserverDeps, cleanup: Cleanup): SoakObserver {
+  const unitEnv = unitMemoryEnvironment(
+    readFileSync(join(ROOT, "deploy/edge-observer.service"), "utf8"),
+  );
   const leases: ObserverLease[] = [];
   let proc: OwnedProcess;
   let startedAt = 0;
@@ -87,7 +95,7 @@ export function startObserver(deps: ObserverDeps, cleanup: Cleanup): SoakObserve
         ...["--listen", "127.0.0.1:0"],
       ],
       {
-        env: { ...deps.env, OBSERVE_TOKEN: deps.token },
+        env: { ...deps.env, ...unitEnv, OBSERVE_TOKEN: deps.token },
         cwd: ROOT,
         outputLimit: 50_000,
         onOutput: (text) => {

@@ -199,4 +199,18 @@ describe("no-growth test over the second half", () => {
     const unpruned = at((t) => 0.4 + t * 0.003);
     expect(judgeGrowth(unpruned, GROWTH_GOALS, long)[0]?.status).toBe("fail");
   });
+
+  it("the observer's anonymous memory sawing by 42 MiB passes a quick run; a heartbeat's would fail", () => {
+    // V8's committed heap climbing between major collections, as a quick soak saw it
+    const saw = (t: number) => 100 + Math.max(0, t - 150) * 0.3;
+    const [observer] = verdict(series("anon_mib", "observer#9", saw, 60));
+    expect(observer?.fit?.rise).toBeGreaterThan(40);
+    expect(observer?.status).toBe("pass");
+    expect(observer?.detail).toContain("noise floor 64");
+    const [heartbeat] = verdict(series("anon_mib", "heartbeat:p07#9", saw, 60));
+    expect(heartbeat?.status).toBe("fail");
+    // a gross leak still fails it
+    const leak = (t: number) => 100 + Math.max(0, t - 150) * 0.6;
+    expect(verdict(series("anon_mib", "observer#9", leak, 60))[0]?.status).toBe("fail");
+  });
 });
