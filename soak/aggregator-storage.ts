@@ -8,7 +8,7 @@ export interface AggregatorStorage {
   readonly bytes: number;
   /** Shard databases found. */
   readonly objects: number;
-  /** Rows of its `buckets` tables, all shards together (one per minute, country and pool). */
+  /** Rows of its tables keyed by minute, all shards together (one per minute, country, pool…). */
   readonly rows: number;
   /** The oldest minute any shard holds (minutes since the epoch); null when it holds none. */
   readonly oldestMinute: number | null;
@@ -50,14 +50,34 @@ export async function aggregatorStorage(persistDir: string): Promise<AggregatorS
   return objects === 0 ? null : { bytes, objects, rows, oldestMinute: oldest };
 }
 
+/**
+ * Rows and the oldest minute of every table of the shard with a `minute` column (the
+ * aggregator's one-minute tallies, whatever its schema calls the table); workerd's own tables
+ * (`_cf_…`) are left out.
+ */
 function bucketRows(path: string): { rows: number; oldest: number | null } | null {
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    const r = db.prepare("SELECT count(*) AS n, min(minute) AS m FROM buckets").get() as
-      | { n: number; m: number | null }
-      | undefined;
-    return r ? { rows: r.n, oldest: r.m } : null;
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 4) != '_cf_' AND substr(name, 1, 7) != 'sqlite_'",
+      )
+      .all() as Array<{ name: string }>;
+    let rows = 0;
+    let oldest: number | null = null;
+    for (const { name } of tables) {
+      const quoted = `"${name.replaceAll('"', '""')}"`;
+      const columns = db.prepare(`PRAGMA table_info(${quoted})`).all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === "minute")) continue;
+      const r = db.prepare(`SELECT count(*) AS n, min(minute) AS m FROM ${quoted}`).get() as
+        | { n: number; m: number | null }
+        | undefined;
+      if (!r) continue;
+      rows += r.n;
+      if (r.m !== null) oldest = oldest === null ? r.m : Math.min(oldest, r.m);
+    }
+    return { rows, oldest };
   } catch {
     // not created yet, or busy: its bytes still count
     return null;

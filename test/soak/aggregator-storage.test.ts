@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aggregatorStorage } from "../../soak/aggregator-storage.js";
@@ -60,5 +61,31 @@ describe("the aggregator's storage, read beside workerd (soak/aggregator-storage
     expect(s?.bytes).toBeGreaterThan(0);
     expect(s?.oldestMinute).toBeGreaterThanOrEqual(minute - 1);
     expect(s?.oldestMinute).toBeLessThanOrEqual(minute);
+  });
+
+  it("counts the rows of whichever table is keyed by minute, and leaves workerd's own out", async () => {
+    const other = mkdtempSync(join(tmpdir(), "soak-aggregator-layout-"));
+    try {
+      const objects = join(other, "do", "edge-ObservationAggregator");
+      mkdirSync(objects, { recursive: true });
+      const db = new DatabaseSync(join(objects, "0123abcd.sqlite"));
+      db.exec(
+        "CREATE TABLE tallies (minute INTEGER, country TEXT, pool TEXT, side TEXT, tally TEXT)",
+      );
+      db.exec("CREATE TABLE _cf_KV (key TEXT, value BLOB)");
+      db.exec("INSERT INTO _cf_KV VALUES ('alarm', x'00')");
+      for (const [minute, side] of [
+        [100, ""],
+        [101, ""],
+        [101, "canary"],
+      ] as const)
+        db.prepare("INSERT INTO tallies VALUES (?, 'DE', 'p02', ?, '{}')").run(minute, side);
+      db.close();
+      const s = await aggregatorStorage(other);
+      expect(s).toMatchObject({ objects: 1, rows: 3, oldestMinute: 100 });
+      expect(s?.bytes).toBeGreaterThan(0);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });
