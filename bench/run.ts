@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ownSignals } from "../adapters/own-signals.js";
-import { LATENCY_WINDOW } from "../edgectl/heartbeat/latency-window.js";
+import { LATENCY_WINDOW } from "../heartbeat/latency-window.js";
 import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../testkit/etcd-choice.js";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";

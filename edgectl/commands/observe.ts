@@ -1,9 +1,9 @@
 import { Command } from "commander";
+import type { MetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import type { MetricsListener } from "../heartbeat/metrics-listener.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 
 interface ObserveOptions {
@@ -62,7 +62,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const { routingKeys } = await import("../../core/index.js");
       const { EtcdMembers } = await import("../etcd/etcd-members.js");
       const { createLogger } = await import("../../adapters/logger.js");
-      const { parseListenAddress } = await import("../heartbeat/listen-address.js");
+      const { parseListenAddress } = await import("../../heartbeat/listen-address.js");
       const { parseAllowedHosts } = await import("../../adapters/host-allow-list.js");
       const { edgeReader } = await import("../../observer/edge-reader.js");
       const { runObserver } = await import("../../observer/observer-loop.js");
@@ -123,7 +123,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const metrics = new ObserverMetrics();
       let listener: MetricsListener | undefined;
       if (listen) {
-        const { startMetricsListener } = await import("../heartbeat/metrics-listener.js");
+        const { startMetricsListener } = await import("../../heartbeat/metrics-listener.js");
         try {
           listener = await startMetricsListener({
             ...listen,

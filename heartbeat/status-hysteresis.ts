@@ -1,4 +1,4 @@
-import type { HealthStatus } from "../../core/index.js";
+import type { HealthStatus } from "../core/index.js";
 
 /** Check results needed to flip the status (docs/reference.md §6: 3 failures down, 2 successes up). */
 export const FAILURES_TO_UNHEALTHY = 3;

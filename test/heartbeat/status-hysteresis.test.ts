@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StatusHysteresis } from "../../edgectl/heartbeat/status-hysteresis.js";
+import { StatusHysteresis } from "../../heartbeat/status-hysteresis.js";
 
 describe("StatusHysteresis", () => {
   it("needs 3 consecutive failures to go unhealthy and 2 consecutive successes to come back", () => {

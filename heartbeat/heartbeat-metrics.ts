@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { registerLiveHeapGauge } from "../../adapters/live-heap.js";
-import { VERSION } from "../../adapters/version.js";
-import { type HealthStatus, HealthStatusSchema } from "../../core/index.js";
+import { registerLiveHeapGauge } from "../adapters/live-heap.js";
+import { VERSION } from "../adapters/version.js";
+import { type HealthStatus, HealthStatusSchema } from "../core/index.js";
 import type { HeartbeatObserver } from "./heartbeat-loop.js";
 import type { ProbeOutcome, ProbeResult } from "./http-probe.js";
 

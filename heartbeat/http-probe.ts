@@ -1,4 +1,4 @@
-import { type NetworkFailureKind, networkFailure } from "../../adapters/network-failure.js";
+import { type NetworkFailureKind, networkFailure } from "../adapters/network-failure.js";
 
 /**
  * How one check went: `ok` (2xx or 3xx in time), `status` (another answer), or why no answer

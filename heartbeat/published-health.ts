@@ -1,4 +1,4 @@
-import type { HealthStatus } from "../../core/index.js";
+import type { HealthStatus } from "../core/index.js";
 
 /** What a checker writes to its health key. */
 export interface PublishedHealth {

@@ -1,5 +1,5 @@
 import type { Registry } from "prom-client";
-import { listenGuarded } from "../../adapters/guarded-listener.js";
+import { listenGuarded } from "../adapters/guarded-listener.js";
 
 /** A listening `/metrics` endpoint. */
 export interface MetricsListener {
