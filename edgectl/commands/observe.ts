@@ -11,13 +11,14 @@ interface ObserveOptions {
   readonly interval: string;
   readonly minSamples: string;
   readonly ttl: string;
+  readonly staleAfter?: string;
   readonly tokenFile?: string;
   readonly state?: string;
   readonly listen?: string;
   readonly allowedHosts?: string;
 }
 
-/** Shortest time the observations outlive a failing edge, whatever the interval. */
+/** Default shortest time the observations outlive a failing edge, whatever the interval. */
 const MIN_STALE_MS = 60_000;
 
 function number(flag: string, raw: string, min: number, integer = false): number {
@@ -48,6 +49,10 @@ export function observeCommand(ctx: CommandContext): Command {
       "50",
     )
     .option("--ttl <seconds>", "lease TTL of the observed/ keys", "15")
+    .option(
+      "--stale-after <seconds>",
+      "how long observed/ outlives a failing edge before its lease is let go (default: 60, or 3 intervals when longer)",
+    )
     .option("--token-file <path>", "read the edge's OBSERVE_TOKEN from this file")
     .option(
       "--state <file>",
@@ -77,6 +82,10 @@ export function observeCommand(ctx: CommandContext): Command {
       const interval = number("--interval", opts.interval, 0.05);
       const minSamples = number("--min-samples", opts.minSamples, 1, true);
       const ttl = number("--ttl", opts.ttl, 2, true);
+      const staleMs =
+        opts.staleAfter === undefined
+          ? Math.max(MIN_STALE_MS, 3 * interval * 1000)
+          : number("--stale-after", opts.staleAfter, 1) * 1000;
       const listen = opts.listen ? parseListenAddress("--listen", opts.listen) : null;
       let allowedHosts: string[];
       try {
@@ -173,7 +182,7 @@ export function observeCommand(ctx: CommandContext): Command {
           keys: observed,
           minSamples,
           intervalMs: interval * 1000,
-          staleMs: Math.max(MIN_STALE_MS, 3 * interval * 1000),
+          staleMs,
           status,
           metrics,
           ...(opts.state ? { stateFile: new ObserverStateFile(opts.state) } : {}),

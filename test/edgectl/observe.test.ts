@@ -291,5 +291,10 @@ describe("edgectl observe", () => {
     );
     expect(file.code).toBe(1);
     expect(file.stderr).toContain("--token-file");
+    const stale = await runCli(["observe", "--edge", edge.url, "--stale-after", "0"], {
+      env: { ...env, OBSERVE_TOKEN: TOKEN },
+    });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("--stale-after");
   });
 });

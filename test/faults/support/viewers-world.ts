@@ -198,6 +198,10 @@ export async function viewersWorld(ctx: FaultContext): Promise<ViewersWorld> {
         "5",
         "--ttl",
         String(OBSERVER_TTL_S),
+        // A blind observer lets its keys go after 10 s, not the default 60: the scenario waits
+        // for that once per fault.
+        "--stale-after",
+        "10",
         "--listen",
         `127.0.0.1:${statusPort}`,
       ],
