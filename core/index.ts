@@ -46,6 +46,7 @@ export * from "./incremental/decode-snapshot.js";
 export * from "./incremental/route-memo.js";
 export * from "./incremental/routing-index.js";
 export * from "./intent/bounded-json.js";
+export * from "./intent/canary-judgement-schema.js";
 export * from "./intent/canary-schema.js";
 export * from "./intent/desired-state.js";
 export * from "./intent/duration.js";
