@@ -14,7 +14,9 @@
 #                   the epoch's transaction and prune old ones; history and rollback read it)
 #   edge-health-P   one per pool: may write only its own health keys, health/P and its checkers'
 #                   health/P/NAME (`edgectl heartbeat P --checker NAME`), and read pool/P
-#   edge-observer   the viewer observer (edgectl observe): may write only observed/ keys
+#   edge-observer   the viewer observer (edgectl observe): writes observed/ keys and, as the
+#                   canary's judge, canary/judgement; ends a canary as edgectl would (lock/apply,
+#                   epoch, canary/current, the intent families a canary changes, an audit record)
 #
 # Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD, OBSERVER_PASSWORD and
 # HEALTH_PASSWORD_<pool with - as _> (e.g. HEALTH_PASSWORD_fra_1) in the environment; any unset
@@ -150,9 +152,20 @@ for pool in $POOLS; do
   ctl user grant-role "edge-health-$pool" "edge-health-$pool" >/dev/null
 done
 
-# 5. the viewer observer: its observed/ keys (under its own lease) and nothing else.
+# 5. the viewer observer: its observed/ keys (under its own lease); as the canary's judge
+#    (docs/reference.md §13) it reads the prefix and ends a canary through the apply commit:
+#    lock/apply, epoch, canary/, an audit record, and on promotion the canary's own changes to
+#    pool/, country/ and continent/ (never fence/, health/ or override/).
 try ctl role add edge-observer >/dev/null
+ctl role grant-permission edge-observer --prefix=true read "$PREFIX" >/dev/null
 ctl role grant-permission edge-observer --prefix=true readwrite "${PREFIX}observed/" >/dev/null
+ctl role grant-permission edge-observer --prefix=true readwrite "${PREFIX}canary/" >/dev/null
+ctl role grant-permission edge-observer readwrite "${PREFIX}epoch" >/dev/null
+ctl role grant-permission edge-observer readwrite "${PREFIX}lock/apply" >/dev/null
+for family in pool country continent; do
+  ctl role grant-permission edge-observer --prefix=true readwrite "${PREFIX}${family}/" >/dev/null
+done
+ctl role grant-permission edge-observer --prefix=true readwrite "$AUDIT_PREFIX" >/dev/null
 add_user edge-observer "$(password OBSERVER_PASSWORD)" "$(pick OBSERVER_PASSWORD)"
 ctl user grant-role edge-observer edge-observer >/dev/null
 
