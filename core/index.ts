@@ -1,4 +1,5 @@
 export * from "./compile/canary-intent.js";
+export * from "./compile/canary-report.js";
 export * from "./compile/canary-route.js";
 export * from "./compile/carried-state.js";
 export * from "./compile/carry-forward.js";
