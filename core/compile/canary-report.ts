@@ -1,3 +1,4 @@
+import { safeText } from "../contract/safe-text.js";
 import {
   CANARY_JUDGEMENT_STALE_MS,
   type CanaryJudgement,
@@ -70,4 +71,15 @@ export function canaryReport(
     stable_side: own?.stable ?? null,
     detail: own?.detail ?? null,
   };
+}
+
+/**
+ * The canary in one line, for a terminal (the judge's detail is etcd text: escaped):
+ * `canary c12: 10 % of its routes' viewers for 240 s (--for 600 s), judged passing since …`.
+ */
+export function describeCanary(r: CanaryReport): string {
+  const head = `canary ${r.id}: ${r.share} % of its routes' viewers for ${r.age_s} s (--for ${r.for_s} s)`;
+  if (r.frozen !== null) return `${head}, FROZEN: ${r.frozen}; never promoted without a judgement`;
+  const since = r.passing_since ? ` since ${r.passing_since}` : "";
+  return `${head}, judged ${r.verdict ?? "not yet"}${since}${r.detail ? `: ${safeText(r.detail, 400)}` : ""}`;
 }
