@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CanaryJudgement } from "../../core/index.js";
+import { PlanShape } from "../../edgectl/output/shapes/plan-shape.js";
 import type { StatusResult } from "../../edgectl/output/shapes/status-shape.js";
 import { applyAll, auditScope, markHealthy } from "./audit-support.js";
 import { exampleState, runCli, useCliSuite } from "./cli-harness.js";
@@ -70,5 +71,46 @@ describe("edgectl status and explain show the canary (real etcd)", () => {
       canary_side: judgement.canary,
       stable_side: judgement.stable,
     });
+  });
+
+  it("plan --canary shows both sides of each changed route; a fence change is refused at plan time", async () => {
+    const { prefix, env } = auditScope(suite, "plan");
+    await markHealthy(suite.client, prefix, ["fra-1", "ams-1", "par-1"]);
+    await applyAll(suite, env, [exampleState()]);
+    const moved = exampleState();
+    moved.countries.DE = { primary: "par-1", fallbacks: ["fra-1"] };
+    const file = suite.files.write(moved);
+    const text = await runCli(["plan", file, "--canary", "5", "--for", "2m"], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      "DE: stable 95 % → fra-1 (country/DE), canary 5 % → par-1 (country/DE)",
+    );
+    expect(text.stdout).toContain("promoted after 120 s of passing gates");
+    const json = PlanShape.parse(
+      JSON.parse((await runCli(["plan", file, "--canary", "5", "-o", "json"], { env })).stdout),
+    );
+    expect(json.canary).toMatchObject({
+      share: 5,
+      for_s: 600,
+      sides: [
+        {
+          country: "DE",
+          stable: { percent: 95, pool: "fra-1" },
+          canary: { percent: 5, pool: "par-1" },
+        },
+      ],
+    });
+    // without --canary the plan is what it was
+    expect(JSON.parse((await runCli(["plan", file, "-o", "json"], { env })).stdout).canary).toBe(
+      undefined,
+    );
+    const fenced = {
+      ...exampleState(),
+      fences: { eu: { countries: ["DE"], regions: ["eu-central"], floor: "fra-1" } },
+    };
+    const refused = await runCli(["plan", suite.files.write(fenced), "--canary", "5"], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("a canary changes only pool/, country/ and continent/ keys");
+    expect((await runCli(["plan", file, "--canary", "60"], { env })).code).toBe(1);
   });
 });
