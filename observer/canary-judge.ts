@@ -12,6 +12,9 @@ import { canaryFigures } from "./canary-figures.js";
 import { judgeGates } from "./canary-verdict.js";
 import type { MinuteReading } from "./minute-reading.js";
 
+/** How often an unchanged judgement is written again: well inside `CANARY_JUDGEMENT_STALE_MS`. */
+export const JUDGEMENT_REFRESH_MS = 20_000;
+
 /** How the judge ends a canary: through edgectl's commit (lock, epoch CAS, audit record). */
 export type CanaryEnder = (
   how: "promote" | "rollback",
@@ -71,6 +74,8 @@ export class CanaryJudge {
   private passingSince: number | null = null;
   private view: CanaryJudgeView = { role: "none", judgement: null };
   private lastEvent = "";
+  /** The judgement last written, and when: rewritten on a change of verdict, else as a heartbeat. */
+  private written: { readonly j: CanaryJudgement; readonly at: number } | null = null;
 
   constructor(private readonly deps: CanaryJudgeDeps) {}
 
@@ -124,10 +129,13 @@ export class CanaryJudge {
       detail: gates.detail.slice(0, 1024),
       judge: this.deps.judge.slice(0, 256),
     };
-    if (!(await this.write(written, judgement !== undefined))) {
-      this.forget();
-      this.view = { role: "standby", judgement: null };
-      return;
+    if (!ours || this.needsWrite(written, now)) {
+      if (!(await this.write(written, judgement !== undefined))) {
+        this.forget();
+        this.view = { role: "standby", judgement: null };
+        return;
+      }
+      this.written = { j: written, at: now };
     }
     this.view = { role: "judge", judgement: written };
     this.report({
@@ -144,6 +152,22 @@ export class CanaryJudge {
         `promoted by its judge: the gates held for ${canary.for_s} s: ${gates.detail}`,
       );
     }
+  }
+
+  /**
+   * Whether `next` is worth an etcd write (each wakes every pusher): a new canary, verdict or
+   * passing clock, or the last write {@link JUDGEMENT_REFRESH_MS} old, so a live judge's
+   * judgement never looks stale.
+   */
+  private needsWrite(next: CanaryJudgement, now: number): boolean {
+    const w = this.written;
+    return (
+      w === null ||
+      w.j.id !== next.id ||
+      w.j.verdict !== next.verdict ||
+      w.j.passing_since !== next.passing_since ||
+      now - w.at >= JUDGEMENT_REFRESH_MS
+    );
   }
 
   /** Revokes the judge's lease: its judgement goes at once. */
@@ -174,6 +198,7 @@ export class CanaryJudge {
   }
 
   private forget(): void {
+    this.written = null;
     this.judgedId = null;
     this.passingSince = null;
     this.view = { role: "none", judgement: null };

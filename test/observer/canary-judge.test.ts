@@ -117,13 +117,23 @@ describe("CanaryJudge: one judge at a time ends a canary once (real etcd, docs/r
     }
   });
 
-  it("promotes only after the gates held for --for in a row; a waiting judgement starts the clock again", async () => {
+  it("promotes only after the gates held for --for in a row; a waiting judgement starts the clock again; an unchanged judgement is rewritten only as a heartbeat", async () => {
     const { prefix, auditPrefix, env, id } = await canaryRunning("cj2", "60s");
     let t = Date.now();
     const a = judge(env, "judge-a", () => t);
     try {
       await a.j.tick(reading(id, t, 60, 60));
-      t += 59_000;
+      // an unchanged verdict is not written again until it is 20 s old: etcd and the pushers rest
+      const modRev = async () =>
+        (await suite.client.get(`${prefix}canary/judgement`).exec()).kvs[0]?.mod_revision;
+      const first = await modRev();
+      t += 10_000;
+      await a.j.tick(reading(id, t, 60, 60));
+      expect(await modRev()).toBe(first);
+      t += 10_000;
+      await a.j.tick(reading(id, t, 60, 60));
+      expect(Number(await modRev())).toBeGreaterThan(Number(first));
+      t += 39_000;
       await a.j.tick(reading(id, t, 60, 60));
       expect(await suite.client.get(`${prefix}canary/current`).string()).not.toBeNull();
       // too few samples: waiting, and passing starts again
