@@ -249,7 +249,15 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     await seed();
     const observer = await startObserver();
     const client = viewersOfBr();
-    const id = await moveBr("gru-2", ["--for", "8s", "--min-samples", "20"]);
+    // a loaded test machine adds tens of ms to a loopback p90: the gate allows for it
+    const id = await moveBr("gru-2", [
+      "--for",
+      "8s",
+      "--min-samples",
+      "20",
+      "--gate",
+      "p90<=x1.25+250ms",
+    ]);
     const judged = await waitFor(
       "judged passing",
       async () => {
@@ -260,6 +268,10 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
       60_000,
     );
     expect(judged.judge).toMatchObject({ state: "judging", frozen: null });
+    const seen = (await (await fetch(observer.status)).json()) as {
+      canary: { role: string; judgement: { id: string } | null } | null;
+    };
+    expect(seen.canary?.role).toBe("judge");
     expect(judged.judge?.judgement?.countries).toEqual(["BR"]);
     const gone = await waitFor(
       "promoted",
@@ -275,7 +287,9 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     );
     const last = (await recordsOf(ctx.client, auditPrefix)).at(-1)?.record;
     expect(last).toMatchObject({ command: "canary-promote", by: "observer" });
-    expect(last?.reason).toMatch(/^promoted by its judge: the gates held for 8 s: gates hold: /);
+    expect(last?.reason).toMatch(
+      /^promoted by its judge: the gates held for 8 s: gates hold: errors [\d.]+ % <= stable [\d.]+ % \+ 1 pt; p90 \d+ ms <= stable \d+ ms × 1.25 \+ 250 ms/,
+    );
     expect(last?.changes.map((c) => c.key).sort()).toEqual(["canary/current", "country/BR"]);
     expect(JSON.parse((await ctx.client.get(`${prefix}country/BR`).string()) ?? "{}")).toEqual({
       primary: "gru-2",
