@@ -155,6 +155,7 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
 
   /** A fresh prefix with BR on fra-1, the pusher on it, and the Worker following its KV. */
   let seeds = 0;
+  let seededNames: ReturnType<typeof uniqueNames>;
   const seed = async () => {
     seeds += 1;
     for (const o of origins.all) o.reset();
@@ -177,7 +178,8 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     await put("country/BR", { primary: "fra-1", fallbacks: [] });
     // each test's canary gets its own id (c11, c21, …): the Worker keeps its observations
     await ctx.client.put(`${prefix}epoch`).value(String(seeds * 10));
-    p = ctx.start(names);
+    p = ctx.start({ ...names, id: "pusher-a" });
+    seededNames = names;
     syncing = true;
     sync = syncMaps();
     await waitFor("BR on fra-1", async () =>
@@ -326,5 +328,50 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     expect(pools.get("gru-2") ?? 0).toBeLessThan(300 * 0.25);
     await client.stop();
     expect((await recordsOf(ctx.client, auditPrefix)).at(-1)?.record.command).toBe("move");
+  }, 120_000);
+
+  it("killing the leader pusher mid-canary changes nothing viewers see", async () => {
+    await seed();
+    const b = ctx.start({ ...seededNames, id: "pusher-b", kv: p.kv });
+    const observer = await startObserver();
+    await moveBr("gru-2", ["--for", "10m", "--min-samples", "100000"]);
+    const sides = async () => {
+      const out: string[] = [];
+      for (const v of VIEWERS.slice(0, 300)) {
+        const res = await worker.dispatch("/__edge/route", {
+          country: "BR",
+          headers: { "X-Edge-Debug-Token": DEBUG, "X-Edge-Debug-Viewer": v },
+        });
+        const body = res.json<{ canary: string | null; route: { pool: string } }>();
+        out.push(`${body.canary}/${body.route.pool}`);
+      }
+      return out;
+    };
+    const before = await waitFor(
+      "the canary at the edge",
+      async () => {
+        const s = await sides();
+        // every viewer of BR on one side or the other, in one sweep
+        return s.every((x) => /^c\d+:(canary|stable)\//.test(x)) ? s : null;
+      },
+      30_000,
+    );
+    const leader = p.pusher.status.role === "leader" ? p : b;
+    const standby = leader === p ? b : p;
+    await leader.stop();
+    await waitFor(
+      "the standby leads",
+      () => (standby.pusher.status.role === "leader" ? true : null),
+      30_000,
+    );
+    // the new leader compiles the same two-sided map from etcd: every viewer keeps its side
+    await waitFor(
+      "the new leader confirmed KV",
+      () => (standby.pusher.status.document().pushed_revision !== null ? true : null),
+      30_000,
+    );
+    expect(before.filter((x) => x.endsWith(":canary/gru-2")).length).toBeGreaterThan(0);
+    expect(await sides()).toEqual(before);
+    expect(observer.output()).not.toContain("canary-rolled-back");
   }, 120_000);
 });
