@@ -3,6 +3,8 @@ export type ConfigErrorCode =
   | "missing-setting"
   | "invalid-setting"
   | "unreadable-file"
+  /** A setting still holds a committed template's placeholder (deploy/pusher.env.example). */
+  | "placeholder-setting"
   /** A package the chosen setting needs is not installed (e.g. miniflare for `KV_SINK=local`). */
   | "missing-dependency";
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { IOptions } from "etcd3";
+import { readCredential } from "./credential.js";
 import { ConfigError } from "./errors.js";
 
 /** The etcd connection settings of docs/reference.md §5, as read from the environment. */
@@ -56,7 +57,8 @@ export function etcdSettingsFromEnv(
     keyFile?: string;
   } = { endpoints };
   if (env.ETCD_USERNAME) out.username = env.ETCD_USERNAME;
-  if (env.ETCD_PASSWORD) out.password = env.ETCD_PASSWORD;
+  const password = readCredential(env, "ETCD_PASSWORD");
+  if (password) out.password = password;
   if (env.ETCD_CA_FILE) out.caFile = env.ETCD_CA_FILE;
   if (env.ETCD_CERT_FILE) out.certFile = env.ETCD_CERT_FILE;
   if (env.ETCD_KEY_FILE) out.keyFile = env.ETCD_KEY_FILE;

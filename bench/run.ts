@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ownSignals } from "../adapters/own-signals.js";
-import { LATENCY_WINDOW } from "../edgectl/heartbeat/latency-window.js";
+import { LATENCY_WINDOW } from "../heartbeat/latency-window.js";
 import { applyEtcdChoice, chooseEtcd, etcdVersionOf } from "../testkit/etcd-choice.js";
 import { Cleanup } from "./lib/cleanup.js";
 import { machineInfo } from "./lib/machine.js";
@@ -18,6 +18,7 @@ import { growth } from "./sections/growth.js";
 import { propagation } from "./sections/propagation.js";
 import { pusherScale } from "./sections/pusher-scale.js";
 import { noisyWrites, shedShareError, slowToShed } from "./sections/slow-pools.js";
+import { steering } from "./sections/steering.js";
 import { uiRender } from "./sections/ui-render.js";
 import { observeCost } from "./sections/viewers-observed.js";
 import { weightedSplit } from "./sections/weighted-split.js";
@@ -159,6 +160,9 @@ async function main(): Promise<void> {
         requests: opts.quick ? 600 : 2000,
       }),
     ),
+    steer: await run("steer", (c) =>
+      steering({ cleanup: c, log, rounds: scale.rounds, seconds: scale.seconds, connections: 16 }),
+    ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>
       weightedSplit({ cleanup: c, log, ...scale, connections: 16 }),
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
     cli: results.cli,
     cache: results.cache,
     observe: results.observe,
+    steer: results.steer,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -22,6 +22,7 @@ export * from "./contract/canary-side.js";
 export * from "./contract/compiled-map.js";
 export * from "./contract/continents.js";
 export * from "./contract/countries.js";
+export * from "./contract/edge-propagation.js";
 export * from "./contract/edge-signature.js";
 export * from "./contract/fence.js";
 export * from "./contract/floor-route.js";

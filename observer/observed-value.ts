@@ -1,5 +1,5 @@
 import { histogramQuantile, type Observed, TTFB_BUCKETS_MS } from "../core/index.js";
-import { P90_REWRITE_MIN_MS, P90_REWRITE_SHARE } from "../edgectl/heartbeat/published-health.js";
+import { P90_REWRITE_MIN_MS, P90_REWRITE_SHARE } from "../heartbeat/published-health.js";
 import type { MinuteCounts } from "./minute-reading.js";
 import { ERROR_OUTCOMES } from "./observation-document.js";
 

@@ -38,7 +38,13 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     meaning: "comma-separated etcd members; list every one",
     details: "a bare `host:port` gets `http://` (`https://` when a TLS file is set)",
   },
-  { name: "ETCD_USERNAME, ETCD_PASSWORD", default: "unset", meaning: "etcd auth" },
+  {
+    name: "ETCD_USERNAME, ETCD_PASSWORD",
+    default: "unset",
+    meaning: "etcd auth",
+    details:
+      "ETCD_PASSWORD and CF_API_TOKEN, when unset, are read from `$CREDENTIALS_DIRECTORY/<name>` (systemd's `LoadCredential=`), so the secret is in no environment",
+  },
   {
     name: "ETCD_CA_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE",
     default: "unset",
@@ -67,11 +73,15 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     name: "KV_NAMESPACE_ID",
     default: "the ROUTING binding's id in wrangler.toml (top level)",
     meaning: "Workers KV namespace",
+    details:
+      "for cloudflare, 32 hexadecimal characters; a template's placeholder (`REPLACE_WITH_…`, all zeros) is refused at start, naming the file to edit",
   },
   {
     name: "CF_ACCOUNT_ID, CF_API_TOKEN",
     default: "required for cloudflare",
     meaning: "the Cloudflare account and API token; the token is never logged",
+    details:
+      "the account id is 32 hexadecimal characters, and a placeholder is refused like KV_NAMESPACE_ID's; use an account-owned token (docs/cloudflare-account.md)",
   },
   {
     name: "CF_API_BASE_URL",
@@ -137,6 +147,18 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
     name: "LOG_LEVEL",
     default: "info",
     meaning: "pino level: fatal, error, warn, info, debug, trace",
+  },
+  {
+    name: "NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID",
+    default: "set by systemd",
+    meaning:
+      "a `Type=notify` unit's socket and `WatchdogSec`: the pusher sends `READY=1` once it listens and `WATCHDOG=1` every half `WatchdogSec` (through `systemd-notify`)",
+  },
+  {
+    name: "CREDENTIALS_DIRECTORY",
+    default: "set by systemd",
+    meaning:
+      "where `LoadCredential=` puts the secrets; `CF_API_TOKEN` and `ETCD_PASSWORD` are read from it when unset",
   },
   {
     name: "EDGE_PUSHER_TUNED",

@@ -5,6 +5,7 @@ import { createKvSink } from "../adapters/kv/index.js";
 import { type KvSettings, kvSettingsFromEnv } from "../adapters/kv/kv-settings.js";
 import type { KvSink } from "../adapters/kv/kv-sink.js";
 import { ownSignals } from "../adapters/own-signals.js";
+import { serviceNotifier } from "../adapters/systemd-notify.js";
 import { systemClock } from "./clock.js";
 import { helpText, type PusherConfig, pusherConfigFromEnv } from "./config.js";
 import { createEtcdClient, createWatchClient, waitEtcdReachable } from "./etcd-client.js";
@@ -53,8 +54,9 @@ async function main(): Promise<void> {
   let config: PusherConfig;
   let kvSettings: KvSettings;
   try {
-    config = pusherConfigFromEnv(env, { hostname: hostname(), pid: process.pid });
+    // KV first: a template's placeholder is named before any file the template points at is read.
     kvSettings = kvSettingsFromEnv(env, { cwd: process.cwd() });
+    config = pusherConfigFromEnv(env, { hostname: hostname(), pid: process.pid });
   } catch (e) {
     fail(describe(e));
   }
@@ -96,7 +98,11 @@ async function main(): Promise<void> {
     fail(`cannot open the ${kvSettings.kind} KV sink: ${describe(e)}`);
   }
 
-  const secrets = [env.CF_API_TOKEN, env.ETCD_PASSWORD].filter((s): s is string => Boolean(s));
+  // what the log must never show, wherever it came from (variable or systemd credential)
+  const secrets = [
+    kvSettings.kind === "cloudflare" ? kvSettings.apiToken.reveal() : undefined,
+    config.etcd.password,
+  ].filter((s): s is string => Boolean(s));
   let trim: IdleHeapTrim | null = null;
   const pusher = createPusher({
     etcd,
@@ -142,6 +148,10 @@ async function main(): Promise<void> {
   );
   pusher.start();
   trim = startIdleHeapTrim(logger, { holdAfterWorkMs: TRIM_HOLD_AFTER_WORK_MS });
+  // Type=notify units (deploy/edge-pusher.service): ready once /livez answers; WatchdogSec
+  // restarts a pusher whose event loop stops.
+  const notifier = serviceNotifier(env, { pid: process.pid });
+  notifier.ready(`listening on ${config.listen.host}:${server.port}`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -149,6 +159,7 @@ async function main(): Promise<void> {
     stopping = true;
     probing.abort();
     logger.info({ signal }, "shutting down");
+    notifier.stopping();
     const hardStop = setTimeout(() => {
       logger.error("shutdown took too long; exiting");
       process.exit(1);

@@ -4,7 +4,7 @@
 #                                   the built bins (dist/), etcd
 #   scripts/ensure-deps.sh --test   (npm test, .ci/run) the same, plus the tools only tests use:
 #                                   etcdctl, Chromium, Prometheus (promtool), zsh, fish, php-cli,
-#                                   and the etcd matrix (scripts/etcd-matrix.sh)
+#                                   ffmpeg, and the etcd matrix (scripts/etcd-matrix.sh)
 # Runs before node_modules exists, on whatever Node and npm the machine has: `npm ci` runs on the
 # system Node; everything after it runs on Node 24.
 set -euo pipefail
@@ -58,7 +58,10 @@ need() { # need PACKAGE COMMAND...: PACKAGE is missing when one of its commands 
     fi
   done
 }
-need etcd-server etcd
+# npm start runs the newest etcd under .tools/ (the matrix's, scripts/etcd-matrix.sh) when there
+# is one: Debian's etcd-server (bookworm: 3.4.23, out of support) only when there is none.
+have_tools_etcd() { compgen -G ".tools/etcd-v*/etcd" >/dev/null; }
+have_tools_etcd || need etcd-server etcd
 if [ "$tests" = 1 ]; then
   need etcd-client etcdctl            # tests drive etcd's own CLI (snapshots, auth, the cluster helper)
   need chromium chromium              # the /ui browser tests (test/pusher/ui/) drive it through playwright-core
@@ -66,6 +69,7 @@ if [ "$tests" = 1 ]; then
   need zsh zsh                        # `edgectl completion zsh|fish` is checked in the real shells
   need fish fish
   need php-cli php                    # docs/origin-verification.md's PHP verifier runs under a real php-cli
+  need ffmpeg ffmpeg                  # makes the HLS and DASH streams the steering player tests play
 fi
 
 # The etcd versions the tests run on (.tools/etcd-v*/; docs/development.md "The etcd matrix").
@@ -87,9 +91,9 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 fi
 say "not installed: ${missing[*]} (Debian/Ubuntu: sudo apt-get install ${missing[*]})."
 if [ "$tests" = 1 ]; then
-  say "  chromium: the /ui browser tests; prometheus: the alert tests; zsh, fish: completion checks"
+  say "  chromium: the /ui and player browser tests; prometheus: the alert tests; zsh, fish: completion checks; ffmpeg: the steering player tests"
 fi
-if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+if { command -v etcd >/dev/null 2>&1 || have_tools_etcd; } && command -v etcdctl >/dev/null 2>&1; then
   matrix
   exit 0
 fi

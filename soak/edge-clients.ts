@@ -17,6 +17,8 @@ export interface BadAnswer {
 /** The Worker under workerd fed from the KV stand-in, with a sequential and a concurrent client. */
 export interface EdgeClients {
   readonly worker: TestWorker;
+  /** workerd's loopback socket, where `edgectl observe` polls `/__edge/observations`. */
+  readonly url: string;
   /** The routing Worker's isolate heap (its inspector). */
   readonly heap: IsolateHeap;
   /** Answers by status (0: no answer). */
@@ -32,15 +34,39 @@ export interface EdgeClients {
 export const CONCURRENCY = 8;
 
 /**
- * Starts the Worker (the vars of a deployment: floor pool, loopback template, 5 s isolate cache;
- * its inspector open for the isolate's heap) and a copier that
+ * What a player sends as CMCD (CTA-5004 headers) on every `CMCD_EVERY`th request: its measured
+ * throughput, and buffer starvation on every `STARVED_EVERY`th of those.
+ */
+export const CMCD_EVERY = 3;
+export const STARVED_EVERY = 4;
+
+function playerHeaders(n: number): Record<string, string> {
+  if (n % CMCD_EVERY !== 0) return {};
+  const starved = (n / CMCD_EVERY) % STARVED_EVERY === 0;
+  return {
+    "CMCD-Request": `bl=${4000 + (n % 7) * 1000},mtp=${20_000 + (n % 5) * 5000}`,
+    "CMCD-Session": 'sid="soak-player"',
+    ...(starved ? { "CMCD-Status": "bs" } : {}),
+  };
+}
+
+/**
+ * Starts the Worker (the vars of a deployment: floor pool, loopback template, 5 s isolate cache,
+ * `OBSERVE_TOKEN`; its Durable Object aggregator bound and kept in `persistDir`; its inspector
+ * open for the isolate's heap) and a copier that
  * puts every new `routes` value of the stand-in into the Worker's `ROUTING` namespace within
  * 100 ms, waits for the first copy, then starts the clients: one request at a time every 50 ms,
- * and `CONCURRENCY` requests at once every 250 ms, countries in turn.
+ * and `CONCURRENCY` requests at once every 250 ms, countries in turn, a player's CMCD
+ * headers on a third of them.
  */
 export async function startEdgeClients(
   kv: KvStandin,
-  vars: { readonly floorPool: string; readonly originTemplate: string },
+  vars: {
+    readonly floorPool: string;
+    readonly originTemplate: string;
+    readonly observeToken: string;
+    readonly persistDir: string;
+  },
   countries: readonly string[],
   now: () => number,
 ): Promise<EdgeClients> {
@@ -51,9 +77,11 @@ export async function startEdgeClients(
       ORIGIN_TEMPLATE: vars.originTemplate,
       // The deployed default (testkit's is 0, to read KV on every request).
       ISOLATE_CACHE_SECONDS: "5",
+      OBSERVE_TOKEN: vars.observeToken,
     },
-    { inspectorPort },
+    { inspectorPort, persistDir: vars.persistDir },
   );
+  const url = String(await worker.mf.ready);
   const heap = await openIsolateHeap(inspectorPort, "edge");
   let running = true;
   let copied: string | undefined;
@@ -84,12 +112,14 @@ export async function startEdgeClients(
   const bad: BadAnswer[] = [];
   let next = 0;
   const ask = async (client: BadAnswer["client"]) => {
-    const country = countries[next++ % countries.length] as string;
+    const n = next++;
+    const country = countries[n % countries.length] as string;
     let status = 0;
     let detail = "";
     try {
-      const res = await worker.dispatch(`/live/${country.toLowerCase()}/seg-${next}.ts`, {
+      const res = await worker.dispatch(`/live/${country.toLowerCase()}/seg-${n}.ts`, {
         country,
+        headers: playerHeaders(n),
       });
       status = res.status;
       const edge: string[] = [];
@@ -118,6 +148,7 @@ export async function startEdgeClients(
   })();
   return {
     worker,
+    url,
     heap,
     byStatus,
     bad,

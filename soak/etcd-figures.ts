@@ -87,15 +87,20 @@ export async function listedLeases(client: Etcd3): Promise<number | null> {
 }
 
 /**
- * Distinct leases attached to keys under `prefix` other than `health/` (the boosts'), or null
- * when the member does not answer.
+ * Distinct leases attached to keys under `prefix` other than `health/` and `observed/` (the
+ * boosts'), or null when the member does not answer.
  */
 export async function boostLeases(client: Etcd3, prefix: string): Promise<number | null> {
   try {
     const res = await client.getAll().prefix(prefix).exec();
     const leases = new Set<string>();
     for (const kv of res.kvs) {
-      if (kv.lease !== "0" && !kv.key.toString("utf8").startsWith(`${prefix}health/`))
+      const key = kv.key.toString("utf8");
+      if (
+        kv.lease !== "0" &&
+        !key.startsWith(`${prefix}health/`) &&
+        !key.startsWith(`${prefix}observed/`)
+      )
         leases.add(kv.lease);
     }
     return leases.size;

@@ -1,3 +1,4 @@
+import { AGGREGATOR_KEPT_MINUTES } from "./layout.js";
 import {
   type Convergence,
   type KillEvent,
@@ -5,6 +6,7 @@ import {
   leasesBackAfterKills,
 } from "./oracle.js";
 import type { UiTab } from "./ui-clients.js";
+import type { ViewerFindings } from "./viewer-figures.js";
 
 /** What a finished run knows that its invariants are judged on (soak/README.md). */
 export interface RunRecord {
@@ -25,6 +27,8 @@ export interface RunRecord {
   readonly changes: number;
   /** The `/ui` tabs on the snapshot pusher (ui-clients.ts). */
   readonly ui: { readonly held: UiTab; readonly reloaded: UiTab };
+  /** The observer, its counters and keys, and the aggregator (viewer-figures.ts). */
+  readonly viewers: ViewerFindings;
 }
 
 /** The longest a held `/ui/events` stream may go without an event: the pusher pings every 5 s. */
@@ -61,7 +65,37 @@ export function invariantFailures(r: RunRecord): string[] {
     failures.push(
       `ui: ${reloaded.failed} of ${reloaded.failed + reloaded.opened} reloaded /ui/events streams failed: ${reloaded.endedEarly}`,
     );
+  failures.push(...viewerFailures(r.viewers));
   if (r.changes < r.seconds * 10 * 0.6)
     failures.push(`driver: only ${r.changes} changes in ${r.seconds} s (goal 10/s)`);
+  return failures;
+}
+
+/**
+ * What viewers' side broke: the observer's counters fell or lost a series, an `observed/` key
+ * was off the observer's lease, the aggregator kept minutes past its 16, or nothing was
+ * counted at all (a soak that recorded nothing proves nothing).
+ */
+export function viewerFailures(v: ViewerFindings): string[] {
+  const failures: string[] = [];
+  const c = v.counters;
+  if (c.dropCount > 0)
+    failures.push(
+      `observer: viewer counters fell or went missing ${c.dropCount} times (they only grow): ${c.drops.slice(0, 3).join("; ")}`,
+    );
+  if (c.scrapes === 0) failures.push("observer: its /metrics never answered");
+  else if (c.requests === 0) failures.push("observer: it counted no viewer requests");
+  else if (c.starved === 0)
+    failures.push("observer: it counted no starved requests (the players' CMCD did not reach it)");
+  if (v.maxKeys === 0) failures.push("observer: it wrote no observed/ key");
+  if (v.offLeaseCount > 0)
+    failures.push(
+      `observed/: ${v.offLeaseCount} times a key was not on the observer's lease: ${v.offLease.slice(0, 3).join("; ")}`,
+    );
+  if (v.maxRows === 0) failures.push("aggregator: its Durable Objects stored no rows");
+  if (v.maxMinutesHeld > AGGREGATOR_KEPT_MINUTES + 1)
+    failures.push(
+      `aggregator: it held ${v.maxMinutesHeld} minutes of rows (it keeps ${AGGREGATOR_KEPT_MINUTES})`,
+    );
   return failures;
 }

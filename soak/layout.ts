@@ -22,3 +22,20 @@ export const SETTLING_SECONDS = Object.freeze({
 });
 /** Pusher election TTL (s). */
 export const ELECTION_TTL = 5;
+/** `edgectl observe --interval` (s): five times the unit's rate, as the heartbeats'. */
+export const OBSERVER_INTERVAL = 2;
+/** `edgectl observe --min-samples`: low enough that the soak's churning routes keep keys. */
+export const OBSERVER_MIN_SAMPLES = 10;
+/** `edgectl observe --ttl` (s): a killed observer's `observed/` keys are gone this long after. */
+export const OBSERVER_TTL = 15;
+/**
+ * One-minute buckets the Worker's aggregator keeps (docs/reference.md §12: the current minute and
+ * the 15 before it): its rows, and so its storage, rise for this long, then hold.
+ */
+export const AGGREGATOR_KEPT_MINUTES = 16;
+/**
+ * The least rise (MiB) of the observer's anonymous memory that fails a short series: its live
+ * heap holds at ~25 MiB, but it parses a poll of the edge's rows every 2 s and V8 lets its
+ * committed heap saw up to its unit's 128 MiB old-space cap between major collections.
+ */
+export const OBSERVER_ANON_NOISE_MIB = 64;

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 /** Leaks the soak can plant to prove it catches them. */
-export const PLANTABLE_LEAKS = ["lease"] as const;
+export const PLANTABLE_LEAKS = ["lease", "observed"] as const;
 export type PlantedLeak = (typeof PLANTABLE_LEAKS)[number];
 
 /** The soak's command line. */
@@ -20,11 +20,14 @@ export interface SoakOptions {
 }
 
 export const USAGE = `usage: npm run soak -- [--minutes N | --quick] [--out DIR] [--seed N]
-                     [--plant-leak lease] [--expect-fail FIGURE[,FIGURE]]
+                     [--plant-leak lease|observed] [--expect-fail FIGURE[,FIGURE]]
   --minutes N        measured minutes (default 30)
   --quick            5 measured minutes (the CI run: under 6 minutes in all)
   --out DIR          where results.json and the plots go (default soak/out, ignored by git)
   --plant-leak lease keep one more etcd lease every minute (test only: the soak must fail)
+  --plant-leak observed
+                     leave observed/ keys on the observer's lease every 30 s, as an observer
+                     that never deletes a pair's key would (test only: the soak must fail)
   --expect-fail F    exit 0 only if the no-growth test fails on exactly the figures F`;
 
 /** Parses argv (without node and the script); throws a usage message on a bad option. */

@@ -121,13 +121,13 @@ export async function settledLeases(
 
 /**
  * The leases held as the soak starts, and its baseline: {@link settledLeases} for one lease per
- * heartbeat and electing pusher, waited for up to the heartbeats' TTL + 5 s.
+ * heartbeat and electing pusher and the observer's, waited for up to the heartbeats' TTL + 5 s.
  */
 export async function leaseBaseline(
   world: World,
 ): Promise<{ atStart: number | null; baseline: number }> {
   const atStart = await heldLeases(world);
-  const expected = world.heartbeats.length + world.pushers.length;
+  const expected = world.heartbeats.length + world.pushers.length + 1;
   const baseline = await settledLeases(world, expected, (HEARTBEAT_TTL + 5) * 1000);
   if (baseline === null) throw new Error("etcd listed no leases at start");
   return { atStart, baseline };

@@ -7,6 +7,7 @@ import type { SoakOptions } from "./options.js";
 import type { Convergence, KillEvent, LeasePoll } from "./oracle.js";
 import type { Sample } from "./samples.js";
 import type { UiClients } from "./ui-clients.js";
+import type { Viewers } from "./viewer-figures.js";
 import type { World } from "./world.js";
 
 /** Everything a finished run writes down (soak/README.md: `results.json`, `summary.json`). */
@@ -21,6 +22,7 @@ export interface RunOutcome {
   readonly driver: Driver;
   readonly edge: EdgeClients;
   readonly ui: UiClients;
+  readonly viewers: Viewers;
   readonly convergences: readonly Convergence[];
   readonly leases: {
     readonly atStart: number | null;
@@ -75,6 +77,23 @@ function summarize(r: RunOutcome, root: string) {
     },
     leases: r.leases,
     ui: { held: r.ui.held, reloaded: r.ui.reloaded },
+    viewers: {
+      observerStarts: r.viewers.observer.starts,
+      observerLeases: r.viewers.observer.leases().map((l) => l.hex),
+      observerScrapes: r.viewers.counters.scrapes,
+      requestsCounted: r.viewers.counters.requests,
+      starvedCounted: r.viewers.counters.starved,
+      counterDrops: r.viewers.counters.dropCount,
+      counterDropsSeen: r.viewers.counters.drops,
+      maxObservedKeys: r.viewers.maxKeys,
+      keysOffLease: r.viewers.offLeaseCount,
+      keysOffLeaseSeen: r.viewers.offLease,
+      aggregator: {
+        maxStorageMiB: Math.round((r.viewers.maxStorageBytes / 2 ** 20) * 100) / 100,
+        maxRows: r.viewers.maxRows,
+        maxMinutesHeld: r.viewers.maxMinutesHeld,
+      },
+    },
     etcdMetricNames: [...r.etcdMetricNames].sort(),
     events: r.events,
     badAnswers: r.edge.bad,

@@ -4,7 +4,10 @@
  * series, and etcd's leases and watchers, every 10 s; then the no-growth test over the second
  * half and the invariants of the whole run. See soak/README.md.
  */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Lease } from "etcd3";
@@ -13,12 +16,14 @@ import { ROOT } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
 import { runChaosStep } from "./chaos.js";
 import { type SoakClock, startClock } from "./clock.js";
+import { CounterWatch } from "./counter-watch.js";
 import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
 import { growthFailure } from "./growth-failure.js";
 import { invariantFailures } from "./invariants.js";
 import { FLOOR_POOL, SETTLING_SECONDS } from "./layout.js";
 import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
+import { startObserver } from "./observer-process.js";
 import { parseSoakOptions } from "./options.js";
 import {
   type Convergence,
@@ -38,6 +43,7 @@ import { selfCheck } from "./self-check.js";
 import { seriesLeftByRemovedPools } from "./series-check.js";
 import { onStopSignal } from "./stop-signals.js";
 import { startUiClients } from "./ui-clients.js";
+import { newViewers } from "./viewer-figures.js";
 import { startWorld } from "./world.js";
 
 const t0 = Date.now();
@@ -56,14 +62,36 @@ async function main(): Promise<number> {
   });
   try {
     const world = await startWorld(cleanup, log);
+    const viewersDir = mkdtempSync(join(tmpdir(), "edge-soak-viewers-"));
+    cleanup.add("viewers dir", () => rmSync(viewersDir, { recursive: true, force: true }));
+    const observeToken = randomBytes(24).toString("base64url");
+    const persistDir = join(viewersDir, "workerd");
     let measuring: SoakClock | null = null;
     const edge = await startEdgeClients(
       world.kv,
-      { floorPool: FLOOR_POOL, originTemplate: world.originTemplate },
+      { floorPool: FLOOR_POOL, originTemplate: world.originTemplate, observeToken, persistDir },
       COUNTRIES,
       () => measuring?.now() ?? 0,
     );
     cleanup.add("worker and clients", () => edge.stop());
+    const observer = startObserver(
+      {
+        edgeUrl: edge.url,
+        token: observeToken,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          ...world.edgectlEnv,
+        },
+        statePath: join(viewersDir, "observer-state.json"),
+      },
+      cleanup,
+    );
+    const viewers = newViewers(observer, persistDir, new CounterWatch());
+    await observer.registered(120_000);
+    log(
+      `edgectl observe: polling ${edge.url}, observed/ keys on lease ${observer.leases()[0]?.hex}`,
+    );
     const ui = startUiClients(`http://127.0.0.1:${world.snapshot.process.port}`);
     cleanup.add("ui tabs", () => ui.stop());
     const workerdStartedAt = Date.now();
@@ -84,7 +112,17 @@ async function main(): Promise<number> {
     const samples: Sample[] = [];
     const metricNames = new Set<string>();
     const sample = () =>
-      sampleAll(world, edge, driver, clock, memberStarts, workerdStartedAt, samples, metricNames);
+      sampleAll(
+        world,
+        edge,
+        driver,
+        clock,
+        memberStarts,
+        workerdStartedAt,
+        viewers,
+        samples,
+        metricNames,
+      );
     const sampler = (async () => {
       await sample();
       while (alive()) {
@@ -122,8 +160,8 @@ async function main(): Promise<number> {
     };
     const chaos = (async () => {
       let heartbeatKills = 0;
-      const c = { world, clock, kills, planted, memberStarts, note };
-      for (const step of chaosSchedule(seconds, opts.plantLeak === "lease")) {
+      const c = { world, clock, kills, planted, memberStarts, note, viewers, plantedKeys: 0 };
+      for (const step of chaosSchedule(seconds, opts.plantLeak)) {
         await clock.until(step.t, alive);
         if (!alive()) break;
         await runChaosStep(c, step, heartbeatKills);
@@ -171,6 +209,7 @@ async function main(): Promise<number> {
         seriesLeft,
         changes: driver.changes(),
         ui,
+        viewers,
       }),
     ];
 
@@ -188,6 +227,7 @@ async function main(): Promise<number> {
         driver,
         edge,
         ui,
+        viewers,
         convergences,
         leases: { atStart, baseline, final: finalHeld, kills },
         etcdMetricNames: metricNames,
@@ -209,6 +249,7 @@ async function main(): Promise<number> {
       summary: [
         `convergence: ${conv.checks} checks, ${conv.failed} failed, p50 ${conv.p50Ms} ms, max ${conv.maxMs} ms`,
         `changes ${counts.changes} (${counts.changesRefused} refused), boosts ${counts.boosts}, temp pools ${counts.tempPools}, KV writes ${counts.kvWrites}, answers ${JSON.stringify(counts.answers)}`,
+        `viewers: ${summary.viewers.requestsCounted} requests counted (${summary.viewers.starvedCounted} starved) by ${summary.viewers.observerStarts} observer processes; observed/ keys at most ${summary.viewers.maxObservedKeys}; aggregator at most ${summary.viewers.aggregator.maxStorageMiB} MiB, ${summary.viewers.aggregator.maxRows} rows, ${summary.viewers.aggregator.maxMinutesHeld} minutes`,
         `leases held: baseline ${baseline}, end ${finalHeld}; results in ${relative(ROOT, out)}/results.json, plots in ${relative(ROOT, out)}/plots`,
       ],
       failures,

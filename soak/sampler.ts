@@ -12,6 +12,7 @@ import { findDescendants, procStats } from "./proc-stats.js";
 import type { Figure, Sample } from "./samples.js";
 import { countSeries } from "./series-count.js";
 import { socketPeers } from "./socket-peers.js";
+import { sampleViewers, type Viewers } from "./viewer-figures.js";
 import type { World } from "./world.js";
 
 /** When each etcd member last started (ms), kept by the chaos schedule. */
@@ -37,6 +38,7 @@ export async function sampleAll(
   clock: SoakClock,
   memberStarts: MemberStarts,
   workerdStartedAt: number,
+  viewers: Viewers,
   out: Sample[],
   notes: Set<string>,
 ): Promise<void> {
@@ -61,7 +63,9 @@ export async function sampleAll(
     if (metricsText) {
       const totals = metricTotals(metricsText);
       const live =
-        totals.get("edge_pusher_heap_live_bytes") ?? totals.get("edge_heartbeat_heap_live_bytes");
+        totals.get("edge_pusher_heap_live_bytes") ??
+        totals.get("edge_heartbeat_heap_live_bytes") ??
+        totals.get("edge_observer_heap_live_bytes");
       // 0 until the process's first full collection: no live heap to record yet.
       if (live) put(series, "heap_mib", live / 2 ** 20, age);
       put(
@@ -113,6 +117,16 @@ export async function sampleAll(
           metrics,
         );
       }),
+    (async () => {
+      const o = viewers.observer;
+      const metrics = o.proc.alive() ? await o.metrics() : null;
+      await Promise.all([
+        o.proc.alive()
+          ? nodeProcess(`observer#${o.proc.pid}`, o.proc.pid, ageOf(o.startedAt), metrics)
+          : null,
+        sampleViewers(world, viewers, t, metrics, put, ageOf(workerdStartedAt)),
+      ]);
+    })(),
     (async () => {
       put("worker:edge", "heap_mib", await edge.heap.usedAfterGcMiB(), ageOf(workerdStartedAt));
       for (const pid of await findDescendants(process.pid, /(^|\/)workerd /)) {
@@ -177,7 +191,7 @@ export async function sampleAll(
         put("cluster", "leases_held", leases - boosts);
     })(),
   ]);
-  await sampleSockets(world, memberPids, put);
+  await sampleSockets(world, viewers, memberPids, put);
   put(
     "cluster",
     "kv_writes",
@@ -209,6 +223,7 @@ interface Member {
  */
 async function sampleSockets(
   world: World,
+  viewers: Viewers,
   memberPids: ReadonlyMap<number, Member>,
   put: (series: string, figure: Figure, value: number, age?: number) => void,
 ): Promise<void> {
@@ -216,6 +231,7 @@ async function sampleSockets(
   kinds.set(process.pid, "harness");
   for (const p of [...world.pushers, world.snapshot]) kinds.set(p.process.pid, "pusher");
   for (const h of world.heartbeats) kinds.set(h.proc.pid, "heartbeat");
+  kinds.set(viewers.observer.proc.pid, "observer");
   const label = (pid: number, cmdline: string) =>
     kinds.get(pid) ??
     (/(^|\/)workerd /.test(cmdline)

@@ -1,7 +1,8 @@
 /**
  * What the soak records: one value of one figure of one series at one time. A series is one
- * process in one role (`pusher:soak-a#4242@leader`), or `cluster` for figures of the whole
- * system (etcd leases and watchers, KV writes, the Worker's answers).
+ * process in one role (`pusher:soak-a#4242@leader`, `observer#4343`), `cluster` for figures of
+ * the whole system (etcd leases and watchers, KV writes, the Worker's answers, `observed/` keys),
+ * or `aggregator` for the Worker's Durable Object storage.
  */
 export interface Sample {
   /** Seconds since the measured run started. */
@@ -74,7 +75,18 @@ export type Figure =
   /** The Worker's answers with status 2xx, cumulative. */
   | "responses_2xx"
   /** The Worker's answers with any other status (or no answer), cumulative. */
-  | "responses_other";
+  | "responses_other"
+  /** `observed/` keys in etcd (`edgectl observe`'s, and any other). */
+  | "observed_keys"
+  /**
+   * The Durable Object aggregator's files under workerd's persist directory, MiB: every shard's
+   * SQLite database, WAL and shared memory (`aggregator-storage.ts`).
+   */
+  | "do_storage_mib"
+  /** Rows the aggregator's shards hold (one per minute, country and pool each). */
+  | "do_rows"
+  /** Minutes the aggregator holds: the current one less its oldest, plus one (it keeps 16). */
+  | "do_minutes";
 
 /** The process kind a series belongs to (the part before `:` or `#`). */
 export function seriesKind(series: string): string {

@@ -139,7 +139,11 @@ export type WorkerVars = Partial<
     | "CACHE"
     | "CACHE_IGNORE_PARAMS"
     | "CACHE_STALE_IF_ERROR_SECONDS"
-    | "PURGE_TOKEN",
+    | "PURGE_TOKEN"
+    | "STEER"
+    | "STEER_PARAM"
+    | "STEER_TTL_SECONDS"
+    | "STEER_RATE",
     string
   >
 >;

@@ -18,6 +18,8 @@ import type { OutlierEjection } from "./outlier-ejection.js";
 import { plainResponse } from "./plain-response.js";
 import { degradedHeader } from "./respond.js";
 import { settingsFromEnv, type WorkerSettings } from "./settings.js";
+import { SteerLimiter } from "./steer/steer-limiter.js";
+import { steerRoute } from "./steer/steer-route.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 
 /** Dependencies of the edge app. */
@@ -29,6 +31,8 @@ export interface AppDeps {
   readonly recorder?: ViewerRecorder;
   /** The isolate's edge cache (docs/caching.md); absent: every request goes to the origins. */
   readonly cache?: EdgeCache;
+  /** The isolate's budget of steering requests (docs/reference.md §15); absent: a new one. */
+  readonly steerLimiter?: SteerLimiter;
 }
 
 type EdgeContext = Context<{ Bindings: Env }>;
@@ -57,7 +61,9 @@ export function viewerRequest(
 
 /**
  * The edge app: `/__edge/health`, `/__edge/route` (debug token only; 404 otherwise, so the
- * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only), `/__edge/purge` (`PURGE_TOKEN` only) and everything else proxied to the visitor's route (`edgeProxy`). The
+ * path reveals nothing), `/__edge/observations` (`OBSERVE_TOKEN` only), `/__edge/purge`
+ * (`PURGE_TOKEN` only), the players' steering manifests (`/__edge/steer/hls`,
+ * `/__edge/steer/dash`) and everything else proxied to the visitor's route (`edgeProxy`). The
  * whole `/__edge/` namespace belongs to the edge and is never proxied.
  */
 export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
@@ -102,6 +108,13 @@ export function createApp(deps: AppDeps): Hono<{ Bindings: Env }> {
     const held = await heldMap(c, settings);
     return purgeRoute(c.req.raw, cacheSettings(c.env), deps.cache.store, held.map);
   });
+  const steer = { ...deps, limiter: deps.steerLimiter ?? new SteerLimiter() };
+  app.get("/__edge/steer/hls", (c) =>
+    steerRoute("hls", c.req.raw, c.env, steer, executionCtxOf(c)),
+  );
+  app.get("/__edge/steer/dash", (c) =>
+    steerRoute("dash", c.req.raw, c.env, steer, executionCtxOf(c)),
+  );
 
   app.all("/__edge/*", () => plainResponse(404, "Not Found"));
   app.all("*", (c) => viewerRequest(deps, c.req.raw, c.env, executionCtxOf(c)));

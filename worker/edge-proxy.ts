@@ -15,6 +15,11 @@ import { plainResponse } from "./plain-response.js";
 import { proxyToOrigins } from "./proxy.js";
 import { edgeResponse } from "./respond.js";
 import { settingsFromEnv } from "./settings.js";
+import { pathwayDecision } from "./steer/pathway-decision.js";
+import { takePathway } from "./steer/pathway-param.js";
+import { pathwayPriority } from "./steer/pathway-priority.js";
+import { steerSettings } from "./steer/steer-settings.js";
+import { steeredResponse } from "./steer/steered-response.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 
 /**
@@ -39,10 +44,16 @@ export async function edgeProxy(
   const current = mapCache.current(env.ROUTING, settings, ctx);
   const snap = current instanceof Promise ? await current : current;
   const viewer = () => viewerKey(request, affinityCookieName(env.AFFINITY_COOKIE), debug);
-  const decision = decide(snap, requestCountry(request, debug), settings, viewer);
-  if (decision.route.degraded === "fence-unsatisfiable") return fenceRefusal(decision);
+  const decided = decide(snap, requestCountry(request, debug), settings, viewer);
+  if (decided.route.degraded === "fence-unsatisfiable") return fenceRefusal(decided);
+  const steer = steerSettings(env);
+  const isEjected = (origin: string) => ejection.isEjected(origin, settings);
+  // The pathway parameter is the edge's: taken out before any origin (or cache) sees the URL.
+  const pin = takePathway(request.url, steer.param);
+  const forwarded = pin ? new Request(pin.url, request) : request;
+  const decision = pin ? pathwayDecision(decided, pin.pathway, isEjected) : decided;
   const toOrigins = () =>
-    proxyToOrigins(request, decision.route, {
+    proxyToOrigins(forwarded, decision.route, {
       country: decision.country,
       rev: decision.rev ?? 0,
       maxAttempts: settings.maxAttempts,
@@ -57,7 +68,7 @@ export async function edgeProxy(
   const cached = cache
     ? await cache.proxy(
         {
-          request,
+          request: forwarded,
           route: decision.route,
           country: decision.country,
           settings: cacheSettings(env),
@@ -73,5 +84,8 @@ export async function edgeProxy(
     publicOrigin: () => publicOriginOf(request.url),
   });
   response.headers.set(EDGE_HEADERS.cache, cached.status);
-  return response;
+  if (!steer.rewrite) return response;
+  // The cache holds the origin's playlist; each viewer's copy is steered by its own route.
+  const pools = pathwayPriority(decision.route, isEjected);
+  return steeredResponse(forwarded, response, { pools, param: steer.param });
 }

@@ -53,6 +53,15 @@ export class OutlierEjection {
     return "probe";
   }
 
+  /**
+   * Whether `origin` is ejected now (passed over for its ejection period), without admitting a
+   * probe: what steering reads to leave a pool out of a player's pathways (docs/reference.md §15).
+   */
+  isEjected(origin: string, s: EjectionSettings): boolean {
+    const r = this.origins.get(origin);
+    return r !== undefined && s.ejectAfter !== 0 && this.now() < r.until;
+  }
+
   /** Records how an attempt or probe at `origin` ended: `failed` for an origin fault. */
   record(origin: string, failed: boolean, s: EjectionSettings): void {
     if (!failed) {

@@ -1,3 +1,7 @@
+import {
+  DEFAULT_ISOLATE_CACHE_SECONDS,
+  DEFAULT_KV_CACHE_TTL,
+} from "../core/contract/edge-propagation.js";
 import { isPoolName } from "../core/contract/pool-name.js";
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
 import { originTemplateProblem } from "../core/contract/settings-check.js";
@@ -62,11 +66,15 @@ export interface VarRange {
 export const KV_CACHE_TTL_RANGE_S = {
   min: KV_MIN_CACHE_TTL,
   max: 365 * 86_400,
-  fallback: 60,
+  fallback: DEFAULT_KV_CACHE_TTL,
 } as const;
 
 /** `ISOLATE_CACHE_SECONDS` bounds; 0 re-reads on every request. */
-export const ISOLATE_CACHE_RANGE_S = { min: 0, max: 86_400, fallback: 5 } as const;
+export const ISOLATE_CACHE_RANGE_S = {
+  min: 0,
+  max: 86_400,
+  fallback: DEFAULT_ISOLATE_CACHE_SECONDS,
+} as const;
 
 /** `MAX_ATTEMPTS` bounds: origins tried in total for a GET/HEAD. */
 export const MAX_ATTEMPTS_RANGE = { min: 1, max: 17, fallback: 2 } as const;

@@ -1,4 +1,5 @@
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
+import { CACHE_STALE_IF_ERROR_RANGE_S } from "./cache/cache-settings.js";
 import { OBSERVE_FLUSH_RANGE_S } from "./observe/observe-settings.js";
 import { MAX_EJECT_MS } from "./outlier-ejection.js";
 import {
@@ -13,6 +14,11 @@ import {
   ORIGIN_TIMEOUT_RANGE_MS,
   type VarRange,
 } from "./settings.js";
+import {
+  DEFAULT_STEER_PARAM,
+  STEER_RATE_RANGE,
+  STEER_TTL_RANGE_S,
+} from "./steer/steer-settings.js";
 
 /** One binding, var or secret the Worker reads: docs/reference.md §4's table shows these. */
 export interface WorkerVarDoc {
@@ -54,7 +60,7 @@ export const WORKER_VARS: readonly WorkerVarDoc[] = [
     name: "KV_CACHE_TTL",
     kind: "var",
     default: String(KV_CACHE_TTL_RANGE_S.fallback),
-    meaning: `seconds, \`cacheTtl\` of \`ROUTING.get\`; raised to KV's minimum of ${KV_MIN_CACHE_TTL}`,
+    meaning: `seconds, \`cacheTtl\` of \`ROUTING.get\`; raised to KV's minimum of ${KV_MIN_CACHE_TTL} (each second above it delays every change at the edge)`,
   },
   {
     name: "ISOLATE_CACHE_SECONDS",
@@ -147,5 +153,55 @@ export const WORKER_VARS: readonly WorkerVarDoc[] = [
     default: "unset",
     meaning:
       "bearer token of `GET /__edge/observations` (§12); unset or empty: that path is a `404`",
+  },
+  {
+    name: "CACHE",
+    kind: "var",
+    default: "on",
+    meaning: "`off` (any case): every proxied request bypasses the edge cache (§14)",
+  },
+  {
+    name: "CACHE_IGNORE_PARAMS",
+    kind: "var",
+    default: "empty",
+    meaning: "comma-separated query parameters left out of the cache key (§14)",
+  },
+  {
+    name: "CACHE_STALE_IF_ERROR_SECONDS",
+    kind: "var",
+    default: String(CACHE_STALE_IF_ERROR_RANGE_S.fallback),
+    meaning: `how long past freshness a cached copy may be served, marked \`STALE\`, when every pool fails (${bounds(CACHE_STALE_IF_ERROR_RANGE_S)}; \`0\`: only where the origin says \`stale-if-error\`)`,
+  },
+  {
+    name: "PURGE_TOKEN",
+    kind: "secret",
+    default: "unset",
+    meaning: "bearer token of `POST /__edge/purge` (§14); unset or empty: that path is a `404`",
+  },
+  {
+    name: "STEER",
+    kind: "var",
+    default: "off",
+    meaning:
+      "`on` (any case): HLS multivariant playlists and DASH MPDs gain steering tags as they pass through (§15)",
+  },
+  {
+    name: "STEER_PARAM",
+    kind: "var",
+    default: DEFAULT_STEER_PARAM,
+    meaning:
+      "the query parameter that pins a request to a pool (§15); never forwarded; not a URL-safe name of 1–64 characters: the default",
+  },
+  {
+    name: "STEER_TTL_SECONDS",
+    kind: "var",
+    default: String(STEER_TTL_RANGE_S.fallback),
+    meaning: `the steering manifest's \`TTL\` (${bounds(STEER_TTL_RANGE_S)})`,
+  },
+  {
+    name: "STEER_RATE",
+    kind: "var",
+    default: String(STEER_RATE_RANGE.fallback),
+    meaning: `steering requests per second one isolate answers; past it \`429\` with \`Retry-After\` (${bounds(STEER_RATE_RANGE)}; \`0\`: no cap)`,
   },
 ];

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "smol-toml";
+import { readCredential } from "../credential.js";
 import { ConfigError } from "../errors.js";
+import { cloudflareIdProblem } from "./cloudflare-id.js";
 import { CLOUDFLARE_ACCOUNT_LIMIT, DEFAULT_API_BUDGET } from "./request-budget.js";
 import { Secret } from "./secret.js";
 
@@ -53,7 +55,8 @@ export const DEFAULT_KV_FILE_DIR = "/var/lib/edge-router";
 export type KvSettings = LocalKvSettings | CloudflareKvSettings | FileKvSettings;
 
 const NAMESPACE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Where the unit reads the pusher's settings from (deploy/edge-pusher.service, EnvironmentFile=). */
+const ENV_FILE = "/etc/edge-router/pusher.env";
 
 function namespaceIdFromWrangler(cwd: string): string {
   const file = resolve(cwd, "wrangler.toml");
@@ -144,7 +147,10 @@ export function kvSettingsFromEnv(
   }
   // Check credentials before touching wrangler.toml, so the first error names what is missing.
   const accountId = sink === "cloudflare" ? required(env, "CF_ACCOUNT_ID") : "";
-  const token = sink === "cloudflare" ? required(env, "CF_API_TOKEN") : "";
+  const token =
+    sink === "cloudflare"
+      ? required({ CF_API_TOKEN: readCredential(env, "CF_API_TOKEN") }, "CF_API_TOKEN")
+      : "";
   const namespaceId = env.KV_NAMESPACE_ID?.trim() || namespaceIdFromWrangler(opts.cwd);
   if (!NAMESPACE_ID.test(namespaceId)) {
     throw new ConfigError("invalid-setting", "KV_NAMESPACE_ID", `"${namespaceId}" is not an id`);
@@ -153,8 +159,22 @@ export function kvSettingsFromEnv(
     const persistDir = resolve(opts.cwd, env.KV_LOCAL_PERSIST?.trim() || DEFAULT_LOCAL_PERSIST);
     return { kind: "local", persistDir, namespaceId };
   }
-  if (!ACCOUNT_ID.test(accountId)) {
-    throw new ConfigError("invalid-setting", "CF_ACCOUNT_ID", `"${accountId}" is not an id`);
+  const namespaceFrom = env.KV_NAMESPACE_ID?.trim()
+    ? ENV_FILE
+    : `${resolve(opts.cwd, "wrangler.toml")} (the ${ROUTING_BINDING} binding, read because KV_NAMESPACE_ID is unset)`;
+  for (const [name, value, from] of [
+    ["CF_ACCOUNT_ID", accountId, ENV_FILE],
+    ["KV_NAMESPACE_ID", namespaceId, namespaceFrom],
+  ] as const) {
+    const problem = cloudflareIdProblem(value);
+    if (problem?.placeholder) {
+      throw new ConfigError(
+        "placeholder-setting",
+        name,
+        `${problem.message}: edit ${from} and set the real id (the template is deploy/pusher.env.example)`,
+      );
+    }
+    if (problem) throw new ConfigError("invalid-setting", name, problem.message);
   }
   const apiBudget = apiBudgetFrom(env);
   const base = env.CF_API_BASE_URL?.trim();

@@ -31,5 +31,17 @@ export function observeRows(r: ObserveResult | null): Row[] {
       "≤ 10 %",
       check(r.p90_error <= 0.1),
     ],
+    ...(r.slow_country
+      ? [
+          [
+            "observe.slow_country_to_shed_ms (BR's origin slow → BR shed by viewers in KV)",
+            `${r.slow_country.slow_country_to_shed_ms} ms`,
+            `${r.slow_country.shed_share} % shed; ${r.slow_country.requests_per_s} requests/s; default observer`,
+            "",
+            "≤ 60 s",
+            check(r.slow_country.slow_country_to_shed_ms <= r.slow_country.goal_ms),
+          ] satisfies Row,
+        ]
+      : []),
   ];
 }

@@ -6,6 +6,8 @@ import { medianWithCi } from "./stats.js";
 export interface LoadSide {
   readonly name: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Path and query of this side's requests; absent: the load's `url`'s. */
+  readonly path?: string;
 }
 
 /** How `slicedLoad` divides one run of load between the sides. */
@@ -92,6 +94,7 @@ export async function slicedLoad(o: SlicedLoadOptions): Promise<SlicedLoadResult
     latenciesMs: [],
   }));
   const headersOf = o.sides.map((s) => ({ ...s.headers }));
+  const pathOf = o.sides.map((s) => s.path);
   let current = 0;
   let counting = false;
   const run = autocannon({
@@ -104,7 +107,8 @@ export async function slicedLoad(o: SlicedLoadOptions): Promise<SlicedLoadResult
         setupRequest: (req, ctx: Sent) => {
           ctx.side = current;
           ctx.sentAt = performance.now();
-          return { ...req, headers: headersOf[current] ?? {} };
+          const path = pathOf[current];
+          return { ...req, headers: headersOf[current] ?? {}, ...(path ? { path } : {}) };
         },
         onResponse: (status, _body, ctx: Sent) => {
           if (!counting || ctx.side !== current || ctx.sentAt === undefined) return;

@@ -12,6 +12,7 @@ import type {
   ShedShareResult,
   SlowToShedResult,
 } from "../sections/slow-pools.js";
+import type { SteeringResult } from "../sections/steering.js";
 import type { UiRenderResult } from "../sections/ui-render.js";
 import type { ObserveResult } from "../sections/viewers-observed.js";
 import type { WeightedSplitResult } from "../sections/weighted-split.js";
@@ -25,6 +26,7 @@ import { observeRows } from "./observe-rows.js";
 import { propagationRows } from "./propagation-rows.js";
 import { pusherScaleRows } from "./pusher-scale-rows.js";
 import { check, checkCi, ms, type Row, signed } from "./row.js";
+import { steerRows } from "./steer-rows.js";
 import { workerRows } from "./worker-rows.js";
 
 /** results.json as bench/run.ts writes it: each section's result, null when it failed or did not run. */
@@ -69,6 +71,8 @@ export interface TableInput {
   readonly cache: EdgeCacheResult | null;
   /** The observe section: recording's CPU, count and p90 error (absent in older results). */
   readonly observe?: ObserveResult | null;
+  /** The steer section: the steering endpoint's CPU next to routing's (absent in older results). */
+  readonly steer?: SteeringResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -223,6 +227,7 @@ function rows(r: TableInput): Row[] {
     ]);
   }
   out.push(...observeRows(r.observe ?? null));
+  out.push(...steerRows(r.steer ?? null));
   out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;

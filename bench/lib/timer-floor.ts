@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { LatencyWindow } from "../../edgectl/heartbeat/latency-window.js";
-import { needsRewrite } from "../../edgectl/heartbeat/published-health.js";
+import { LatencyWindow } from "../../heartbeat/latency-window.js";
+import { needsRewrite } from "../../heartbeat/published-health.js";
 import { round } from "./stats.js";
 
 /**

@@ -22,6 +22,7 @@ import {
 import { percentile, round } from "../lib/stats.js";
 import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { EDGE_HOST, OBSERVED_HOST, startBenchWorkerd } from "../lib/workerd.js";
+import { type SlowCountryShedResult, slowCountryToShed } from "./slow-country-shed.js";
 
 /** What the `observe` section measures (bench/README.md, `observe.*`). */
 export interface ObserveResult {
@@ -41,6 +42,8 @@ export interface ObserveResult {
     readonly client_ms: number;
     readonly edge_ms: number | null;
   }[];
+  /** BR's origin turning slow → BR's routes in KV shedding by viewers (default observer). */
+  readonly slow_country?: SlowCountryShedResult;
 }
 
 export interface ObserveOptions {
@@ -102,12 +105,14 @@ export async function observeCost(o: ObserveOptions): Promise<ObserveResult> {
     `  recording on − off: ${cpu.p50.toFixed(1)} µs CPU per request (CI ${cpu.ci95.map((x) => x.toFixed(1)).join("–")}); ${sideCpuUs(on).toFixed(0)} vs ${sideCpuUs(off).toFixed(0)} µs`,
   );
   const accuracy = await countAccuracy(o);
+  const slowCountry = await slowCountryToShed(o);
   return {
     cpu_us_per_req: round(cpu.p50, 1),
     cpu_us_per_req_ci95: [round(cpu.ci95[0], 1), round(cpu.ci95[1], 1)],
     cpu_us_on: round(sideCpuUs(on), 0),
     cpu_us_off: round(sideCpuUs(off), 0),
     ...accuracy,
+    slow_country: slowCountry,
   };
 }
 

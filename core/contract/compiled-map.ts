@@ -2,7 +2,8 @@ import type { Fence } from "./fence.js";
 
 /**
  * Why a route (or a response) is degraded. The first four come from compilation;
- * `fence-unsatisfiable` is a fenced country with no pool inside its fence (answered 503).
+ * `fence-unsatisfiable` is a fenced country with no pool inside its fence (answered 503);
+ * `pathway-refused` a request pinned to a pool it may not take (docs/reference.md §15).
  */
 export type DegradedReason =
   | "all-pools-unhealthy"
@@ -11,6 +12,7 @@ export type DegradedReason =
   | "fence-unsatisfiable"
   | "stale-map"
   | "no-map"
+  | "pathway-refused"
   | "origin-failover";
 
 /** One hop of a route's failover chain. */

@@ -5,6 +5,7 @@ import type { Fence } from "../contract/fence.js";
 import { mergeAttrs } from "../contract/market-attrs.js";
 import { isPoolName } from "../contract/pool-name.js";
 import { FenceSchema } from "./fence-schema.js";
+import { issueProblemCode } from "./issue-problem-code.js";
 import { routingKeys } from "./keys.js";
 import { type Problem, problem } from "./problem.js";
 import { parseRuleTarget, ruleTargetName } from "./rule-target.js";
@@ -75,7 +76,7 @@ export function validateDesiredState(doc: unknown): DesiredStateResult {
     const r = PoolDefSchema.safeParse(raw, VALUE_FREE);
     if (!r.success) {
       for (const issue of r.error.issues)
-        add(joinPath(key, issue.path), "invalid-value", issue.message);
+        add(joinPath(key, issue.path), issueProblemCode(issue), issue.message);
       continue;
     }
     if (byteLength(canonicalPool(r.data)) > MAX_VALUE_BYTES) add(key, "too-large", "over 64 KiB");

@@ -13,7 +13,8 @@ export type ProblemCode =
   | "invalid-epoch"
   | "fence-crossing"
   | "fence-overlap"
-  | "fence-floor";
+  | "fence-floor"
+  | "ip-literal-origin";
 
 /** One problem, always naming the key (relative to the prefix, or a file path like `countries.DE`). */
 export interface Problem {

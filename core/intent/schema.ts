@@ -144,13 +144,17 @@ export const OverrideRuleSchema = z
 export type OverrideRule = z.output<typeof OverrideRuleSchema>;
 
 /**
- * An absolute http(s) URL with no path, query, fragment or credentials; a trailing `/`, any case
- * and a default port are fine. The output is the normalized origin (`https://fra-1.example.net`).
+ * An absolute http(s) URL with no path, query, fragment or credentials, whose host is a DNS name
+ * or loopback; a trailing `/`, any case and a default port are fine. The output is the normalized
+ * origin (`https://fra-1.example.net`). An IP-literal host's issue carries `params.problemCode`
+ * (`ip-literal-origin`, {@link issueProblemCode}), so its problem names that reason.
  */
 export const OriginSchema = z.string().transform((s, ctx) => {
   const c = checkOrigin(s);
   if (c.ok) return c.origin;
-  ctx.addIssue({ code: "custom", message: c.problem });
+  if (c.code === "ip-literal-origin") {
+    ctx.addIssue({ code: "custom", message: c.problem, params: { problemCode: c.code } });
+  } else ctx.addIssue({ code: "custom", message: c.problem });
   return z.NEVER;
 });
 

@@ -2,6 +2,7 @@ import type { Fence } from "../contract/fence.js";
 import { type CanaryJudgement, CanaryJudgementSchema } from "./canary-judgement-schema.js";
 import { type Canary, CanarySchema } from "./canary-schema.js";
 import { FenceSchema } from "./fence-schema.js";
+import { issueProblemCode } from "./issue-problem-code.js";
 import type { ParsedKey } from "./keys.js";
 import { type Observed, ObservedSchema } from "./observed-schema.js";
 import { type ProblemCode, problem } from "./problem.js";
@@ -33,7 +34,7 @@ export interface ValueSchema<T> {
   ): {
     success: boolean;
     data?: T;
-    error?: { issues: { path: PropertyKey[]; message: string }[] };
+    error?: { issues: { path: PropertyKey[]; message: string; params?: unknown }[] };
   };
 }
 
@@ -73,7 +74,8 @@ export function decodeJson<T>(value: string | Uint8Array, schema: ValueSchema<T>
   const message = issues
     .map((i) => (i.path.length ? `${joinPath("", i.path)}: ${i.message}` : i.message))
     .join("; ");
-  return { ok: false, code: "invalid-value", message };
+  const code = issues.map(issueProblemCode).find((c) => c !== "invalid-value") ?? "invalid-value";
+  return { ok: false, code, message };
 }
 
 function decodeEpoch(value: string | Uint8Array): Decoded<number> {

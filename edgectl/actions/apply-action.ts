@@ -4,6 +4,7 @@ import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
 import { planIntent } from "../apply/intent-plan.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
+import { originWarnings } from "../apply/origin-warnings.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { withEtcdMembers } from "../etcd/etcd-members.js";
@@ -26,6 +27,7 @@ export async function applyAction(
   const settings = ctx.settings(cmd);
   const canary = canaryRequestOf(opts);
   const desired = await loadDesiredState(file);
+  ctx.warn(...originWarnings(desired));
   await withEtcdMembers(settings, async (client) => {
     const plan = await planIntent(client, settings, desired);
     const commit = await commitPlan(

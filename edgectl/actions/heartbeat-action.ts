@@ -2,17 +2,18 @@ import type { Command } from "commander";
 import { parseAllowedHosts } from "../../adapters/host-allow-list.js";
 import { startIdleHeapTrim } from "../../adapters/idle-heap-trim.js";
 import { createLogger } from "../../adapters/logger.js";
+import { serviceNotifier } from "../../adapters/systemd-notify.js";
 import { isCheckerName, isPoolName, routingKeys } from "../../core/index.js";
+import { heartbeatLog } from "../../heartbeat/heartbeat-log.js";
+import { runHeartbeat } from "../../heartbeat/heartbeat-loop.js";
+import { HeartbeatMetrics } from "../../heartbeat/heartbeat-metrics.js";
+import { httpProbe } from "../../heartbeat/http-probe.js";
+import { parseListenAddress } from "../../heartbeat/listen-address.js";
+import { type MetricsListener, startMetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { EtcdMembers } from "../etcd/etcd-members.js";
-import { heartbeatLog } from "../heartbeat/heartbeat-log.js";
-import { runHeartbeat } from "../heartbeat/heartbeat-loop.js";
-import { HeartbeatMetrics } from "../heartbeat/heartbeat-metrics.js";
-import { httpProbe } from "../heartbeat/http-probe.js";
-import { parseListenAddress } from "../heartbeat/listen-address.js";
-import { type MetricsListener, startMetricsListener } from "../heartbeat/metrics-listener.js";
 import { HeartbeatEventShape } from "../output/shapes/heartbeat-shape.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 
@@ -97,6 +98,11 @@ export async function heartbeatAction(
   const trim = startIdleHeapTrim(logger, { minGrowthBytes: HEARTBEAT_TRIM_GROWTH_BYTES });
   const members = EtcdMembers.open(settings);
   const signal = ctx.io.signal ?? new AbortController().signal;
+  // Type=notify units (deploy/edge-heartbeat@.service): ready as the loop starts; WatchdogSec
+  // restarts a heartbeat whose event loop stops, well within its lease's TTL.
+  const notifier = serviceNotifier(ctx.io.env, { pid: process.pid });
+  signal.addEventListener("abort", () => notifier.stopping(), { once: true });
+  notifier.ready(`heartbeat for ${pool}`);
   try {
     await runHeartbeat({
       members,

@@ -12,6 +12,7 @@ import {
 } from "../apply/edge-effect.js";
 import { planIntent } from "../apply/intent-plan.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
+import { originWarnings } from "../apply/origin-warnings.js";
 import { formatDiff } from "../apply/plan-diff.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
@@ -31,6 +32,7 @@ export async function planAction(
   const settings = ctx.settings(cmd);
   const canary = canaryRequestOf(opts);
   const desired = await loadDesiredState(file);
+  ctx.warn(...originWarnings(desired));
   await withEtcdMembers(settings, async (members) => {
     const plan = await planIntent(members, settings, desired);
     const snapshot = toSnapshot(plan.read);

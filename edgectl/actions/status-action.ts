@@ -20,6 +20,7 @@ import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
 import { StatusShape } from "../output/shapes/status-shape.js";
 import { statusDocument } from "../output/status-document.js";
+import { edgeSettling } from "../status/edge-settling.js";
 import { openKvMaps } from "../status/kv-read.js";
 import { evaluateSync, formatSync, type SyncInputs } from "../status/sync-status.js";
 
@@ -90,11 +91,13 @@ export async function statusAction(
       0,
       ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
     );
+    const now = Date.now();
     const inputs: SyncInputs = {
       etcd: { revision: read.revision, epoch: compiled.epoch, newestChange, compiled },
       kv: { meta, routes, ...(kv.error ? { error: kv.error } : {}) },
+      settling: edgeSettling(routes, now),
       // meta is rewritten at least every HEARTBEAT_SECONDS; two missed beats mean trouble.
-      deadman: { now: Date.now(), maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
+      deadman: { now, maxAgeMs: 2 * heartbeatSeconds(ctx.io.env) * 1000 + 5_000 },
       ...(pusher ? { pusher: await pusher } : {}),
     };
     const verdict = evaluateSync(inputs);
@@ -106,7 +109,9 @@ export async function statusAction(
             ? paint("green", l)
             : l === "edge is behind:"
               ? paint("red", l)
-              : l,
+              : inputs.settling && l.startsWith("KV's routes were written")
+                ? paint("yellow", l)
+                : l,
         ),
         ...(shedding.length > 0
           ? [

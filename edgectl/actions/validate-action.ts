@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { desiredStateToKeys } from "../../core/index.js";
 import { assertNoNewFenceViolations } from "../apply/fence-refusal.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
+import { originWarnings } from "../apply/origin-warnings.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
@@ -15,6 +16,7 @@ export async function validateAction(
   cmd: Command,
 ): Promise<void> {
   const state = await loadDesiredState(file);
+  ctx.warn(...originWarnings(state));
   const intent = desiredStateToKeys(state, "");
   const keys = [...intent.keys()];
   // The file on its own (no etcd): a rule that crosses a fence is refused here already.

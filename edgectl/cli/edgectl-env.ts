@@ -65,6 +65,11 @@ export const EDGECTL_ENV: readonly EnvVarDoc[] = [
     meaning: "`observe`: the edge's observations token (the Worker secret); `--token-file` wins",
   },
   {
+    name: "PURGE_TOKEN",
+    default: "unset",
+    meaning: "`purge`: the edge's purge token (the Worker secret); `--token-file` wins",
+  },
+  {
     name: "PUSHER_LISTEN",
     default: DEFAULT_PUSHER_LISTEN,
     meaning: "`status`: where the pusher's `/status` is; `--pusher` wins",

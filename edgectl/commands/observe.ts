@@ -1,9 +1,9 @@
 import { Command } from "commander";
+import type { MetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import type { MetricsListener } from "../heartbeat/metrics-listener.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 
 interface ObserveOptions {
@@ -63,7 +63,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const { routingKeys } = await import("../../core/index.js");
       const { EtcdMembers } = await import("../etcd/etcd-members.js");
       const { createLogger } = await import("../../adapters/logger.js");
-      const { parseListenAddress } = await import("../heartbeat/listen-address.js");
+      const { parseListenAddress } = await import("../../heartbeat/listen-address.js");
       const { parseAllowedHosts } = await import("../../adapters/host-allow-list.js");
       const { edgeReader } = await import("../../observer/edge-reader.js");
       const { runObserver } = await import("../../observer/observer-loop.js");
@@ -88,7 +88,8 @@ export function observeCommand(ctx: CommandContext): Command {
       } catch (e) {
         throw new CliError("usage", e instanceof Error ? e.message : String(e));
       }
-      let token = ctx.io.env.OBSERVE_TOKEN ?? "";
+      const { readCredential } = await import("../../adapters/credential.js");
+      let token = readCredential(ctx.io.env, "OBSERVE_TOKEN") ?? "";
       if (opts.tokenFile !== undefined) {
         const { readFile } = await import("node:fs/promises");
         try {
@@ -127,7 +128,7 @@ export function observeCommand(ctx: CommandContext): Command {
       let judge: InstanceType<typeof CanaryJudge> | undefined;
       let listener: MetricsListener | undefined;
       if (listen) {
-        const { startMetricsListener } = await import("../heartbeat/metrics-listener.js");
+        const { startMetricsListener } = await import("../../heartbeat/metrics-listener.js");
         try {
           listener = await startMetricsListener({
             ...listen,
@@ -176,6 +177,12 @@ export function observeCommand(ctx: CommandContext): Command {
         log: (e) => log({ edge: origin, ...e }),
       });
       const signal = ctx.io.signal ?? new AbortController().signal;
+      // Type=notify (deploy/edge-observer.service): ready as the loop starts; WatchdogSec
+      // restarts an observer whose event loop stops.
+      const { serviceNotifier } = await import("../../adapters/systemd-notify.js");
+      const notifier = serviceNotifier(ctx.io.env, { pid: process.pid });
+      signal.addEventListener("abort", () => notifier.stopping(), { once: true });
+      notifier.ready(`observing ${origin}`);
       try {
         await runObserver({
           edge: origin,

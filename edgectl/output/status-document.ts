@@ -33,6 +33,9 @@ export function statusDocument(
         : null,
       routes: routes ? { rev: routes.rev, epoch: routes.epoch } : null,
       error: x.kv.error ?? null,
+      settling: x.settling
+        ? { written_at: x.settling.writtenAt, settled_by: x.settling.settledBy }
+        : null,
     },
     pusher: !x.pusher
       ? null

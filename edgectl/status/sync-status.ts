@@ -1,4 +1,5 @@
 import { type CompiledMap, escapeUnsafe, type MapMeta, sameRouting } from "../../core/index.js";
+import { type EdgeSettling, formatSettling } from "./edge-settling.js";
 
 /** What `edgectl status` gathered; `null` fields were absent or unreachable. */
 export interface SyncInputs {
@@ -15,6 +16,8 @@ export interface SyncInputs {
     readonly routes: CompiledMap | null;
     readonly error?: string;
   };
+  /** KV's `routes` is so recent that some locations may still serve the previous map. */
+  readonly settling?: EdgeSettling | null;
   /** The dead-man's switch: `meta.heartbeat_at` older than `maxAgeMs` at `now` means behind. */
   readonly deadman?: { readonly now: number; readonly maxAgeMs: number };
   /** The pusher's `/status`, or why it could not be read; absent when not checked. */
@@ -120,5 +123,6 @@ export function formatSync(x: SyncInputs, v: SyncVerdict): string[] {
   lines.push("");
   if (v.inSync) lines.push("edge is on the current config");
   else lines.push("edge is behind:", ...v.behind.map((b) => `  - ${escapeUnsafe(b)}`));
+  if (x.settling) lines.push(formatSettling(x.settling, x.deadman?.now ?? Date.now()));
   return lines;
 }

@@ -1,4 +1,7 @@
 import { mkdirSync } from "node:fs";
+import { relative } from "node:path";
+import { etcdProductionVerdict } from "../../adapters/etcd-version-floor.js";
+import { chooseEtcd } from "../../testkit/etcd-choice.js";
 import type { StackConfig } from "./config.js";
 import type { Managed, Supervisor } from "./supervisor.js";
 import { probe, waitFor } from "./wait.js";
@@ -21,6 +24,33 @@ export interface StackEtcd {
   readonly endpoint: string;
   readonly reused: boolean;
   readonly managed?: Managed;
+  /** The server's own version (`GET /version`), or null when it does not say. */
+  readonly version: string | null;
+  /** The binary started (`ETCD_BIN`, the newest under `.tools/`, or `etcd` on PATH); null when reused. */
+  readonly binary: string | null;
+}
+
+/** The version the etcd at `endpoint` reports (`GET /version`'s `etcdserver`), or null. */
+export async function etcdServerVersion(endpoint: string): Promise<string | null> {
+  const res = await probe(`${endpoint}/version`, {}, 1_500);
+  if (!res?.ok) return null;
+  const body = (await res.json().catch(() => ({}))) as { etcdserver?: unknown };
+  return typeof body.etcdserver === "string" ? body.etcdserver : null;
+}
+
+/**
+ * One line on the stack's etcd: its version, where it came from, and whether production would
+ * accept it (docs/operating.md, "etcd versions"); fine locally either way.
+ */
+export function describeStackEtcd(etcd: StackEtcd, root: string): string {
+  const from = etcd.binary
+    ? ` from ${etcd.binary.startsWith(root) ? relative(root, etcd.binary) : etcd.binary}`
+    : "";
+  if (!etcd.version) return `etcd: version unknown${from}`;
+  const verdict = etcdProductionVerdict(etcd.version);
+  return verdict.accepted
+    ? `etcd ${etcd.version}${from}: production would accept it`
+    : `etcd ${etcd.version}${from}: production would not (${verdict.why}); fine for local development`;
 }
 
 /**
@@ -33,12 +63,17 @@ export async function ensureEtcd(
   signal: AbortSignal,
 ): Promise<StackEtcd> {
   const endpoint = `http://127.0.0.1:${cfg.etcdPort}`;
-  if (await etcdHealthy(endpoint)) return { endpoint, reused: true };
+  if (await etcdHealthy(endpoint)) {
+    return { endpoint, reused: true, version: await etcdServerVersion(endpoint), binary: null };
+  }
+  // The newest supported etcd the machine has: the matrix's build under .tools/ when present
+  // (scripts/etcd-matrix.sh, run by `npm test`'s setup, never on npm start's path), else PATH's.
+  const binary = chooseEtcd(process.env.ETCD_BIN, cfg.root).bin;
   mkdirSync(cfg.etcdDataDir, { recursive: true, mode: 0o700 });
   const peer = `http://127.0.0.1:${cfg.etcdPeerPort}`;
   const managed = sup.spawn({
     name: "etcd",
-    command: process.env.ETCD_BIN ?? "etcd",
+    command: binary,
     args: [
       "--name",
       "edge-local",
@@ -67,5 +102,5 @@ export async function ensureEtcd(
     timeoutMs: 30_000,
     signal,
   });
-  return { endpoint, reused: false, managed };
+  return { endpoint, reused: false, managed, version: await etcdServerVersion(endpoint), binary };
 }

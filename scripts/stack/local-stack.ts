@@ -11,7 +11,7 @@ import {
   writeWorkerSecrets,
 } from "./components.js";
 import type { StackConfig } from "./config.js";
-import { ensureEtcd, etcdHealthy } from "./etcd.js";
+import { describeStackEtcd, ensureEtcd, etcdHealthy } from "./etcd.js";
 import { freePort } from "./free-port.js";
 import type { PrefixedOutput } from "./output.js";
 import { checkPorts } from "./preflight.js";
@@ -130,6 +130,7 @@ export class LocalStack {
         ? `etcd: reusing the etcd already running at ${etcd.endpoint} (it stays up on exit)`
         : `etcd: started at ${etcd.endpoint}, data in ${cfg.etcdDataDir}`,
     );
+    this.step(describeStackEtcd(etcd, cfg.root));
 
     const intent =
       (await countPrefix(etcd.endpoint, `${cfg.prefix}pool/`)) +

@@ -38,7 +38,7 @@ beforeAll(async () => {
   chmodSync(join(scratch, "etcdctl"), 0o755);
   writeFileSync(ARGV_LOG, "");
   // The test etcd speaks plain http on loopback: --insecure is the only way the script runs.
-  setup = await authScript(["--insecure", "--out-dir", OUT_DIR], {
+  setup = await authScript(["--insecure", "--enable-auth", "--out-dir", OUT_DIR], {
     ETCDCTL_ENDPOINTS: etcd.endpoint,
     POOLS: "fra-1 ams-1",
     ROOT_PASSWORD: "root-pw",

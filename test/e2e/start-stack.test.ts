@@ -3,6 +3,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { etcdProductionVerdict } from "../../adapters/etcd-version-floor.js";
+import { etcdVersionOf } from "../../testkit/etcd-choice.js";
 import { alive, edgeGet, runStackScript, stackScriptEnv } from "../helpers/stack.js";
 
 const READY_TIMEOUT = 240_000;
@@ -26,6 +28,14 @@ describe("npm start (scripts/start-stack.ts)", () => {
     await script.waitForOutput("ready in", READY_TIMEOUT);
     const out = script.output();
     expect(out).toContain(`etcd: started at http://127.0.0.1:${ports.etcd}`);
+    // the etcd it runs (the matrix's newest, as vitest chose), its version and production's verdict
+    const version = etcdVersionOf(process.env.ETCD_BIN ?? "etcd");
+    expect(version).toBeDefined();
+    expect(out).toMatch(
+      new RegExp(
+        `etcd ${version?.replaceAll(".", "\\.")} from \\S+: production would ${etcdProductionVerdict(version ?? "").accepted ? "accept it" : "not"}`,
+      ),
+    );
     expect(out).toMatch(/seed: .* holds no routing intent/);
     for (const name of [
       "[edgectl]",

@@ -16,17 +16,21 @@ const outDir = mkdtempSync(join(tmpdir(), "audit-rbac-"));
 
 beforeAll(async () => {
   etcd = await startEtcd();
-  await exec("bash", [resolve(ROOT, "deploy/etcd-auth.sh"), "--insecure", "--out-dir", outDir], {
-    env: {
-      ...process.env,
-      ETCDCTL_ENDPOINTS: etcd.endpoint,
-      POOLS: "fra-1",
-      ROOT_PASSWORD: "root-pw",
-      PUSHER_PASSWORD: "pusher-pw",
-      EDGECTL_PASSWORD: "ctl-pw",
-      HEALTH_PASSWORD_fra_1: "fra-pw",
+  await exec(
+    "bash",
+    [resolve(ROOT, "deploy/etcd-auth.sh"), "--insecure", "--enable-auth", "--out-dir", outDir],
+    {
+      env: {
+        ...process.env,
+        ETCDCTL_ENDPOINTS: etcd.endpoint,
+        POOLS: "fra-1",
+        ROOT_PASSWORD: "root-pw",
+        PUSHER_PASSWORD: "pusher-pw",
+        EDGECTL_PASSWORD: "ctl-pw",
+        HEALTH_PASSWORD_fra_1: "fra-pw",
+      },
     },
-  });
+  );
 }, 60_000);
 afterAll(async () => {
   await etcd?.stop();

@@ -1,7 +1,7 @@
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LatencyWindow } from "../../edgectl/heartbeat/latency-window.js";
-import { healthValue, needsRewrite } from "../../edgectl/heartbeat/published-health.js";
+import { LatencyWindow } from "../../heartbeat/latency-window.js";
+import { healthValue, needsRewrite } from "../../heartbeat/published-health.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { type OriginServer, type Origins, startOrigins } from "../../testkit/origins.js";
 import { freePort } from "../../testkit/ports.js";

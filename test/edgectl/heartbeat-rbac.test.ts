@@ -30,7 +30,13 @@ beforeAll(async () => {
   etcd = await startEtcd();
   await exec(
     "bash",
-    [resolve(ROOT, "deploy/etcd-auth.sh"), "--insecure", "--out-dir", join(scratch, "out")],
+    [
+      resolve(ROOT, "deploy/etcd-auth.sh"),
+      "--insecure",
+      "--enable-auth",
+      "--out-dir",
+      join(scratch, "out"),
+    ],
     {
       env: {
         ...process.env,

@@ -57,13 +57,17 @@ function kvEnv(prefix: string): Record<string, string> {
 }
 
 /** Plays the pusher: compiles the prefix now and writes `routes` and `meta` to the local KV. */
-async function push(prefix: string, previous: CompiledMap | null = null): Promise<CompiledMap> {
+async function push(
+  prefix: string,
+  previous: CompiledMap | null = null,
+  compiledAt = new Date(),
+): Promise<CompiledMap> {
   const read = await readPrefix(client, prefix);
   const { map } = compile(toSnapshot(read), {
     prefix,
     floorPool: DEFAULT_FLOOR_POOL,
     originTemplate: DEFAULT_ORIGIN_TEMPLATE,
-    now: new Date(),
+    now: compiledAt,
     carried: previous,
   });
   const sink = await createLocalSink({ persistDir: persist, namespaceId: NS });
@@ -204,7 +208,8 @@ describe("edgectl explain with last valid rules from KV", () => {
       env: {
         ...env,
         KV_SINK: "cloudflare",
-        CF_ACCOUNT_ID: "acc1",
+        CF_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+        KV_NAMESPACE_ID: "fedcba9876543210fedcba9876543210",
         CF_API_TOKEN: token,
         CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
       },
@@ -268,5 +273,31 @@ describe("edgectl explain with last valid rules from KV", () => {
     const down = await runCli(["explain", "DE"], { env });
     expect(down.stdout).toContain("rule:   country/DE primary fra-1, fallbacks [ams-1, par-1]");
     expect(down.stdout).toContain("every pool of the chain is unhealthy: floor pool par-1");
+  });
+});
+
+describe("edgectl status while a change spreads", () => {
+  it("says when a change KV holds may not yet be at every edge location, and not once settled", async () => {
+    const prefix = uniquePrefix("status-settling");
+    const env = kvEnv(prefix);
+    expect((await runCli(["apply", files.write(exampleState()), "--yes"], { env })).code).toBe(0);
+    const fresh = await push(prefix);
+    const text = await runCli(["status", "--no-pusher"], { env });
+    expect(text.code, text.stdout + text.stderr).toBe(0);
+    expect(text.stdout).toContain("edge is on the current config");
+    expect(text.stdout).toMatch(
+      /KV's routes were written \d+ s ago: some edge locations may serve the previous map until about \S+ \(KV propagation 60 s or more, \+ KV_CACHE_TTL 30 s, \+ ISOLATE_CACHE_SECONDS 5 s\)/,
+    );
+    const json = await runCli(["status", "--no-pusher", "-o", "json"], { env });
+    const settling = JSON.parse(json.stdout).kv.settling;
+    expect(settling.written_at).toBe(fresh.compiled_at);
+    expect(Date.parse(settling.settled_by) - Date.parse(fresh.compiled_at)).toBe(95_000);
+
+    await push(prefix, null, new Date(Date.now() - 96_000));
+    const settled = await runCli(["status", "--no-pusher"], { env });
+    expect(settled.code).toBe(0);
+    expect(settled.stdout).not.toContain("may serve the previous map");
+    const settledJson = await runCli(["status", "--no-pusher", "-o", "json"], { env });
+    expect(JSON.parse(settledJson.stdout).kv.settling).toBeNull();
   });
 });

@@ -164,3 +164,49 @@ describe("edgectl plan", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
+
+describe("edgectl validate: origins a Worker cannot fetch", () => {
+  it("exits 1 for an IP-literal origin, naming the pool and error 1003", async () => {
+    const bad = exampleState() as { pools: Record<string, unknown> };
+    bad.pools["fra-1"] = { origin: "https://203.0.113.7" };
+    const r = await runCli(["validate", ctx.files.write(bad)], { env: {} });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/pools\.fra-1\.origin: an IP-literal host.*error 1003/);
+    const json = await runCli(["validate", ctx.files.write(bad), "-o", "json"], { env: {} });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error.details.join("\n")).toContain("pools.fra-1.origin");
+  });
+
+  it("accepts a loopback origin and warns on stderr that production cannot fetch it", async () => {
+    const local = exampleState() as { pools: Record<string, unknown> };
+    local.pools["fra-1"] = { origin: "http://127.0.0.1:9101" };
+    const r = await runCli(["validate", ctx.files.write(local)], { env: {} });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^warning: pools\.fra-1\.origin: a loopback address.*production/m);
+    expect(r.stdout).not.toContain("warning");
+  });
+});
+
+describe("edgectl plan and apply: origins a Worker cannot fetch", () => {
+  it("refuse an IP-literal origin and write nothing; a loopback origin applies with a warning", async () => {
+    const prefix = uniquePrefix("ip-origin");
+    const env = ctx.envFor(prefix);
+    const bad = exampleState() as { pools: Record<string, unknown> };
+    bad.pools["fra-1"] = { origin: "http://[2001:db8::7]:8080" };
+    const badFile = ctx.files.write(bad);
+    for (const cmd of [["plan"], ["apply", "--yes"]]) {
+      const r = await runCli([cmd[0] as string, badFile, ...cmd.slice(1)], { env });
+      expect(r.code, cmd[0]).toBe(1);
+      expect(r.stderr, cmd[0]).toMatch(/pools\.fra-1\.origin: an IP-literal host/);
+    }
+    expect((await ctx.client.getAll().prefix(prefix).keys()).length).toBe(0);
+    const local = exampleState() as { pools: Record<string, unknown> };
+    local.pools["fra-1"] = { origin: "http://127.0.0.1:9101" };
+    const applied = await runCli(["apply", ctx.files.write(local), "--yes"], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toMatch(/warning: pools\.fra-1\.origin: a loopback address/);
+    expect(JSON.parse((await ctx.client.get(`${prefix}pool/fra-1`).string()) ?? "null")).toEqual({
+      origin: "http://127.0.0.1:9101",
+    });
+  });
+});

@@ -9,6 +9,7 @@ const DIR = resolve(import.meta.dirname, "../../deploy/prometheus");
 const RULES = resolve(DIR, "alerts.yml");
 const TESTS = resolve(DIR, "alerts.test.yml");
 const OPERATING = resolve(import.meta.dirname, "../../docs/operating.md");
+const ETCD_MAINTENANCE = resolve(import.meta.dirname, "../../docs/etcd-maintenance.md");
 const run = promisify(execFile);
 
 interface Rule {
@@ -61,7 +62,7 @@ describe("deploy/prometheus/alerts.yml", () => {
     const cases = (parse(readFileSync(TESTS, "utf8")) as { tests: RuleTest[] }).tests.flatMap(
       (t) => t.alert_rule_test ?? [],
     );
-    expect(rules.length).toBe(13);
+    expect(rules.length).toBe(16);
     for (const { alert } of rules) {
       const mine = cases.filter((c) => c.alertname === alert);
       expect(
@@ -75,11 +76,12 @@ describe("deploy/prometheus/alerts.yml", () => {
     }
   });
 
-  it("gives every alert a runbook section in docs/operating.md", () => {
-    const doc = readFileSync(OPERATING, "utf8");
+  it("gives every alert a runbook section: docs/operating.md, etcd's in docs/etcd-maintenance.md", () => {
     for (const { alert, annotations } of rules) {
-      expect(annotations?.runbook).toBe(`docs/operating.md#${alert.toLowerCase()}`);
-      expect(doc).toContain(`### ${alert}\n`);
+      const file = alert.startsWith("Etcd") ? ETCD_MAINTENANCE : OPERATING;
+      const name = file === OPERATING ? "docs/operating.md" : "docs/etcd-maintenance.md";
+      expect(annotations?.runbook).toBe(`${name}#${alert.toLowerCase()}`);
+      expect(readFileSync(file, "utf8")).toContain(`### ${alert}\n`);
     }
   });
 });

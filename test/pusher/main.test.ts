@@ -110,6 +110,32 @@ describe("edge-pusher entry point", () => {
     expect(line).not.toContain("secret-token-x");
   });
 
+  it("refuses to start on deploy/pusher.env.example's values, naming the variable and the file", async () => {
+    const example = readFileSync(
+      resolve(import.meta.dirname, "../../deploy/pusher.env.example"),
+      "utf8",
+    );
+    const env = Object.fromEntries(
+      example
+        .split("\n")
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    const token = "secret-token-placeholder-test";
+    const line = await startupError({ ...env, CF_API_TOKEN: token, ETCD_PASSWORD: "pw" });
+    expect(line).toMatch(
+      /^edge-pusher: CF_ACCOUNT_ID: "REPLACE_WITH_ACCOUNT_ID" is a template's placeholder/,
+    );
+    expect(line).toContain("edit /etc/edge-router/pusher.env");
+    expect(line).not.toContain(token);
+    const next = await startupError({
+      ...env,
+      CF_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+      CF_API_TOKEN: token,
+    });
+    expect(next).toMatch(/^edge-pusher: KV_NAMESPACE_ID: .*placeholder.*pusher\.env/);
+  });
+
   it("fails with one line for an unreadable ETCD_CA_FILE", async () => {
     expect(await startupError({ ETCD_CA_FILE: "/nonexistent/ca.pem" })).toContain("ETCD_CA_FILE");
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { invariantFailures, type RunRecord } from "../../soak/invariants.js";
+import type { ViewerFindings } from "../../soak/viewer-figures.js";
 
 const TAB = {
   opened: 0,
@@ -9,6 +10,17 @@ const TAB = {
   pings: 0,
   maxGapMs: 5_100,
   endedEarly: null,
+};
+
+/** Viewers' side where everything held: counters grew, keys on the lease, 6 minutes held. */
+const VIEWERS: ViewerFindings = {
+  counters: { scrapes: 30, requests: 12_000, starved: 900, dropCount: 0, drops: [] },
+  offLease: [],
+  offLeaseCount: 0,
+  maxKeys: 40,
+  maxRows: 5_000,
+  maxMinutesHeld: 6,
+  maxStorageBytes: 3 * 2 ** 20,
 };
 
 /** A 300 s run where everything held: 30 checks, all 200, leases back, 10 changes/s. */
@@ -27,6 +39,7 @@ const HELD: RunRecord = {
     held: { ...TAB, opened: 1, maps: 40, statuses: 300, pings: 60 },
     reloaded: { ...TAB, opened: 5, maps: 45, statuses: 300, pings: 55 },
   },
+  viewers: VIEWERS,
 };
 
 describe("the soak's invariants (soak/README.md)", () => {
@@ -94,5 +107,53 @@ describe("the soak's invariants (soak/README.md)", () => {
       "ui: the held /ui/events stream got no map event",
       "ui: 2 of 7 reloaded /ui/events streams failed: answered 503",
     ]);
+  });
+
+  it("fails viewer counters that fell, keys off the observer's lease and minutes kept too long", () => {
+    const failures = invariantFailures({
+      ...HELD,
+      viewers: {
+        ...VIEWERS,
+        counters: {
+          ...VIEWERS.counters,
+          dropCount: 2,
+          drops: ['t=70 s observer#9: edge_viewer_requests_total{country="DE"} fell from 9 to 3'],
+        },
+        offLease: ["t=80 s: /r/observed/DE/p02 has no lease"],
+        offLeaseCount: 1,
+        maxMinutesHeld: 19,
+      },
+    });
+    expect(failures).toEqual([
+      'observer: viewer counters fell or went missing 2 times (they only grow): t=70 s observer#9: edge_viewer_requests_total{country="DE"} fell from 9 to 3',
+      "observed/: 1 times a key was not on the observer's lease: t=80 s: /r/observed/DE/p02 has no lease",
+      "aggregator: it held 19 minutes of rows (it keeps 16)",
+    ]);
+  });
+
+  it("fails a run whose viewers' side recorded nothing: no count, no starvation, no key, no row", () => {
+    const none = { ...VIEWERS, maxKeys: 0, maxRows: 0 };
+    expect(
+      invariantFailures({
+        ...HELD,
+        viewers: { ...none, counters: { ...VIEWERS.counters, scrapes: 0, requests: 0 } },
+      }),
+    ).toEqual([
+      "observer: its /metrics never answered",
+      "observer: it wrote no observed/ key",
+      "aggregator: its Durable Objects stored no rows",
+    ]);
+    expect(
+      invariantFailures({
+        ...HELD,
+        viewers: { ...VIEWERS, counters: { ...VIEWERS.counters, requests: 0 } },
+      }),
+    ).toEqual(["observer: it counted no viewer requests"]);
+    expect(
+      invariantFailures({
+        ...HELD,
+        viewers: { ...VIEWERS, counters: { ...VIEWERS.counters, starved: 0 } },
+      }),
+    ).toEqual(["observer: it counted no starved requests (the players' CMCD did not reach it)"]);
   });
 });

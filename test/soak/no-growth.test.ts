@@ -169,4 +169,48 @@ describe("no-growth test over the second half", () => {
     // The Worker's own memory is: its isolate's heap.
     expect(verdict(series("heap_mib", "worker:edge", (t) => 5 + t / 10))[0]?.status).toBe("fail");
   });
+
+  it("observed/ keys sawing with the minute pass; 20 more every 30 s (the planted leak) fail", () => {
+    // the observer's window is the current and the previous minute: the count saws each minute
+    const saw = (t: number) => 60 + ((t % 60) / 60) * 80;
+    expect(verdict(series("observed_keys", "cluster", saw))[0]?.status).toBe("pass");
+    const planted = (t: number) => saw(t) + 20 * Math.floor((t + 13) / 30);
+    expect(verdict(series("observed_keys", "cluster", planted))[0]?.status).toBe("fail");
+  });
+
+  it("the aggregator's storage is judged only past its 17 minutes of filling; then growth fails", () => {
+    // a quick run: workerd is at most 5 minutes old, the storage fills all along
+    const filling = series("do_storage_mib", "aggregator", (t) => 0.4 + t * 0.003);
+    const [quick] = verdict(filling);
+    expect(quick?.status).toBe("short");
+    expect(quick?.detail).toContain("younger than 1020 s");
+    // a 30-minute run: filled at 17 minutes, then flat, or still growing as if never pruned
+    const long = windowOptions(1800);
+    const at = (value: (t: number) => number) =>
+      Array.from({ length: 181 }, (_, i) => i * 10).map((t) => ({
+        t,
+        series: "aggregator",
+        figure: "do_storage_mib" as const,
+        value: value(t),
+        age: t + 30,
+      }));
+    const plateau = at((t) => 0.4 + Math.min(t, 990) * 0.003);
+    expect(judgeGrowth(plateau, GROWTH_GOALS, long)[0]?.status).toBe("pass");
+    const unpruned = at((t) => 0.4 + t * 0.003);
+    expect(judgeGrowth(unpruned, GROWTH_GOALS, long)[0]?.status).toBe("fail");
+  });
+
+  it("the observer's anonymous memory sawing by 42 MiB passes a quick run; a heartbeat's would fail", () => {
+    // V8's committed heap climbing between major collections, as a quick soak saw it
+    const saw = (t: number) => 100 + Math.max(0, t - 150) * 0.3;
+    const [observer] = verdict(series("anon_mib", "observer#9", saw, 60));
+    expect(observer?.fit?.rise).toBeGreaterThan(40);
+    expect(observer?.status).toBe("pass");
+    expect(observer?.detail).toContain("noise floor 64");
+    const [heartbeat] = verdict(series("anon_mib", "heartbeat:p07#9", saw, 60));
+    expect(heartbeat?.status).toBe("fail");
+    // a gross leak still fails it
+    const leak = (t: number) => 100 + Math.max(0, t - 150) * 0.6;
+    expect(verdict(series("anon_mib", "observer#9", leak, 60))[0]?.status).toBe("fail");
+  });
 });

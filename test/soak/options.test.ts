@@ -16,6 +16,9 @@ describe("soak command line", () => {
     expect(
       parseSoakOptions(["--quick", "--plant-leak", "lease", "--expect-fail", "leases_held"]),
     ).toMatchObject({ minutes: 5, quick: true, plantLeak: "lease", expectFail: ["leases_held"] });
+    expect(
+      parseSoakOptions(["--quick", "--plant-leak", "observed", "--expect-fail", "observed_keys"]),
+    ).toMatchObject({ plantLeak: "observed", expectFail: ["observed_keys"] });
   });
 
   it("refuses what it cannot run, naming the option", () => {

@@ -3,7 +3,7 @@ import { chaosSchedule, ETCD_DOWN_SECONDS } from "../../soak/schedule.js";
 
 describe("chaos schedule", () => {
   it("quick run: a heartbeat a minute, the leader pusher and an etcd member once, in the first half", () => {
-    const steps = chaosSchedule(300, false);
+    const steps = chaosSchedule(300, null);
     expect(steps.filter((s) => s.kind === "kill-heartbeat").map((s) => s.t)).toEqual([
       63, 123, 183, 243,
     ]);
@@ -14,16 +14,30 @@ describe("chaos schedule", () => {
     const back = steps.find((s) => s.kind === "restart-etcd-member");
     expect(kill && back && back.t - kill.t).toBe(ETCD_DOWN_SECONDS);
     expect(back?.t).toBeLessThan(150);
+    // the observer once, early enough that its successor is past its warm-up by the judged half
+    expect(steps.filter((s) => s.kind === "kill-observer").map((s) => s.t)).toEqual([67]);
+    expect(steps.some((s) => s.kind === "plant-lease" || s.kind === "plant-observed")).toBe(false);
+  });
+
+  it("--plant-leak observed leaves observed/ keys every 30 s, and plants no lease", () => {
+    const steps = chaosSchedule(300, "observed");
+    expect(steps.filter((s) => s.kind === "plant-observed").map((s) => s.t)).toEqual([
+      17, 47, 77, 107, 137, 167, 197, 227, 257, 287,
+    ]);
     expect(steps.some((s) => s.kind === "plant-lease")).toBe(false);
   });
 
   it("30-minute run: the leader pusher every 5 minutes, etcd once; steps never on a sampling second", () => {
-    const steps = chaosSchedule(1800, true);
+    const steps = chaosSchedule(1800, "lease");
     expect(steps.filter((s) => s.kind === "kill-leader-pusher").map((s) => s.t)).toEqual([
       333, 633, 933, 1233, 1533,
     ]);
     expect(steps.filter((s) => s.kind === "kill-etcd-member")).toHaveLength(1);
     expect(steps.filter((s) => s.kind === "plant-lease")).toHaveLength(30);
+    // the observer every 5 minutes of the first half only: one observer lives the judged half
+    expect(steps.filter((s) => s.kind === "kill-observer").map((s) => s.t)).toEqual([
+      187, 487, 787,
+    ]);
     for (const s of steps) expect(s.t % 10).not.toBe(0);
     const times = steps.map((s) => s.t);
     expect(times).toEqual([...times].sort((a, b) => a - b));

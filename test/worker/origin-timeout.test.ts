@@ -278,7 +278,7 @@ describe(`origin timeouts (ORIGIN_TIMEOUT_MS=${TIMEOUT_MS}, ORIGIN_ONCE_TIMEOUT_
         return;
       } catch (e) {
         const cause = (e as { cause?: { code?: string } }).cause;
-        if (attempt >= 3 || cause?.code !== "UND_ERR_SOCKET") throw e;
+        if (attempt >= 5 || cause?.code !== "UND_ERR_SOCKET") throw e;
       }
     }
   });

@@ -38,7 +38,8 @@ function record(
 /**
  * Runs `proxy` (the edge's whole handling of a viewer's request) and records what the request
  * got into the isolate's `recorder`: country, pool, outcome, failover, and the time from the
- * request's arrival to the origin's response headers (failover included; `Date.now` in workerd
+ * request's arrival to the origin's response headers, or to the edge's 504 when none came in
+ * time (failover included; `Date.now` in workerd
  * moves only across I/O, so this is the wait, not the edge's CPU). Sums go to the aggregator
  * after the response (`waitUntil`). Off with `OBSERVE="off"` or without the `OBSERVATIONS` binding.
  */
@@ -66,6 +67,6 @@ export async function observedProxy(
   } catch {
     // Recording never fails a request.
   }
-  if (got) record(recorder, env, ns, request, got, got.originAnswered ? ttfbMs : null, ctx);
+  if (got) record(recorder, env, ns, request, got, got.waitIsTtfb ? ttfbMs : null, ctx);
   return response;
 }

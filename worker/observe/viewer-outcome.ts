@@ -18,6 +18,12 @@ export interface ViewerOutcome {
    * TTFB sample); a copy from the edge cache (`X-Edge-Cache: HIT` or `STALE`) is not.
    */
   readonly originAnswered: boolean;
+  /**
+   * True when the request's wait is a TTFB sample: an origin answered it, or no origin sent
+   * headers in time (the edge's 504: the wait is at least the origin timeout), so a pool slower
+   * than the edge allows reads as slow, not only as failing.
+   */
+  readonly waitIsTtfb: boolean;
 }
 
 const INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<Outcome, number>;
@@ -44,13 +50,16 @@ export function viewerOutcome(request: Request, response: Response): ViewerOutco
   const pool = h.get(EDGE_HEADERS.pool);
   const country = h.get(EDGE_HEADERS.country) ?? requestCountry(request, false);
   const own = isEdgeAnswer(response);
+  const outcome = own ? edgeOutcome(response.status, pool) : originOutcome(response.status);
+  const originAnswered = !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? "");
   return {
     country,
     pool: pool ?? NO_POOL,
     side: h.get(EDGE_HEADERS.canary) ?? "",
-    outcome: own ? edgeOutcome(response.status, pool) : originOutcome(response.status),
+    outcome,
     failover: h.has(EDGE_HEADERS.failover),
-    originAnswered: !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? ""),
+    originAnswered,
+    waitIsTtfb: originAnswered || outcome === INDEX.timeout,
   };
 }
 
@@ -65,5 +74,6 @@ export function thrownOutcome(request: Request): ViewerOutcome {
     outcome: INDEX.edge_error,
     failover: false,
     originAnswered: false,
+    waitIsTtfb: false,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { HeartbeatEvent } from "../../heartbeat/heartbeat-loop.js";
-import type { ProbeOutcome } from "../../heartbeat/http-probe.js";
+import type { HeartbeatEvent } from "../../../heartbeat/heartbeat-loop.js";
+import type { ProbeOutcome } from "../../../heartbeat/http-probe.js";
 
 const EVENTS = [
   "registered",

@@ -33,6 +33,12 @@ export const StatusShape = z
           "KV `routes` (`rev`: the revision where routing last changed); null when absent or invalid",
         ),
       error: z.string().nullable().describe("why KV could not be read; null when it could"),
+      settling: z
+        .object({ written_at: z.string(), settled_by: z.string() })
+        .nullable()
+        .describe(
+          "KV `routes` was written so recently (`written_at`, its `compiled_at`) that some edge locations may serve the previous map until about `settled_by` (KV propagation 60 s or more + `KV_CACHE_TTL` + `ISOLATE_CACHE_SECONDS`, docs/reference.md §4); null once settled",
+        ),
     }),
     pusher: z
       .discriminatedUnion("ok", [

@@ -5,9 +5,9 @@ import { isLoopbackHost, kvSettingsFromEnv } from "../../../adapters/kv/kv-setti
 const TOKEN = "tok-SECRET-base-url-test";
 const BASE = {
   KV_SINK: "cloudflare",
-  CF_ACCOUNT_ID: "acc123",
+  CF_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
   CF_API_TOKEN: TOKEN,
-  KV_NAMESPACE_ID: "ns123",
+  KV_NAMESPACE_ID: "fedcba9876543210fedcba9876543210",
 };
 
 function settingsWith(base: string) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inspect } from "node:util";
@@ -8,6 +8,8 @@ import { kvSettingsFromEnv } from "../../../adapters/kv/kv-settings.js";
 import { Secret } from "../../../adapters/kv/secret.js";
 
 const TOKEN = "tok-SECRET-5f0c2a9e-not-for-logs";
+const ACCOUNT = "0123456789abcdef0123456789abcdef";
+const NAMESPACE = "fedcba9876543210fedcba9876543210";
 const dirs: string[] = [];
 
 function project(toml: string | null): string {
@@ -107,7 +109,7 @@ describe("kvSettingsFromEnv", () => {
     expect(noAccount.message).not.toContain(TOKEN);
     const noToken = configError(() =>
       kvSettingsFromEnv(
-        { KV_SINK: "cloudflare", CF_ACCOUNT_ID: "acc1", CF_API_TOKEN: "  " },
+        { KV_SINK: "cloudflare", CF_ACCOUNT_ID: ACCOUNT, CF_API_TOKEN: "  " },
         { cwd },
       ),
     );
@@ -116,8 +118,9 @@ describe("kvSettingsFromEnv", () => {
       kvSettingsFromEnv(
         {
           KV_SINK: "cloudflare",
-          CF_ACCOUNT_ID: "acc1",
+          CF_ACCOUNT_ID: ACCOUNT,
           CF_API_TOKEN: TOKEN,
+          KV_NAMESPACE_ID: NAMESPACE,
           CF_API_BASE_URL: "ftp://x",
         },
         { cwd },
@@ -132,16 +135,17 @@ describe("kvSettingsFromEnv", () => {
     const s = kvSettingsFromEnv(
       {
         KV_SINK: "cloudflare",
-        CF_ACCOUNT_ID: "acc1",
+        CF_ACCOUNT_ID: ACCOUNT,
         CF_API_TOKEN: TOKEN,
+        KV_NAMESPACE_ID: NAMESPACE,
         CF_API_BASE_URL: "http://127.0.0.1:1/client/v4",
       },
       { cwd },
     );
     if (s.kind !== "cloudflare") throw new Error("expected cloudflare settings");
     expect(s).toMatchObject({
-      accountId: "acc1",
-      namespaceId: "abc123def456",
+      accountId: ACCOUNT,
+      namespaceId: NAMESPACE,
       apiBaseUrl: "http://127.0.0.1:1/client/v4",
     });
     expect(s.apiToken).toBeInstanceOf(Secret);
@@ -149,5 +153,63 @@ describe("kvSettingsFromEnv", () => {
     expect(JSON.stringify(s)).not.toContain(TOKEN);
     expect(inspect(s, { depth: 5 })).not.toContain(TOKEN);
     expect(`${s.apiToken}`).not.toContain(TOKEN);
+  });
+
+  it("refuses a cloudflare id of the wrong shape (32 hex), naming the variable", () => {
+    const cwd = project(WRANGLER);
+    const env = { KV_SINK: "cloudflare", CF_API_TOKEN: TOKEN };
+    const account = configError(() =>
+      kvSettingsFromEnv({ ...env, CF_ACCOUNT_ID: "acc1", KV_NAMESPACE_ID: NAMESPACE }, { cwd }),
+    );
+    expect(account).toMatchObject({ code: "invalid-setting", setting: "CF_ACCOUNT_ID" });
+    expect(account.message).toContain("32 hexadecimal characters");
+    const namespace = configError(() =>
+      kvSettingsFromEnv(
+        { ...env, CF_ACCOUNT_ID: ACCOUNT, KV_NAMESPACE_ID: `${NAMESPACE}0` },
+        { cwd },
+      ),
+    );
+    expect(namespace).toMatchObject({ code: "invalid-setting", setting: "KV_NAMESPACE_ID" });
+    // the wrangler.toml id (not 32 hex) is refused for cloudflare too, while the local sink takes it
+    const fromToml = configError(() =>
+      kvSettingsFromEnv({ ...env, CF_ACCOUNT_ID: ACCOUNT }, { cwd }),
+    );
+    expect(fromToml).toMatchObject({ code: "invalid-setting", setting: "KV_NAMESPACE_ID" });
+    expect(fromToml.message).not.toContain(TOKEN);
+  });
+
+  it("refuses deploy/pusher.env.example's placeholders, naming the variable and the file to edit", () => {
+    const example = readFileSync(
+      resolve(import.meta.dirname, "../../../deploy/pusher.env.example"),
+      "utf8",
+    );
+    const env = Object.fromEntries(
+      example
+        .split("\n")
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+    );
+    expect(env.KV_SINK).toBe("cloudflare");
+    const cwd = project(WRANGLER);
+    const first = configError(() => kvSettingsFromEnv({ ...env, CF_API_TOKEN: TOKEN }, { cwd }));
+    expect(first).toMatchObject({ code: "placeholder-setting", setting: "CF_ACCOUNT_ID" });
+    expect(first.message).toContain("/etc/edge-router/pusher.env");
+    const second = configError(() =>
+      kvSettingsFromEnv({ ...env, CF_API_TOKEN: TOKEN, CF_ACCOUNT_ID: ACCOUNT }, { cwd }),
+    );
+    expect(second).toMatchObject({ code: "placeholder-setting", setting: "KV_NAMESPACE_ID" });
+    expect(second.message).toContain("/etc/edge-router/pusher.env");
+  });
+
+  it("refuses the repository wrangler.toml's local namespace id for cloudflare, naming wrangler.toml", () => {
+    const root = resolve(import.meta.dirname, "../../..");
+    const e = configError(() =>
+      kvSettingsFromEnv(
+        { KV_SINK: "cloudflare", CF_API_TOKEN: TOKEN, CF_ACCOUNT_ID: ACCOUNT },
+        { cwd: root },
+      ),
+    );
+    expect(e).toMatchObject({ code: "placeholder-setting", setting: "KV_NAMESPACE_ID" });
+    expect(e.message).toContain(resolve(root, "wrangler.toml"));
   });
 });

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { originTemplateProblem, routingPrefixProblem } from "../../../core/index.js";
+import {
+  IP_LITERAL_PROBLEM,
+  originTemplateProblem,
+  routingPrefixProblem,
+} from "../../../core/index.js";
 
 describe("originTemplateProblem", () => {
   it.each([
     ["https://{pool}.origin.example.com", null],
     ["http://127.0.0.1:9103", null],
+    ["http://198.51.100.4:8080", IP_LITERAL_PROBLEM],
     ["{pool}.origin.example.com", "not an absolute URL"],
     ["https://{pool}.example.com/x", "must not have a path, query or fragment"],
     ["ftp://{pool}.example.com", "scheme must be https: or http:"],

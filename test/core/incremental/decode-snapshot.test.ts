@@ -46,6 +46,8 @@ describe("decodeSnapshot validation", () => {
     ["pool/fra-1", { origin: "https://u:p@x.example" }, "invalid-value", /credentials/],
     ["pool/fra-1", { origin: "fra-1.example" }, "invalid-value", /absolute URL/],
     ["pool/fra-1", {}, "invalid-value", /origin/],
+    ["pool/fra-1", { origin: "https://203.0.113.7" }, "ip-literal-origin", /origin: .*1003/],
+    ["pool/fra-1", { origin: "http://[2001:db8::1]:8080" }, "ip-literal-origin", /DNS name/],
     ["health/fra-1", { status: "up" }, "invalid-value", /status/],
     ["health/fra-1", { status: "healthy", p90_ms: -1 }, "invalid-value", /p90_ms/],
     ["epoch", "seven", "invalid-epoch", /decimal integer/],

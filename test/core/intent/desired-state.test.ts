@@ -187,3 +187,26 @@ describe("desired-state pools with quorum and slow_ms (docs/reference.md §9)", 
     ]);
   });
 });
+
+describe("desired-state origins a Worker cannot fetch", () => {
+  const withOrigin = (origin: string) => ({
+    ...good,
+    pools: { ...good.pools, "fra-1": { origin } },
+  });
+
+  it("refuses an IP-literal origin with its own code, naming the pool and the reason", () => {
+    const r = validateDesiredState(withOrigin("https://203.0.113.7:8443"));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems).toEqual([
+      expect.objectContaining({ key: "pools.fra-1.origin", code: "ip-literal-origin" }),
+    ]);
+    expect(formatProblem(r.problems[0] as never)).toMatch(
+      /^pools\.fra-1\.origin: an IP-literal host.*error 1003/,
+    );
+  });
+
+  it("accepts a loopback origin (the local stack's)", () => {
+    expect(problems(withOrigin("http://127.0.0.1:9101"))).toEqual([]);
+  });
+});

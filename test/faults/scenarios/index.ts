@@ -20,6 +20,7 @@ import { checkerPartition } from "./s18-checker-partition.js";
 import { latencyStorm } from "./s19-latency-storm.js";
 import { residencyUnderFire } from "./s20-residency-under-fire.js";
 import { cacheFaults } from "./s21-cache-faults.js";
+import { viewersObserverFaults } from "./s22-viewers-observer-faults.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -43,5 +44,6 @@ export const scenarios: readonly Scenario[] = [
   latencyStorm,
   residencyUnderFire,
   cacheFaults,
+  viewersObserverFaults,
   secretsGrep,
 ];

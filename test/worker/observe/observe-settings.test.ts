@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { observeAccess } from "../../../worker/observe/observe-access.js";
 import { parseObserveSettings } from "../../../worker/observe/observe-settings.js";
 
 describe("parseObserveSettings", () => {
@@ -25,17 +24,5 @@ describe("parseObserveSettings", () => {
 
   it("treats an empty OBSERVE_TOKEN as unset", () => {
     expect(parseObserveSettings({ OBSERVE_TOKEN: "" }).token).toBeNull();
-  });
-});
-
-describe("observeAccess", () => {
-  it("takes Bearer <token> in any case of the scheme, nothing else", () => {
-    expect(observeAccess("Bearer s3cret", "s3cret")).toBe(true);
-    expect(observeAccess("bearer  s3cret ", "s3cret")).toBe(true);
-    expect(observeAccess("Bearer s3cre", "s3cret")).toBe(false);
-    expect(observeAccess("Bearer s3cret extra", "s3cret")).toBe(false);
-    expect(observeAccess("Basic s3cret", "s3cret")).toBe(false);
-    expect(observeAccess("s3cret", "s3cret")).toBe(false);
-    expect(observeAccess(null, "s3cret")).toBe(false);
   });
 });

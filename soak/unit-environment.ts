@@ -1,0 +1,27 @@
+/** What a systemd unit's `Environment=` lines set that tunes the process's memory. */
+export const MEMORY_VARIABLES: readonly string[] = [
+  "NODE_OPTIONS",
+  "MALLOC_ARENA_MAX",
+  "MALLOC_MMAP_THRESHOLD_",
+];
+
+/**
+ * The memory settings (`MEMORY_VARIABLES`) of a unit's `Environment=` lines, so the soak runs a
+ * process as its unit does. Each line holds `NAME=value` words, a word quoted whole when its
+ * value has spaces (`Environment="NODE_OPTIONS=--a --b"`).
+ */
+export function unitMemoryEnvironment(unit: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of unit.split("\n")) {
+    const m = /^Environment=(.*)$/.exec(line.trim());
+    if (!m?.[1]) continue;
+    for (const word of m[1].matchAll(/"([^"]*)"|(\S+)/g)) {
+      const text = word[1] ?? word[2] ?? "";
+      const eq = text.indexOf("=");
+      if (eq <= 0) continue;
+      const name = text.slice(0, eq);
+      if (MEMORY_VARIABLES.includes(name)) out[name] = text.slice(eq + 1);
+    }
+  }
+  return out;
+}
