@@ -1,4 +1,5 @@
 export * from "./compile/canary-intent.js";
+export * from "./compile/canary-report.js";
 export * from "./compile/canary-route.js";
 export * from "./compile/carried-state.js";
 export * from "./compile/carry-forward.js";
@@ -47,6 +48,7 @@ export * from "./incremental/decode-snapshot.js";
 export * from "./incremental/route-memo.js";
 export * from "./incremental/routing-index.js";
 export * from "./intent/bounded-json.js";
+export * from "./intent/canary-judgement-schema.js";
 export * from "./intent/canary-schema.js";
 export * from "./intent/desired-state.js";
 export * from "./intent/duration.js";

@@ -28,7 +28,9 @@
 #                   the epoch's transaction and prune old ones; history and rollback read it)
 #   edge-health-P   one per pool: may write only its own health keys, health/P and its checkers'
 #                   health/P/NAME (`edgectl heartbeat P --checker NAME`), and read pool/P
-#   edge-observer   the viewer observer (edgectl observe): may write only observed/ keys
+#   edge-observer   the viewer observer (edgectl observe): writes observed/ keys and, as the
+#                   canary's judge, canary/judgement; ends a canary as edgectl would (lock/apply,
+#                   epoch, canary/current, the intent families a canary changes, an audit record)
 # A user or role that exists is kept (an existing user keeps its password); its grants are added.
 #
 # Passwords come from ROOT_PASSWORD, PUSHER_PASSWORD, EDGECTL_PASSWORD, OBSERVER_PASSWORD and
@@ -182,8 +184,19 @@ for pool in $POOLS; do
   grant "edge-health-$pool" read "${PREFIX}pool/${pool}" 0
   want_user "edge-health-$pool" "edge-health-$pool" "HEALTH_PASSWORD_${pool//-/_}"
 done
-# the viewer observer: its observed/ keys (under its own lease) and nothing else
+# the viewer observer: its observed/ keys (under its own lease); as the canary's judge
+# (docs/reference.md §13) it reads the prefix and ends a canary through the apply commit:
+# lock/apply, epoch, canary/, an audit record, and on promotion the canary's own changes to
+# pool/, country/ and continent/ (never fence/, health/ or override/)
+grant edge-observer read "$PREFIX" 1
 grant edge-observer readwrite "${PREFIX}observed/" 1
+grant edge-observer readwrite "${PREFIX}canary/" 1
+grant edge-observer readwrite "${PREFIX}epoch" 0
+grant edge-observer readwrite "${PREFIX}lock/apply" 0
+for family in pool country continent; do
+  grant edge-observer readwrite "${PREFIX}${family}/" 1
+done
+grant edge-observer readwrite "$AUDIT_PREFIX" 1
 want_user edge-observer edge-observer OBSERVER_PASSWORD
 
 # Print the plan before changing anything.

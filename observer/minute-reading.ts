@@ -5,6 +5,8 @@ import type { ObservationDocument } from "./observation-document.js";
 export interface MinuteCounts {
   readonly country: string;
   readonly pool: string;
+  /** The canary side the row's requests took (`c12:canary`, `c12:stable`), or `""`. */
+  readonly side: string;
   readonly requests: number;
   readonly outcomes: Readonly<Record<string, number>>;
   readonly starved: number;
@@ -15,7 +17,7 @@ export interface MinuteCounts {
   readonly ttfbSumMs: number;
 }
 
-/** The edge's buckets by minute (ms since the epoch / 60,000), each by `country/pool`. */
+/** The edge's buckets by minute (ms since the epoch / 60,000), each by {@link rowKey}. */
 export interface MinuteReading {
   /** The current minute: the one the answer's `until` falls in. */
   readonly minute: number;
@@ -27,16 +29,25 @@ export function pairKey(country: string, pool: string): string {
   return `${country}/${pool}`;
 }
 
+/**
+ * The key of one row of a minute: its pair, and its canary side when it has one, so the two
+ * sides of a canary's route never overwrite each other.
+ */
+export function rowKey(country: string, pool: string, side: string): string {
+  return side === "" ? pairKey(country, pool) : `${pairKey(country, pool)}/${side}`;
+}
+
 /** The minute (since the epoch) an ISO instant falls in. */
 export function minuteOf(iso: string): number {
   return Math.floor(Date.parse(iso) / 60_000);
 }
 
 /** Nothing counted yet: the start of every sum. */
-export function emptyCounts(country: string, pool: string): MinuteCounts {
+export function emptyCounts(country: string, pool: string, side = ""): MinuteCounts {
   return {
     country,
     pool,
+    side,
     requests: 0,
     outcomes: {},
     starved: 0,
@@ -48,7 +59,7 @@ export function emptyCounts(country: string, pool: string): MinuteCounts {
 
 /**
  * The edge's `by=minute` answer as one-minute buckets (docs/reference.md §12): each row is one
- * (minute, country, pool) with its raw counts, so nothing is derived; a minute's counts only grow
+ * (minute, country, pool, canary side) with its raw counts, so nothing is derived; a minute's counts only grow
  * until its flushes are all in.
  */
 export function minuteReading(doc: ObservationDocument): MinuteReading {
@@ -60,9 +71,11 @@ export function minuteReading(doc: ObservationDocument): MinuteReading {
       bucket = new Map();
       buckets.set(minute, bucket);
     }
-    bucket.set(pairKey(row.country, row.pool), {
+    const side = row.side ?? "";
+    bucket.set(rowKey(row.country, row.pool, side), {
       country: row.country,
       pool: row.pool,
+      side,
       requests: row.requests,
       outcomes: row.outcomes,
       starved: row.starved,

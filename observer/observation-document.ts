@@ -14,7 +14,7 @@ const label = z
   .regex(/^[A-Za-z0-9_-]*$/, "must be letters, digits, - or _");
 
 /**
- * One (minute, country, pool) row of the edge's observations with `by=minute`
+ * One (minute, country, pool, canary side) row of the edge's observations with `by=minute`
  * (docs/reference.md §12): the minute's counts and its time-to-first-byte histogram over the
  * shared bounds `TTFB_BUCKETS_MS`. Fields the observer does not use are ignored.
  */
@@ -31,6 +31,11 @@ export const MinuteRowSchema = z.object({
   ttfb_sum_ms: z.number().nonnegative().finite(),
   ttfb_ms: z.object({ p50: ms, p90: ms, p99: ms }),
   starved: count,
+  /** The canary side of a changed route's requests (docs/reference.md §13); absent otherwise. */
+  side: z
+    .string()
+    .regex(/^c[0-9]{1,15}:(canary|stable)$/, "must be {id}:canary or {id}:stable")
+    .optional(),
   /** Requests whose player sent CMCD `bs` at all: the starvation ratio's denominator. */
   cmcd_requests: count.optional(),
 });

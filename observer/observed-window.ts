@@ -1,9 +1,10 @@
 import { addCounts } from "../core/index.js";
-import { emptyCounts, type MinuteCounts, type MinuteReading } from "./minute-reading.js";
+import { emptyCounts, type MinuteCounts, type MinuteReading, pairKey } from "./minute-reading.js";
 
 interface Sum {
   readonly country: string;
   readonly pool: string;
+  readonly side: string;
   requests: number;
   readonly outcomes: Record<string, number>;
   starved: number;
@@ -13,7 +14,7 @@ interface Sum {
 }
 
 /**
- * Each pair's counts summed over the newest `minutes` one-minute buckets of a reading (the
+ * Each pair's counts (both sides of a canary together) summed over the newest `minutes` one-minute buckets of a reading (the
  * current minute and those before it): the window the `observed/` keys judge. The histograms
  * merge bucket by bucket, so a quantile of the sum is exact to a bucket.
  */
@@ -21,7 +22,8 @@ export function observedWindow(reading: MinuteReading, minutes: number): Map<str
   const sums = new Map<string, Sum>();
   for (const [minute, bucket] of reading.buckets) {
     if (minute <= reading.minute - minutes || minute > reading.minute) continue;
-    for (const [key, c] of bucket) {
+    for (const c of bucket.values()) {
+      const key = pairKey(c.country, c.pool);
       let s = sums.get(key);
       if (!s) {
         const e = emptyCounts(c.country, c.pool);

@@ -19,6 +19,12 @@ const LINES: Record<ObserveEvent["event"], { readonly level: Level; readonly msg
   "lease-lost": { level: "warn", msg: "lease lost; registering again" },
   "etcd-failing": { level: "error", msg: "writing observed/ keys failing; retrying" },
   "etcd-recovered": { level: "info", msg: "writing observed/ keys recovered" },
+  "canary-judged": { level: "info", msg: "canary judged" },
+  "canary-standby": { level: "info", msg: "another observer judges the canary" },
+  "canary-rolled-back": { level: "warn", msg: "canary rolled back: a gate failed" },
+  "canary-promoted": { level: "info", msg: "canary promoted: its gates held" },
+  "canary-end-failed": { level: "error", msg: "ending the canary failed; trying again" },
+  "canary-judge-failing": { level: "error", msg: "judging the canary failing; retrying" },
   stopped: { level: "info", msg: "stopped" },
 };
 

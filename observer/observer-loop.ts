@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { isCountryCode, isPoolName } from "../core/index.js";
+import type { CanaryJudge } from "./canary-judge.js";
 import type { EdgeReader } from "./edge-reader.js";
 import { KEPT_MINUTES, MinuteLedger } from "./minute-ledger.js";
 import { type MinuteReading, minuteReading } from "./minute-reading.js";
@@ -26,6 +27,12 @@ export interface ObserveEvent {
     | "lease-lost"
     | "etcd-failing"
     | "etcd-recovered"
+    | "canary-judged"
+    | "canary-standby"
+    | "canary-rolled-back"
+    | "canary-promoted"
+    | "canary-end-failed"
+    | "canary-judge-failing"
     | "stopped";
   /** The edge's origin; never the token. */
   readonly edge: string;
@@ -36,6 +43,8 @@ export interface ObserveEvent {
   readonly samples?: number;
   readonly error_ratio?: number;
   readonly lease?: string;
+  /** The canary judged or ended (`canary-*` events). */
+  readonly canary?: string;
   readonly detail?: string;
   readonly err?: unknown;
 }
@@ -53,6 +62,8 @@ export interface ObserverDeps {
   readonly status: ObserverStatus;
   readonly metrics?: ObserverMetrics;
   readonly stateFile?: ObserverStateFile;
+  /** Judges the running canary on each poll (docs/reference.md §13). */
+  readonly canary?: CanaryJudge;
   readonly log: (e: ObserveEvent) => void;
   readonly signal: AbortSignal;
   readonly now?: () => number;
@@ -73,7 +84,8 @@ export const OBSERVED_WINDOW_MINUTES = 2;
  * unreachable, a refused token, a junk answer) writes nothing: it is a reason on `/status`, a
  * count on `/metrics` and one log line; once polls have failed for `staleMs`, the lease is no
  * longer renewed, so the observations go and routing is the checkers' alone. On abort the lease
- * is revoked.
+ * is revoked. With `canary`, each poll also judges the running canary (and a failed poll judges
+ * nothing, so the judgement ages).
  */
 export async function runObserver(deps: ObserverDeps): Promise<void> {
   const now = deps.now ?? Date.now;
@@ -97,6 +109,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
   emit({ event: "started" });
   const startedAt = now();
   let etcdFailing = false;
+  let canaryFailing = false;
 
   const poll = async (): Promise<MinuteReading> => {
     const minuteNow = Math.floor(now() / 60_000);
@@ -192,6 +205,20 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
       failed(e);
     }
     if (reading) await succeeded(reading);
+    if (deps.canary) {
+      try {
+        await deps.canary.tick(reading);
+        canaryFailing = false;
+      } catch (e) {
+        if (!canaryFailing)
+          emit({
+            event: "canary-judge-failing",
+            detail: "reading or writing canary/ keys failed; the canary is not judged",
+            err: e,
+          });
+        canaryFailing = true;
+      }
+    }
     try {
       await sleep(Math.max(0, tickAt + deps.intervalMs - now()), undefined, {
         signal: deps.signal,
@@ -201,6 +228,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
     }
   }
   await keys.revoke().catch(() => undefined);
+  await deps.canary?.revoke();
   emit({ event: "stopped", detail: "lease revoked" });
 }
 

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { poolReportsOf } from "../core/compile/pool-report.js";
-import { type CompileResult, viewerShedReports } from "../core/index.js";
+import { type CompileResult, canaryReport, viewerShedReports } from "../core/index.js";
 import type { PusherMetrics } from "./metrics.js";
 import type { PusherStatus } from "./status.js";
 import type { RoutingView } from "./ui/routing-view.js";
@@ -35,6 +35,9 @@ export class CompileReport {
     if (status.role === "standby") status.problems = problems;
     status.showPools(() => poolReportsOf(result));
     status.showViewerSheds(() => viewerShedReports(result.state, result.map));
+    status.showCanary((nowMs) =>
+      canaryReport(result.state.canary, result.state.canaryJudgement, nowMs),
+    );
     routing.update(result);
     metrics.compiled(result);
   }

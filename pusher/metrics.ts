@@ -124,6 +124,55 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     },
   });
   gauge(
+    "edge_pusher_canary_running",
+    "1 while a canary runs (canary/current, docs/reference.md §13), else 0",
+    () => (status.canary() ? 1 : 0),
+  );
+  gauge(
+    "edge_pusher_canary_frozen",
+    "1 while the running canary has no fresh judgement (its observer is gone): it keeps its share and is never promoted",
+    () => (status.canary()?.state === "frozen" ? 1 : 0),
+  );
+  gauge(
+    "edge_pusher_canary_share_percent",
+    "percent of each changed route's viewers on the running canary; 0 without one",
+    () => status.canary()?.share ?? 0,
+  );
+  gauge(
+    "edge_pusher_canary_age_seconds",
+    "seconds since the running canary started; 0 without one",
+    () => status.canary()?.age_s ?? 0,
+  );
+  gauge(
+    "edge_pusher_canary_for_seconds",
+    "the running canary's --for: how long its gates must hold before promotion; 0 without one",
+    () => status.canary()?.for_s ?? 0,
+  );
+  new Gauge({
+    name: "edge_pusher_canary_p90_ms",
+    help: "the running canary's judged p90 time to first byte by side (canary, stable); absent without a judgement",
+    labelNames: ["side"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const c = status.canary();
+      if (c?.canary_side?.p90_ms != null) this.set({ side: "canary" }, c.canary_side.p90_ms);
+      if (c?.stable_side?.p90_ms != null) this.set({ side: "stable" }, c.stable_side.p90_ms);
+    },
+  });
+  new Gauge({
+    name: "edge_pusher_canary_error_ratio",
+    help: "the running canary's judged error ratio by side (canary, stable); absent without a judgement",
+    labelNames: ["side"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const c = status.canary();
+      if (c?.canary_side) this.set({ side: "canary" }, c.canary_side.error_ratio);
+      if (c?.stable_side) this.set({ side: "stable" }, c.stable_side.error_ratio);
+    },
+  });
+  gauge(
     "edge_pusher_floor_routes",
     "routes of the last compiled map (countries, and _default as one) sent to FLOOR_POOL because no pool of their rule is healthy or there is no default rule",
     () => facts?.floorRoutes ?? 0,

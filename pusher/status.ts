@@ -1,6 +1,7 @@
 import { isBrokenCircuitError } from "cockatiel";
 import {
   boundProblemLines,
+  type CanaryReport,
   type PoolReport,
   safeText,
   type ViewerShedReport,
@@ -35,6 +36,8 @@ export interface StatusDocument {
   readonly pools: readonly PoolReport[];
   /** Each country's shed of a pool by its own viewers, from the last compile (docs/reference.md §12). */
   readonly viewer_sheds: readonly ViewerShedReport[];
+  /** The running canary: share, state (judging or frozen) and its gates' figures (§13); null: none. */
+  readonly canary: CanaryReport | null;
 }
 
 /** Readiness verdict for `/readyz` (and `/healthz`). */
@@ -63,6 +66,7 @@ export class PusherStatus {
   private problemLines: readonly string[] = [];
   private poolsSource: () => readonly PoolReport[] = () => [];
   private viewerShedsSource: () => readonly ViewerShedReport[] = () => [];
+  private canarySource: (nowMs: number) => CanaryReport | null = () => null;
   lastPushAt: number | null = null;
   private etcdDownSince: number | null = null;
   private kvFailingSince: number | null = null;
@@ -96,6 +100,16 @@ export class PusherStatus {
   /** Where `/status`'s `viewer_sheds` comes from: a function of the last compile, as {@link showPools}. */
   showViewerSheds(source: () => readonly ViewerShedReport[]): void {
     this.viewerShedsSource = source;
+  }
+
+  /** Where `/status`'s `canary` comes from: the last compile's, reported at the time asked. */
+  showCanary(source: (nowMs: number) => CanaryReport | null): void {
+    this.canarySource = source;
+  }
+
+  /** The running canary now, as the last compile saw it. */
+  canary(): CanaryReport | null {
+    return this.canarySource(this.clock.now());
   }
 
   /** The problems `/status` lists: bounded in count and length, control characters escaped. */
@@ -232,6 +246,7 @@ export class PusherStatus {
         : null,
       pools: this.pools,
       viewer_sheds: this.viewerShedsSource(),
+      canary: this.canary(),
     };
   }
 

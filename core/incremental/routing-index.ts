@@ -1,6 +1,7 @@
 import type { ContinentCode } from "../contract/continents.js";
 import { DEFAULT_CC } from "../contract/countries.js";
 import type { Fence } from "../contract/fence.js";
+import type { CanaryJudgement } from "../intent/canary-judgement-schema.js";
 import type { Canary } from "../intent/canary-schema.js";
 import { type ParsedKey, parseKey } from "../intent/keys.js";
 import type { Observed } from "../intent/observed-schema.js";
@@ -54,6 +55,7 @@ export class RoutingIndex {
   private observed = new Map<string, Map<string, Observed>>();
   private problems = new Map<string, Problem>();
   private canary: Canary | undefined;
+  private canaryJudgement: CanaryJudgement | undefined;
   private epochKey: string | null = null;
   private epoch = 0;
   private newest = 0;
@@ -166,6 +168,7 @@ export class RoutingIndex {
     this.observed = new Map();
     this.problems = new Map();
     this.canary = undefined;
+    this.canaryJudgement = undefined;
     this.epochKey = null;
     this.epoch = 0;
     this.newest = 0;
@@ -199,6 +202,7 @@ export class RoutingIndex {
         [...this.observed].sort(byKey).map(([cc, byPool]) => [cc, sortedMap(byPool)]),
       ),
       ...(this.canary ? { canary: this.canary } : {}),
+      ...(this.canaryJudgement ? { canaryJudgement: this.canaryJudgement } : {}),
     };
   }
 
@@ -252,6 +256,9 @@ export class RoutingIndex {
       case "canary":
         this.canary = ok ? (v as Canary) : undefined;
         break;
+      case "canary-judgement":
+        this.canaryJudgement = ok ? (v as CanaryJudgement) : undefined;
+        break;
     }
   }
 
@@ -298,6 +305,9 @@ export class RoutingIndex {
       }
       case "canary":
         this.canary = undefined;
+        break;
+      case "canary-judgement":
+        this.canaryJudgement = undefined;
         break;
     }
   }

@@ -1,6 +1,7 @@
 import { type ContinentCode, isContinentCode } from "../contract/continents.js";
 import { isCountryCode, isRuleTarget } from "../contract/countries.js";
 import { isPoolName } from "../contract/pool-name.js";
+import { CANARY_JUDGEMENT_KEY } from "./canary-judgement-schema.js";
 import { parseRuleTarget } from "./rule-target.js";
 
 /** The key of the running canary, relative to the prefix (docs/reference.md §13). */
@@ -30,6 +31,8 @@ export type ParsedKey =
   | { readonly kind: "fence"; readonly name: string }
   /** `canary/current`: the routing change being tried on a share of viewers (docs/reference.md §13). */
   | { readonly kind: "canary" }
+  /** `canary/judgement`: the observer's judgement of the running canary's gates (§13). */
+  | { readonly kind: "canary-judgement" }
   | { readonly kind: "epoch" }
   | { readonly kind: "lock" }
   | { readonly kind: "invalid"; readonly reason: string }
@@ -40,6 +43,7 @@ export function parseKey(rel: string): ParsedKey {
   if (rel === "epoch") return { kind: "epoch" };
   if (rel === "lock/apply") return { kind: "lock" };
   if (rel === CANARY_KEY) return { kind: "canary" };
+  if (rel === CANARY_JUDGEMENT_KEY) return { kind: "canary-judgement" };
   const slash = rel.indexOf("/");
   if (slash < 0) return { kind: "unknown" };
   const family = rel.slice(0, slash);
@@ -111,5 +115,6 @@ export function routingKeys(prefix: string) {
     epoch: `${prefix}epoch`,
     lock: `${prefix}lock/apply`,
     canary: `${prefix}${CANARY_KEY}`,
+    canaryJudgement: `${prefix}${CANARY_JUDGEMENT_KEY}`,
   } as const;
 }

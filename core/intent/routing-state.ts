@@ -1,5 +1,6 @@
 import type { ContinentCode } from "../contract/continents.js";
 import type { Fence } from "../contract/fence.js";
+import type { CanaryJudgement } from "./canary-judgement-schema.js";
 import type { Canary } from "./canary-schema.js";
 import type { Observed } from "./observed-schema.js";
 import type { PoolHealth } from "./pool-health.js";
@@ -50,6 +51,8 @@ export interface RoutingState {
   readonly observed: ReadonlyMap<string, ReadonlyMap<string, Observed>>;
   /** The running canary (`canary/current`, docs/reference.md §13); absent when none or invalid. */
   readonly canary?: Canary;
+  /** The observer's judgement of it (`canary/judgement`, §13); absent when none or invalid. */
+  readonly canaryJudgement?: CanaryJudgement;
 }
 
 /** A valid continent override and the key it was read from (relative to the prefix). */

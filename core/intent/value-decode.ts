@@ -1,4 +1,5 @@
 import type { Fence } from "../contract/fence.js";
+import { type CanaryJudgement, CanaryJudgementSchema } from "./canary-judgement-schema.js";
 import { type Canary, CanarySchema } from "./canary-schema.js";
 import { FenceSchema } from "./fence-schema.js";
 import { issueProblemCode } from "./issue-problem-code.js";
@@ -107,6 +108,8 @@ export function decodeFor(parsed: ParsedKey, value: string | Uint8Array): Decode
       return decodeJson<Observed>(value, ObservedSchema);
     case "canary":
       return decodeJson<Canary>(value, CanarySchema);
+    case "canary-judgement":
+      return decodeJson<CanaryJudgement>(value, CanaryJudgementSchema);
     default:
       return null;
   }

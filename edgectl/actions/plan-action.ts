@@ -1,5 +1,8 @@
 import type { Command } from "commander";
 import { decodeSnapshot } from "../../core/index.js";
+import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
+import { canarySides, formatCanarySides } from "../apply/canary-sides.js";
+import { canaryStartChange } from "../apply/canary-start.js";
 import {
   edgeEffect,
   formatEdgeEffect,
@@ -23,10 +26,11 @@ import { PlanShape } from "../output/shapes/plan-shape.js";
 export async function planAction(
   ctx: CommandContext,
   file: string,
-  _opts: unknown,
+  opts: CanaryFlags,
   cmd: Command,
 ): Promise<void> {
   const settings = ctx.settings(cmd);
+  const canary = canaryRequestOf(opts);
   const desired = await loadDesiredState(file);
   ctx.warn(...originWarnings(desired));
   await withEtcdMembers(settings, async (members) => {
@@ -37,6 +41,19 @@ export async function planAction(
         ? edgeEffect(snapshot, plan.changes, compileOptions(settings, null))
         : [];
     const shedding = sheddingAfter(snapshot, plan.changes, compileOptions(settings, null));
+    const epoch = decodeSnapshot(snapshot, settings.prefix).epoch;
+    // refuses what a canary cannot carry (a fence/ change), as apply --canary would
+    if (canary && plan.changes.length > 0)
+      canaryStartChange(
+        settings.prefix,
+        plan.changes,
+        canary,
+        epoch + 1,
+        "plan",
+        undefined,
+        new Date(),
+      );
+    const sides = canary ? canarySides(shifts, canary.share) : null;
     // text mode shows the plan before the problems; JSON mode has one document, the error
     let problems: unknown = null;
     try {
@@ -50,13 +67,23 @@ export async function planAction(
         file,
         prefix: settings.prefix,
         revision: plan.read.revision,
-        epoch: decodeSnapshot(snapshot, settings.prefix).epoch,
+        epoch,
         changes: plan.changes.map(changeDocument),
         effect: shifts.map(shiftDocument),
         shedding: shedding.map((r) => ({
           ...r,
           slow_ms: r.slow_ms ? { ...r.slow_ms } : null,
         })),
+        ...(canary && sides
+          ? {
+              canary: {
+                share: canary.share,
+                for_s: canary.forS,
+                gates: { ...canary.gates },
+                sides,
+              },
+            }
+          : {}),
       },
       {
         schema: PlanShape,
@@ -73,6 +100,7 @@ export async function planAction(
           ),
           ...(plan.changes.length > 0 ? formatEdgeEffect(shifts) : []),
           ...formatShedding(shedding),
+          ...(canary && sides && plan.changes.length > 0 ? formatCanarySides(sides, canary) : []),
         ],
       },
     );

@@ -4,8 +4,10 @@ import {
   DEFAULT_PUSHER_LISTEN,
 } from "../../adapters/pusher-defaults.js";
 import {
+  canaryReport,
   carriedState,
   compile,
+  describeCanary,
   describeSlowPool,
   describeViewerShed,
   poolReports,
@@ -84,6 +86,7 @@ export async function statusAction(
     // What the edge serves: the shares in KV's map (the compile's, when KV has none).
     const shedding = poolReports(result.state, routes ?? compiled).filter((r) => r.shed > 0);
     const viewerSheds = viewerShedReports(result.state, routes ?? compiled);
+    const canary = canaryReport(result.state.canary, result.state.canaryJudgement, Date.now());
     const newestChange = Math.max(
       0,
       ...read.entries.filter((e) => e.rel !== "lock/apply").map((e) => e.modRevision),
@@ -98,7 +101,7 @@ export async function statusAction(
       ...(pusher ? { pusher: await pusher } : {}),
     };
     const verdict = evaluateSync(inputs);
-    ctx.emit(statusDocument(inputs, verdict, shedding, viewerSheds), {
+    ctx.emit(statusDocument(inputs, verdict, shedding, viewerSheds, canary), {
       schema: StatusShape,
       text: (_r, paint) => [
         ...formatSync(inputs, verdict).map((l) =>
@@ -121,6 +124,9 @@ export async function statusAction(
               paint("yellow", "shed by viewers:"),
               ...viewerSheds.map((r) => `  ${describeViewerShed(r)}`),
             ]
+          : []),
+        ...(canary
+          ? [paint(canary.state === "frozen" ? "red" : "yellow", describeCanary(canary))]
           : []),
       ],
     });

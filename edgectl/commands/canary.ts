@@ -1,6 +1,29 @@
 import { Command } from "commander";
+import type { CanaryJudgeState } from "../apply/canary-judge-state.js";
 import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
+
+/** The judge's lines of `canary status`: the verdict with its figures, or why it is frozen. */
+function judgeLines(
+  judge: CanaryJudgeState | null,
+  forS: number,
+  safeText: (t: string, max?: number) => string,
+): string[] {
+  if (!judge) return [];
+  const j = judge.judgement;
+  const lines =
+    judge.frozen !== null
+      ? [`  FROZEN: ${judge.frozen}`]
+      : [
+          `  judged ${j?.verdict ?? "?"} at ${j?.judged_at ?? "?"} by ${safeText(j?.judge ?? "?", 128)}${
+            j?.passing_since
+              ? `; passing since ${j.passing_since}, promoted at ${new Date(Date.parse(j.passing_since) + forS * 1000).toISOString()}`
+              : ""
+          }`,
+        ];
+  if (j) lines.push(`  ${safeText(j.detail, 400)}`);
+  return lines;
+}
 
 /**
  * `edgectl canary status|promote|abort` (docs/reference.md §13): the running canary, and ending
@@ -15,15 +38,18 @@ export function canaryCommand(ctx: CommandContext): Command {
       const { withEtcdMembers } = await import("../etcd/etcd-members.js");
       const { readPrefixFromAny } = await import("../etcd/read-prefix.js");
       const { runningCanary } = await import("../apply/running-canary.js");
+      const { canaryJudgeState } = await import("../apply/canary-judge-state.js");
       const { formatGates } = await import("../apply/canary-gates.js");
       const { planValueText } = await import("../apply/plan-diff.js");
       const { CanaryStatusShape } = await import("../output/shapes/canary-shape.js");
       const settings = ctx.settings(cmd);
       await withEtcdMembers(settings, async (members) => {
-        const running = runningCanary(await readPrefixFromAny(members, settings.prefix));
+        const read = await readPrefixFromAny(members, settings.prefix);
+        const running = runningCanary(read);
         const canary = running.kind === "running" ? running.canary : null;
+        const judge = canary ? canaryJudgeState(read, canary, Date.now()) : null;
         ctx.emit(
-          { prefix: settings.prefix, state: running.kind, canary },
+          { prefix: settings.prefix, state: running.kind, canary, judge },
           {
             schema: CanaryStatusShape,
             text: () => {
@@ -36,6 +62,7 @@ export function canaryCommand(ctx: CommandContext): Command {
                 `Canary ${canary.id}: running, ${canary.share} % of each changed route's viewers since ${canary.started_at}`,
                 `  by ${safeText(canary.by, 64)}${canary.reason === null ? "" : `: ${safeText(canary.reason, 200)}`}`,
                 `  promoted after ${canary.for_s} s of passing gates: ${formatGates(canary.gates)}`,
+                ...judgeLines(judge, canary.for_s, safeText),
                 ...canary.changes.map(
                   (c) =>
                     `  ${safeText(c.key, 96)}  ${c.before === null ? "(absent)" : planValueText(c.before)} → ${c.after === null ? "(removed)" : planValueText(c.after)}`,

@@ -34,12 +34,13 @@ function number(flag: string, raw: string, min: number, integer = false): number
 /**
  * `edgectl observe --edge URL [--interval 10] [--min-samples 50] [--ttl 15] [--token-file FILE]
  * [--state FILE] [--listen HOST:PORT] [--allowed-hosts NAMES]`: long-running; logs JSON lines
- * (the shared schema) to stdout. The token comes from `--token-file` or `OBSERVE_TOKEN`.
+ * (the shared schema) to stdout. The token comes from `--token-file` or `OBSERVE_TOKEN`. It also
+ * judges the running canary and ends it through the apply commit (docs/reference.md §13).
  */
 export function observeCommand(ctx: CommandContext): Command {
   return withCommonOptions(new Command("observe"))
     .description(
-      "poll the edge's /__edge/observations, serve what viewers get on /metrics and write observed/CC/POOL under a lease until SIGTERM",
+      "poll the edge's /__edge/observations, serve what viewers get on /metrics, write observed/CC/POOL under a lease and judge the running canary until SIGTERM",
     )
     .option("--edge <url>", "the edge's URL (default: EDGE_URL)")
     .option("--interval <seconds>", "poll interval", "10")
@@ -77,6 +78,9 @@ export function observeCommand(ctx: CommandContext): Command {
       const { ObserverMetrics } = await import("../../observer/observer-metrics.js");
       const { ObserverStateFile } = await import("../../observer/observer-state-file.js");
       const { ObserveEventShape } = await import("../output/shapes/observe-shape.js");
+      const { CanaryJudge, judgeName } = await import("../../observer/canary-judge.js");
+      const { endCanary } = await import("../apply/canary-end.js");
+      const { hostname } = await import("node:os");
 
       const edge = parseEdgeUrl(opts.edge, ctx.io.env.EDGE_URL);
       const interval = number("--interval", opts.interval, 0.05);
@@ -130,6 +134,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const origin = edge.origin;
       const status = new ObserverStatus(origin);
       const metrics = new ObserverMetrics();
+      let judge: InstanceType<typeof CanaryJudge> | undefined;
       let listener: MetricsListener | undefined;
       if (listen) {
         const { startMetricsListener } = await import("../../heartbeat/metrics-listener.js");
@@ -138,7 +143,9 @@ export function observeCommand(ctx: CommandContext): Command {
             ...listen,
             registry: metrics.registry,
             allowedHosts,
-            documents: { "/status": () => status.document() },
+            documents: {
+              "/status": () => ({ ...status.document(), canary: judge?.status ?? null }),
+            },
           });
         } catch (e) {
           throw new CliError(
@@ -168,6 +175,16 @@ export function observeCommand(ctx: CommandContext): Command {
         },
         leaseLost: () => log({ event: "lease-lost", edge: origin }),
       });
+      judge = new CanaryJudge({
+        members,
+        canaryKey: keys.canary,
+        judgementKey: keys.canaryJudgement,
+        ttlSeconds: ttl,
+        judge: judgeName(hostname(), process.pid, origin),
+        end: (how, id, reason) =>
+          endCanary(members, settings, how, reason, id, (line) => ctx.warn(line)),
+        log: (e) => log({ edge: origin, ...e }),
+      });
       const signal = ctx.io.signal ?? new AbortController().signal;
       // Type=notify (deploy/edge-observer.service): ready as the loop starts; WatchdogSec
       // restarts an observer whose event loop stops.
@@ -186,6 +203,7 @@ export function observeCommand(ctx: CommandContext): Command {
           status,
           metrics,
           ...(opts.state ? { stateFile: new ObserverStateFile(opts.state) } : {}),
+          canary: judge,
           log,
           signal,
         });

@@ -1,8 +1,11 @@
 import {
   type CompileOptions,
+  canaryReport,
+  canaryRouteOf,
   compile,
   continentOf,
   DEFAULT_CC,
+  describeCanary,
   formatProblem,
   type HealthStatus,
   isContinentCode,
@@ -210,6 +213,12 @@ export function explainCountry(
   if (route.degraded === "no-default-rule")
     reasons.push(`no usable country/_default rule: floor pool ${route.pool}`);
   reasons.push(...shedReasons(route, reports, state.observed.get(cc)));
+  const canaryRoute = cc === DEFAULT_CC ? map.canary?.default : canaryRouteOf(map, cc);
+  const canary = canaryReport(state.canary, state.canaryJudgement, opts.now.getTime());
+  if (canaryRoute && canary)
+    reasons.push(
+      `${describeCanary(canary)}: its viewers of this route go to ${canaryRoute.pool} (${canaryRoute.source})`,
+    );
 
   return {
     country: cc,

@@ -1,4 +1,4 @@
-import type { PoolReport, ViewerShedReport } from "../../core/index.js";
+import type { CanaryReport, PoolReport, ViewerShedReport } from "../../core/index.js";
 import type { SyncInputs, SyncVerdict } from "../status/sync-status.js";
 import type { StatusResult } from "./shapes/status-shape.js";
 
@@ -10,6 +10,7 @@ export function statusDocument(
   v: SyncVerdict,
   shedding: readonly PoolReport[] = [],
   viewerSheds: readonly ViewerShedReport[] = [],
+  canary: CanaryReport | null = null,
 ): StatusResult {
   const { meta, routes } = x.kv;
   return {
@@ -51,5 +52,6 @@ export function statusDocument(
       ...r,
       slow_ms: r.slow_ms ? { ...r.slow_ms } : null,
     })),
+    canary,
   };
 }

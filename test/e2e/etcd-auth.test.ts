@@ -237,13 +237,19 @@ describe("deploy/etcd-auth.sh", () => {
     }
   });
 
-  it("edge-observer may write only observed/; the real observer works with nothing more", async () => {
+  it("edge-observer may write observed/ and, as the canary's judge, what ending a canary writes; never health/, fence/ or override/; the real observer works with nothing more", async () => {
     const pw = readFileSync(join(OUT_DIR, "edge-observer.password"), "utf8").trim();
     expect(await as("edge-observer", pw, "put", `${P}observed/BR/us-east`, "{}")).toBe(true);
     expect(await as("edge-observer", pw, "del", `${P}observed/BR/us-east`)).toBe(true);
     expect(await as("edge-observer", pw, "put", `${P}health/fra-1`, "{}")).toBe(false);
-    expect(await as("edge-observer", pw, "put", `${P}country/DE`, "{}")).toBe(false);
     expect(await as("edge-observer", pw, "put", `${P}observedX`, "{}")).toBe(false);
+    expect(await as("edge-observer", pw, "put", `${P}fence/eu`, "{}")).toBe(false);
+    expect(await as("edge-observer", pw, "put", `${P}override/DE`, "{}")).toBe(false);
+    // a canary's judge: its judgement, and promotion's commit (docs/reference.md §13)
+    expect(await as("edge-observer", pw, "put", `${P}canary/judgement`, "{}")).toBe(true);
+    expect(await as("edge-observer", pw, "del", `${P}canary/judgement`)).toBe(true);
+    expect(await as("edge-observer", pw, "put", `${P}country/DE`, "{}")).toBe(true);
+    expect(await as("edge-observer", pw, "del", `${P}country/DE`)).toBe(true);
 
     const edge = await new ObservationsEdge("obs-token").start();
     edge.setTtfb("BR", "us-east", { p50: 100, p90: 200, p99: 300 });

@@ -9,6 +9,7 @@ const row = (outcomes: Record<string, number>, ttfbMs: readonly number[] = []) =
   return {
     country: "BR",
     pool: "us-east",
+    side: "",
     requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
     outcomes,
     failovers: 0,

@@ -62,7 +62,7 @@ describe("deploy/prometheus/alerts.yml", () => {
     const cases = (parse(readFileSync(TESTS, "utf8")) as { tests: RuleTest[] }).tests.flatMap(
       (t) => t.alert_rule_test ?? [],
     );
-    expect(rules.length).toBe(15);
+    expect(rules.length).toBe(16);
     for (const { alert } of rules) {
       const mine = cases.filter((c) => c.alertname === alert);
       expect(

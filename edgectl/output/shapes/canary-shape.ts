@@ -9,6 +9,37 @@ const Gates = z.object({
   min_samples: z.number().int().describe("requests each side needs before a gate is judged"),
 });
 
+const Side = z.object({
+  samples: z.number().int().describe("requests in the compared countries and minutes"),
+  error_ratio: z.number(),
+  p90_ms: z.number().nullable().describe("null: none got a first byte"),
+});
+
+const Judge = z
+  .object({
+    state: z
+      .enum(["judging", "frozen"])
+      .describe("frozen: no fresh judgement; the canary keeps its share and is never promoted"),
+    judgement: z
+      .object({
+        id: z.string(),
+        verdict: z.enum(["waiting", "passing", "failing"]),
+        judged_at: z.string(),
+        passing_since: z.string().nullable(),
+        canary: Side,
+        stable: Side,
+        countries: z.array(z.string()).describe("countries where both sides had viewers"),
+        minutes: z.number().int(),
+        detail: z.string().describe("the gates with their figures, in one line"),
+        judge: z.string().describe("the observer judging: host:pid and its edge"),
+      })
+      .nullable()
+      .describe("the latest judgement in canary/judgement, fresh or not"),
+    frozen: z.string().nullable().describe("why the canary is frozen; null while judged"),
+  })
+  .nullable()
+  .describe("the observer's judgement (edgectl observe); null without a canary");
+
 /** `edgectl canary status -o json`: the running canary, or none. */
 export const CanaryStatusShape = z
   .object({
@@ -36,6 +67,7 @@ export const CanaryStatusShape = z
         reason: z.string().nullable(),
       })
       .nullable(),
+    judge: Judge,
   })
   .describe("canary status: the canary in canary/current");
 

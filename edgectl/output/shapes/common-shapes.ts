@@ -115,3 +115,28 @@ export const RuleShape = z.object({
   attrs: z.record(z.string(), z.string()).optional(),
   reason: z.string().optional(),
 });
+
+const CanarySideShape = z.object({
+  samples: z.number().int(),
+  error_ratio: z.number(),
+  p90_ms: z.number().nullable(),
+});
+
+/** The running canary as `status` and `explain` show it (docs/reference.md §13). */
+export const CanaryReportShape = z.object({
+  id: z.string(),
+  share: z.number().int().describe("percent of each changed route's viewers on the canary"),
+  started_at: z.string(),
+  for_s: z.number().int(),
+  age_s: z.number().int().describe("seconds since it started"),
+  state: z
+    .enum(["judging", "frozen"])
+    .describe("frozen: no fresh judgement; it keeps its share and is never promoted"),
+  frozen: z.string().nullable().describe("why it is frozen"),
+  verdict: z.enum(["waiting", "passing", "failing"]).nullable(),
+  judged_at: z.string().nullable(),
+  passing_since: z.string().nullable(),
+  canary_side: CanarySideShape.nullable(),
+  stable_side: CanarySideShape.nullable(),
+  detail: z.string().nullable().describe("the gates with their figures, in one line"),
+});

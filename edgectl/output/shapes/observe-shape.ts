@@ -14,6 +14,12 @@ const EVENTS = [
   "lease-lost",
   "etcd-failing",
   "etcd-recovered",
+  "canary-judged",
+  "canary-standby",
+  "canary-rolled-back",
+  "canary-promoted",
+  "canary-end-failed",
+  "canary-judge-failing",
   "stopped",
 ] as const satisfies readonly ObserveEvent["event"][];
 
@@ -49,6 +55,7 @@ export const ObserveEventShape = z
     samples: z.number().optional(),
     error_ratio: z.number().optional(),
     lease: z.string().optional().describe("registered: the lease in hex"),
+    canary: z.string().optional().describe("canary-*: the canary's id"),
     detail: z.string().optional(),
   })
   .describe("observe: one line per state change");

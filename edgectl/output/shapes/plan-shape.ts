@@ -18,6 +18,28 @@ export const PlanShape = z
     shedding: z
       .array(PoolHealthShape)
       .describe("pools that would shed viewers after the changes, under current latency"),
+    canary: z
+      .object({
+        share: z.number().int(),
+        for_s: z.number().int(),
+        gates: z.object({
+          errors_pt: z.number(),
+          p90_factor: z.number(),
+          p90_plus_ms: z.number(),
+          min_samples: z.number().int(),
+        }),
+        sides: z
+          .array(
+            z.object({
+              country: z.string(),
+              stable: z.object({ percent: z.number(), pool: z.string(), source: z.string() }),
+              canary: z.object({ percent: z.number(), pool: z.string(), source: z.string() }),
+            }),
+          )
+          .describe("each changed route: where its stable and its canary viewers go"),
+      })
+      .optional()
+      .describe("with --canary only (docs/reference.md §13)"),
   })
   .describe("plan: what apply would change, and where traffic would move");
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PoolHealthShape, ViewerShedShape } from "./common-shapes.js";
+import { CanaryReportShape, PoolHealthShape, ViewerShedShape } from "./common-shapes.js";
 
 /**
  * `edgectl status -o json`: the status document, with exit 0 in sync and 1 behind (behind is a
@@ -58,6 +58,7 @@ export const StatusShape = z
     viewer_sheds: z
       .array(ViewerShedShape)
       .describe("countries that shed a pool by their own viewers in the map KV holds (§12)"),
+    canary: CanaryReportShape.nullable().describe("the running canary (§13); null: none"),
   })
   .describe("status: is the edge on the current config?");
 
