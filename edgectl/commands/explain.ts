@@ -79,7 +79,7 @@ export function explainCommand(ctx: CommandContext): Command {
         });
       } else {
         const x = explainCountry(snapshot, name, { ...options, carried }, history);
-        const viewers = countryViewers(snapshot, settings.prefix, name, now.state.health);
+        const viewers = countryViewers(now.state.observed.get(name), now.state.health);
         ctx.emit(countryDocument(x, viewers), {
           schema: ExplainShape,
           text: () => formatExplanation(x, viewers),
