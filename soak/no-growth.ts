@@ -1,4 +1,4 @@
-import { AGGREGATOR_KEPT_MINUTES, OBSERVER_ANON_NOISE_MIB } from "./layout.js";
+import { AGGREGATOR_KEPT_MINUTES } from "./layout.js";
 import { type Figure, type Sample, seriesKind } from "./samples.js";
 import { fitSlope, type SlopeFit } from "./slope.js";
 
@@ -116,7 +116,7 @@ export function windowOptions(
     minSamples: 6,
     // A busy pusher's heap saws by 6 MiB between collections.
     minRateRise: 10,
-    minRateRiseOf: { "observer/anon_mib": OBSERVER_ANON_NOISE_MIB },
+    minRateRiseOf: {},
     resolvedSpanSeconds: 600,
     floorBinSeconds: 60,
     settlingSeconds,
