@@ -14,6 +14,14 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS tallies (
   PRIMARY KEY (minute, country, pool, side)
 ) WITHOUT ROWID`;
 
+/**
+ * When the rows of `oldestMinute` (minutes since the epoch) leave the kept window, a second past
+ * the minute's turn: the moment the next prune has work.
+ */
+export function pruneAt(oldestMinute: number): number {
+  return (oldestMinute + KEPT_MINUTES) * 60_000 + 1_000;
+}
+
 /** The table of the layout without a canary side: dropped, it held 16 minutes at most. */
 const OLD_TABLE = "DROP TABLE IF EXISTS buckets";
 
@@ -25,7 +33,8 @@ function answer(status: number, text: string): Response {
  * The Durable Object that sums the isolates' flushes (docs/reference.md §12), one of
  * `OBSERVE_SHARDS`: a SQLite table of one tally per (minute, country, pool, canary side), 16 minutes deep.
  * `POST /add` merges a flush; `GET /read?since=MINUTE` returns the rows from that minute on.
- * An alarm drops old minutes once flushes stop, so an idle object ends up empty.
+ * An alarm set for when the oldest held minute expires drops it, so no shard keeps more than 16
+ * minutes whether or not flushes still reach it, and an idle object ends up empty.
  */
 export class ObservationAggregator {
   readonly #state: DurableObjectState;
@@ -44,8 +53,8 @@ export class ObservationAggregator {
   }
 
   async alarm(): Promise<void> {
-    const remaining = this.#prune(minuteOf(Date.now()));
-    if (remaining > 0) await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+    const oldest = this.#prune(minuteOf(Date.now()));
+    if (oldest !== null) await this.#state.storage.setAlarm(pruneAt(oldest));
   }
 
   async #add(request: Request): Promise<Response> {
@@ -83,9 +92,11 @@ export class ObservationAggregator {
         );
       }
     });
-    this.#prune(now);
-    if ((await this.#state.storage.getAlarm()) === null) {
-      await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+    const oldest = this.#prune(now);
+    if (oldest !== null) {
+      const due = pruneAt(oldest);
+      const set = await this.#state.storage.getAlarm();
+      if (set === null || set > due) await this.#state.storage.setAlarm(due);
     }
     return new Response(null, { status: 204 });
   }
@@ -109,11 +120,13 @@ export class ObservationAggregator {
     return Response.json({ rows });
   }
 
-  /** Drops minutes older than the kept ones; returns how many rows stay. */
-  #prune(now: number): number {
+  /** Drops minutes older than the kept ones; returns the oldest minute left, or null. */
+  #prune(now: number): number | null {
     const sql = this.#state.storage.sql;
     sql.exec("DELETE FROM tallies WHERE minute < ?", now - KEPT_MINUTES + 1);
-    const left = sql.exec<{ n: number }>("SELECT count(*) AS n FROM tallies").toArray()[0];
-    return left?.n ?? 0;
+    const left = sql
+      .exec<{ m: number | null }>("SELECT min(minute) AS m FROM tallies")
+      .toArray()[0];
+    return left?.m ?? null;
   }
 }
