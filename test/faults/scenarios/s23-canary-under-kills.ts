@@ -99,7 +99,13 @@ export const canaryUnderKills: Scenario = {
     let memberKills = 0;
     /** kill -9 of the leader pusher and an etcd member (the leader first), then both restarted. */
     const killRound = async (k: number) => {
-      const p = await w.leader();
+      // after a kill the survivor leads once the dead one's election lease (3 s) runs out
+      const deadline = Date.now() + 15_000;
+      let p = await w.leader();
+      while (p === null && Date.now() < deadline) {
+        await sleep(200);
+        p = await w.leader();
+      }
       const leaderMember = await w.cluster.waitLeader();
       const member = k % 2 === 0 ? leaderMember : (leaderMember + 1) % 3;
       if (p !== null) {
@@ -137,7 +143,9 @@ export const canaryUnderKills: Scenario = {
     const badMs = await untilEnded(t1, 90_000);
     ctx.progress(`canary ${bad.id} ended after ${secs(badMs)}`);
 
-    // A healthy move as a canary (the gate allows for a loaded machine's loopback p90).
+    // A healthy move as a canary. Under kills on a loaded 2-core machine a few of its 20-odd
+    // requests may take a second (a hedge to fra-1 answers them): the gate allows for that; the
+    // slow canary's own gates are the defaults.
     const t2 = Date.now();
     const good = await startCanary(ctx, w, "gru-2", [
       "--for",
@@ -145,7 +153,7 @@ export const canaryUnderKills: Scenario = {
       "--min-samples",
       String(MIN_SAMPLES),
       "--gate",
-      "p90<=x1.25+250ms",
+      "p90<=x1.5+1000ms",
     ]);
     const goodAfter = good.changes.find((c) => c.key === "country/BR")?.after ?? null;
     promoted = goodAfter;
