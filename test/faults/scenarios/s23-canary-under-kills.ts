@@ -255,7 +255,7 @@ export const canaryUnderKills: Scenario = {
     );
     return {
       runs: pusherKills + memberKills,
-      figure: `${pusherKills} leader-pusher and ${memberKills} etcd-member kill -9; slow canary rolled back in ${secs(badMs)}, healthy one promoted in ${secs(goodMs)}; ${history.checked} revisions and ${samples} samples checked; ${reached.size} of ${w.seen.size} BR viewers reached the slow shard (drawn ${drawn.size})`,
+      figure: `${pusherKills} leader-pusher and ${memberKills} etcd-member kill -9; slow canary ${badEnd?.how === "ended" ? "rolled back" : "PROMOTED"} after ${secs(badMs)}, healthy one ${goodEnd?.how === "promote" ? "promoted" : "NOT promoted"} after ${secs(goodMs)}; ${history.checked} revisions and ${samples} samples checked; ${reached.size} of ${w.seen.size} BR viewers reached the slow shard (drawn ${drawn.size})`,
       failures: inv.failures(),
       notes,
     };
