@@ -1,6 +1,7 @@
 import { type CompileResult, poolReports, type Route } from "../../core/index.js";
 import type { ObservedPair } from "../observed-map.js";
 import type { StatusDocument } from "../status.js";
+import { toUiCanary, type UiCanary } from "./ui-canary.js";
 
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
 export type UiPoolHealth = "healthy" | "draining" | "unhealthy" | "missing";
@@ -77,6 +78,8 @@ export interface UiMap {
   readonly problems: readonly string[];
   /** Where viewers go, busiest first (at most `MAX_UI_VIEWERS`); empty without an observer. */
   readonly viewers: readonly UiViewers[];
+  /** The running canary's routes, both sides (docs/reference.md §13); null when none runs. */
+  readonly canary: UiCanary | null;
 }
 
 /** `GET /ui/data`: the pusher's `/status` document beside its last compiled map. */
@@ -173,6 +176,7 @@ export function toUiMap(
     fences,
     problems: map.problems,
     viewers: viewersOf(observed),
+    canary: toUiCanary(result),
   };
 }
 

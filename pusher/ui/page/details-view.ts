@@ -27,11 +27,23 @@ function row(label: string, value: Node | string, key: string): HTMLElement {
   ]);
 }
 
+/** The canary side of `cc`'s route, as the Worker picks it (docs/reference.md §13), or "none". */
+function canaryText(map: UiMap, cc: string, r: CountryRoute): string {
+  const c = map.canary;
+  if (!c) return "none";
+  const own = c.routes.find((x) => x.country === cc);
+  const side = own ?? (r.onDefault ? c.routes.find((x) => x.country === "_default") : undefined);
+  return side ? `${c.share} % → ${side.canary} (${c.id})` : "none";
+}
+
 function describeSource(r: CountryRoute): string {
   return r.onDefault ? `${r.route.source} (no rule of its own)` : r.route.source;
 }
 
-/** The route panel: pool, chain, source, degraded reason and weights of one country. */
+/**
+ * The route panel: pool, chain, source, degraded reason, weights, shed, fence and the canary side
+ * of one country.
+ */
 export class DetailsView {
   constructor(private readonly root: HTMLElement) {}
 
@@ -78,6 +90,7 @@ export class DetailsView {
           "shed",
         ),
         row("Fence", r.route.fence ?? "none", "fence"),
+        row("Canary", canaryText(ctx.map, target, r), "canary"),
       ]),
     );
   }
