@@ -2,6 +2,7 @@ import { type CompileResult, poolReports, type Route } from "../../core/index.js
 import type { ObservedPair } from "../observed-map.js";
 import type { StatusDocument } from "../status.js";
 import { toUiCanary, type UiCanary } from "./ui-canary.js";
+import { toUiPathways, type UiPathwayGroup } from "./ui-pathways.js";
 
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
 export type UiPoolHealth = "healthy" | "draining" | "unhealthy" | "missing";
@@ -80,6 +81,8 @@ export interface UiMap {
   readonly viewers: readonly UiViewers[];
   /** The running canary's routes, both sides (docs/reference.md §13); null when none runs. */
   readonly canary: UiCanary | null;
+  /** Each route's steering pathway orders, countries with the same grouped (§15). */
+  readonly pathways: readonly UiPathwayGroup[];
 }
 
 /** `GET /ui/data`: the pusher's `/status` document beside its last compiled map. */
@@ -177,6 +180,7 @@ export function toUiMap(
     problems: map.problems,
     viewers: viewersOf(observed),
     canary: toUiCanary(result),
+    pathways: toUiPathways(map),
   };
 }
 

@@ -85,7 +85,7 @@ export class CanaryView {
       }),
     ]);
     const chip = (pool: string) =>
-      h("span", { className: "canary-pool" }, [
+      h("span", { className: "pool-mini" }, [
         swatch(colours.get(pool)?.colour ?? "transparent"),
         h("span", { className: "mono", text: pool }),
       ]);

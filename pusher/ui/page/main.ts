@@ -15,6 +15,7 @@ import { LegendView } from "./legend-view.js";
 import { MapView } from "./map-view.js";
 import { type DirectoryEntry, poolCounts, routeFor } from "./model.js";
 import { assignColours, type PoolColour } from "./palette.js";
+import { PathwaysView } from "./pathways-view.js";
 import { SummaryView } from "./summary-view.js";
 import { ViewersView } from "./viewers-view.js";
 
@@ -111,6 +112,10 @@ function start(): void {
     st.pinned = cc;
     showDetails();
   });
+  const pathways = new PathwaysView(byId<HTMLUListElement>("pathways"), (cc) => {
+    st.pinned = cc;
+    showDetails();
+  });
   const renderCanary = () =>
     canary.render(st.map?.canary ?? null, st.status?.canary ?? null, st.colours);
 
@@ -126,6 +131,7 @@ function start(): void {
     fenceLegend.render(st.map);
     viewers.render(st.map, names);
     renderCanary();
+    pathways.render(st.map, st.colours, codes);
     list.render(st.map, st.colours);
     summary.render(st.map, codes);
     showDetails();
