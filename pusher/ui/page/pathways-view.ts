@@ -63,7 +63,7 @@ export class PathwaysView {
             });
             return line;
           })
-        : [h("div", { className: "pathway-order flag", text: groupText(g) })];
+        : [h("div", { className: "pathway-order pathway-none", text: groupText(g) })];
       const served =
         g.countries.filter((cc) => cc !== DEFAULT_CC).length +
         (g.countries.includes(DEFAULT_CC) ? onDefault.length : 0);
