@@ -60,6 +60,8 @@ export interface UiViewers {
   readonly requests: number;
   readonly p90_ms: number;
   readonly error_ratio: number;
+  /** Share of the requests the edge cache answered (§14); absent when the edge counted none. */
+  readonly hit_ratio?: number;
 }
 
 /** Most viewer flows the page gets, busiest first: a line each, readable at a glance. */
@@ -194,6 +196,7 @@ function viewersOf(observed: Iterable<ObservedPair>): UiViewers[] {
       requests: o.samples,
       p90_ms: o.p90_ms,
       error_ratio: o.error_ratio,
+      ...(o.hit_ratio !== undefined ? { hit_ratio: o.hit_ratio } : {}),
     });
   all.sort(
     (a, b) =>
