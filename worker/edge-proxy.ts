@@ -1,3 +1,4 @@
+import { pathwayOrder } from "../core/contract/pathway-order.js";
 import { cacheSettings } from "./cache/cache-settings.js";
 import type { EdgeCache } from "./cache/edge-cache.js";
 import { requestCountry } from "./country.js";
@@ -17,7 +18,6 @@ import { edgeResponse } from "./respond.js";
 import { settingsFromEnv } from "./settings.js";
 import { pathwayDecision } from "./steer/pathway-decision.js";
 import { takePathway } from "./steer/pathway-param.js";
-import { pathwayPriority } from "./steer/pathway-priority.js";
 import { steerSettings } from "./steer/steer-settings.js";
 import { steeredResponse } from "./steer/steered-response.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
@@ -86,6 +86,6 @@ export async function edgeProxy(
   response.headers.set(EDGE_HEADERS.cache, cached.status);
   if (!steer.rewrite) return response;
   // The cache holds the origin's playlist; each viewer's copy is steered by its own route.
-  const pools = pathwayPriority(decision.route, isEjected);
+  const pools = pathwayOrder(decision.route, isEjected);
   return steeredResponse(forwarded, response, { pools, param: steer.param });
 }

@@ -80,7 +80,9 @@ export class ObservationAggregator {
             row.side ?? "",
           )
           .toArray()[0];
-        const sum: Tally = held ? (JSON.parse(held.tally) as Tally) : emptyTally();
+        // Merged into an empty tally: a stored one may predate a field (`cache`).
+        const sum = emptyTally();
+        if (held) mergeTally(sum, JSON.parse(held.tally) as Tally);
         mergeTally(sum, row.tally);
         sql.exec(
           "INSERT OR REPLACE INTO tallies (minute, country, pool, side, tally) VALUES (?, ?, ?, ?, ?)",

@@ -1,6 +1,7 @@
 import type { DegradedReason } from "../../core/contract/compiled-map.js";
+import type { IsEjected } from "../../core/contract/pathway-order.js";
 import type { RoutingDecision } from "../decision.js";
-import { type IsEjected, pinnedRoute } from "./pathway-pin.js";
+import { pinnedRoute } from "./pathway-pin.js";
 
 /**
  * The decision for a request that asks for pathway `pool` (docs/reference.md §15): pinned to it

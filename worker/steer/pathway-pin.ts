@@ -1,7 +1,5 @@
 import type { ChainLink, Route } from "../../core/contract/compiled-map.js";
-
-/** Whether the isolate passes an origin over as ejected (docs/reference.md §4). */
-export type IsEjected = (origin: string) => boolean;
+import type { IsEjected } from "../../core/contract/pathway-order.js";
 
 /**
  * The route pinned to `pool` (docs/reference.md §15): that pool first, the rest of the chain in

@@ -1,4 +1,7 @@
+import { pathwayOrder } from "../../core/contract/pathway-order.js";
 import { isPoolName } from "../../core/contract/pool-name.js";
+import { type SteerFormat, steeringManifest } from "../../core/contract/steering-manifest.js";
+import { SESSION_BASE_PARAM, steeringUri } from "../../core/contract/steering-uri.js";
 import { requestCountry } from "../country.js";
 import { debugAccess } from "../debug-access.js";
 import { decide } from "../decision.js";
@@ -12,12 +15,9 @@ import type { OutlierEjection } from "../outlier-ejection.js";
 import { degradedHeader } from "../respond.js";
 import { settingsFromEnv } from "../settings.js";
 import { affinityCookieName, viewerKey } from "../viewer-key.js";
-import { pathwayPriority } from "./pathway-priority.js";
 import { reportedPathway } from "./reported-pathway.js";
 import type { SteerLimiter } from "./steer-limiter.js";
 import { steerSettings } from "./steer-settings.js";
-import { type SteerFormat, steeringManifest } from "./steering-manifest.js";
-import { SESSION_BASE_PARAM, steeringUri } from "./steering-uri.js";
 
 /** What the steering endpoints use of the isolate. */
 export interface SteerDeps {
@@ -83,7 +83,7 @@ export async function steerRoute(
   }
   const base = url.searchParams.get(SESSION_BASE_PARAM);
   const session = base !== null && isPoolName(base) ? base : null;
-  const priority = pathwayPriority(decision.route, (o) => deps.ejection.isEjected(o, settings));
+  const priority = pathwayOrder(decision.route, (o) => deps.ejection.isEjected(o, settings));
   const body = steeringManifest(format, {
     ttlS: steer.ttlS,
     reloadUri: steeringUri(format, session),

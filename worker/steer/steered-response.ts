@@ -1,9 +1,9 @@
+import type { SteerFormat } from "../../core/contract/steering-manifest.js";
+import { steeringUri } from "../../core/contract/steering-uri.js";
 import { isEdgeAnswer } from "../plain-response.js";
 import { boundedBody } from "./bounded-body.js";
 import { steerDashMpd } from "./dash-steering-tags.js";
 import { steerHlsPlaylist } from "./hls-steering-tags.js";
-import type { SteerFormat } from "./steering-manifest.js";
-import { steeringUri } from "./steering-uri.js";
 
 /**
  * The largest playlist or MPD rewritten (1 MiB: far above any real multivariant playlist or
