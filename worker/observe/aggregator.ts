@@ -1,9 +1,7 @@
+import { KEPT_MINUTES, pruneAt } from "./kept-minutes.js";
 import { emptyTally, mergeTally, type Tally } from "./tally.js";
 import { minuteOf, type TallyRow } from "./tally-row.js";
 import { tallyRowsOf } from "./tally-rows-shape.js";
-
-/** One-minute buckets kept: the current minute and the 15 before it (a 900 s window rounds out). */
-export const KEPT_MINUTES = 16;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS tallies (
   minute INTEGER NOT NULL,
@@ -13,14 +11,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS tallies (
   tally TEXT NOT NULL,
   PRIMARY KEY (minute, country, pool, side)
 ) WITHOUT ROWID`;
-
-/**
- * When the rows of `oldestMinute` (minutes since the epoch) leave the kept window, a second past
- * the minute's turn: the moment the next prune has work.
- */
-export function pruneAt(oldestMinute: number): number {
-  return (oldestMinute + KEPT_MINUTES) * 60_000 + 1_000;
-}
 
 /** The table of the layout without a canary side: dropped, it held 16 minutes at most. */
 const OLD_TABLE = "DROP TABLE IF EXISTS buckets";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KEPT_MINUTES, pruneAt } from "../../../worker/observe/aggregator.js";
+import { KEPT_MINUTES, pruneAt } from "../../../worker/observe/kept-minutes.js";
 import { minuteOf } from "../../../worker/observe/tally-row.js";
 
 /** Whether the aggregator's prune at `nowMs` keeps the rows of `minute` (its DELETE's bound). */
