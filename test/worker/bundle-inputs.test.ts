@@ -36,4 +36,10 @@ describe("the Worker bundle stays a router's size", () => {
     expect(inputs).toContain("core/contract/edge-signature.ts");
     expect(inputs.filter((f) => f.includes("node_modules/@noble/"))).toEqual([]);
   });
+
+  it("reads players' CMCD with its own reader: no structured-field or CMCD library is bundled", async () => {
+    const inputs = await bundleInputs();
+    expect(inputs).toContain("worker/observe/cmcd-members.ts");
+    expect(inputs.filter((f) => f.includes("node_modules/@svta/"))).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { decodeSfDict, SfItem } from "@svta/cml-structured-field-values";
+import { cmcdMembers } from "./cmcd-members.js";
 
 /** What a player said about itself on one request (CMCD, CTA-5004; steering throughput, §15). */
 export interface PlayerReport {
@@ -29,26 +29,17 @@ function mtpOf(value: unknown): number | null {
   return typeof first === "number" ? kbps(first) : null;
 }
 
-/** A dictionary member's value, parameters aside; an inner list's item by item. */
-function bare(member: unknown): unknown {
-  const value = member instanceof SfItem ? member.value : member;
-  return Array.isArray(value) ? value.map(bare) : value;
-}
-
 /**
  * What CMCD `texts` (each a structured-field dictionary, CTA-5004) say of {@link KEYS}; `null`
  * when one is malformed: a player's malformed text counts as not sent.
  */
 function cmcdOf(texts: readonly (string | null)[]): Cmcd | null {
   const out: Cmcd = {};
-  try {
-    for (const text of texts) {
-      if (!text) continue;
-      const dict = decodeSfDict(text) as Record<string, unknown>;
-      for (const key of KEYS) if (Object.hasOwn(dict, key)) out[key] = bare(dict[key]);
-    }
-  } catch {
-    return null;
+  for (const text of texts) {
+    if (!text) continue;
+    const members = cmcdMembers(text);
+    if (members === null) return null;
+    for (const key of KEYS) if (members.has(key)) out[key] = members.get(key);
   }
   return out;
 }
