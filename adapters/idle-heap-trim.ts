@@ -64,7 +64,7 @@ export interface IdleHeapTrimOptions {
  *
  * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
  * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
- * it runs (`tsx bench/experiments/heartbeat-memory.ts`). The same trim returns them.
+ * it runs. The same trim returns them.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
