@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
 import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
@@ -7,7 +8,6 @@ import { loadDesiredState } from "../apply/load-desired-state.js";
 import { originWarnings } from "../apply/origin-warnings.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { ApplyShape, applyDocument, applyText } from "../output/apply-document.js";
 
 /** `apply`'s options as commander parses them. */

@@ -1,3 +1,4 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import type { AuditCommand } from "../audit/audit-record.js";
 import { auditStamp, COMMIT_EXTRA_OPS } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
@@ -5,7 +6,6 @@ import type { CliSettings } from "../cli/cli-settings.js";
 import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { confirm } from "../cli/confirm.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
 import { acquireApplyLock } from "./apply-lock.js";
 import type { CanaryRequest } from "./canary-flags.js";

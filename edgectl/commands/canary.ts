@@ -35,7 +35,7 @@ export function canaryCommand(ctx: CommandContext): Command {
     .description("show the running canary: share, start, gates and changes")
     .action(async (_opts: unknown, cmd: Command) => {
       const { safeText } = await import("../../core/index.js");
-      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { withEtcdMembers } = await import("../../adapters/etcd-members.js");
       const { readPrefixFromAny } = await import("../etcd/read-prefix.js");
       const { runningCanary } = await import("../apply/running-canary.js");
       const { canaryJudgeState } = await import("../apply/canary-judge-state.js");
@@ -80,7 +80,7 @@ export function canaryCommand(ctx: CommandContext): Command {
       .option("--id <id>", "refuse unless this canary (c12) is the one running")
       .option("--reason <text>", "why (kept in the audit record; see edgectl history)")
       .action(async (opts: { id?: string; reason?: string }, cmd: Command) => {
-        const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+        const { withEtcdMembers } = await import("../../adapters/etcd-members.js");
         const { endCanary } = await import("../apply/canary-end.js");
         const { CanaryEndShape } = await import("../output/shapes/canary-shape.js");
         const settings = ctx.settings(cmd);

@@ -25,7 +25,7 @@ export function explainCommand(ctx: CommandContext): Command {
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
-      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { withEtcdMembers } = await import("../../adapters/etcd-members.js");
       const { explainContinent } = await import("../explain/explain-continent.js");
       const { dependsOnLastGood, explainCountry } = await import("../explain/explain-country.js");
       const { kvDependence } = await import("../explain/kv-dependence.js");

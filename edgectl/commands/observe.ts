@@ -66,9 +66,9 @@ export function observeCommand(ctx: CommandContext): Command {
     )
     .action(async (opts: ObserveOptions, cmd: Command) => {
       const { routingKeys } = await import("../../core/index.js");
-      const { EtcdMembers } = await import("../etcd/etcd-members.js");
+      const { EtcdMembers } = await import("../../adapters/etcd-members.js");
       const { createLogger } = await import("../../adapters/logger.js");
-      const { parseListenAddress } = await import("../../heartbeat/listen-address.js");
+      const { parseListenAddress } = await import("../cli/listen-address.js");
       const { parseAllowedHosts } = await import("../../adapters/host-allow-list.js");
       const { edgeReader } = await import("../../observer/edge-reader.js");
       const { runObserver } = await import("../../observer/observer-loop.js");

@@ -37,7 +37,7 @@ export function topCommand(ctx: CommandContext): Command {
       const { edgeReader } = await import("../../observer/edge-reader.js");
       const { ObserveFailure } = await import("../../observer/observe-failure.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
-      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { withEtcdMembers } = await import("../../adapters/etcd-members.js");
       const { topRows } = await import("../top/top-rows.js");
       const { formatTop } = await import("../output/top-text.js");
       const { TopShape } = await import("../output/shapes/top-shape.js");
