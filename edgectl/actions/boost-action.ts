@@ -10,13 +10,13 @@ import {
   routingKeys,
 } from "../../core/index.js";
 import { assertNoNewFenceViolations } from "../apply/fence-refusal.js";
-import { routeShares } from "../apply/route-shares.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseTargetArgument } from "../cli/target-argument.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
+import { routeShares } from "../explain/route-shares.js";
+import type { CommandContext } from "../output/command-context.js";
 import { BoostShape } from "../output/shapes/boost-shape.js";
 import { currentRule, parsePercent, percentBoostRule } from "../rules/percent-boost.js";
 

@@ -6,9 +6,9 @@ import {
   escapeUnsafe,
   formatProblem,
 } from "../../core/index.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
+import type { CommandContext } from "../output/command-context.js";
 import { ExportShape } from "../output/shapes/export-shape.js";
 import { terminalYaml } from "../output/terminal-yaml.js";
 

@@ -11,9 +11,9 @@ import { HeartbeatMetrics } from "../../heartbeat/heartbeat-metrics.js";
 import { httpProbe } from "../../heartbeat/http-probe.js";
 import { type MetricsListener, startMetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseListenAddress } from "../cli/listen-address.js";
+import type { CommandContext } from "../output/command-context.js";
 import { HeartbeatEventShape } from "../output/shapes/heartbeat-shape.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { CanaryJudgeState } from "../apply/canary-judge-state.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** The judge's lines of `canary status`: the verdict with its figures, or why it is frozen. */
 function judgeLines(

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { CarriedState } from "../../core/index.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or

@@ -1,9 +1,9 @@
 import { Command } from "commander";
 import type { MetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 
 interface ObserveOptions {

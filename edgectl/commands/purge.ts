@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { CliError } from "../cli/cli-error.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 interface PurgeOptions {
   readonly edge?: string;

@@ -1,8 +1,8 @@
 import { Command } from "commander";
 import { CliError, type CliErrorCode } from "../cli/cli-error.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** How long `top` waits for the edge's answer. */
 export const TOP_EDGE_TIMEOUT_MS = 10_000;

@@ -11,7 +11,7 @@ import {
   HEARTBEAT_TUNED,
   PUSHER_TUNED,
 } from "../../bin/service-tuning.js";
-import { withCommonOptions } from "../../edgectl/cli/command-context.js";
+import { withCommonOptions } from "../../edgectl/output/command-context.js";
 
 const run = promisify(execFile);
 const TUNING = resolve(import.meta.dirname, "../../bin/service-tuning.js");
