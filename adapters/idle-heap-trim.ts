@@ -64,7 +64,7 @@ export interface IdleHeapTrimOptions {
  *
  * A heartbeat: its live heap stays flat, but V8 keeps committing new pages to it, a few hundred
  * KiB at a time, and the memory reducer never returns them, so its RSS creeps up for as long as
- * it runs (`tsx bench/experiments/heartbeat-memory.ts`). The same trim returns them.
+ * it runs. The same trim returns them.
  */
 export class IdleHeapTrim {
   private readonly tickMs: number;
@@ -165,9 +165,9 @@ export class IdleHeapTrim {
 }
 
 /**
- * Starts an {@link IdleHeapTrim} of this process. Needs V8's `gc`, which the bins expose
- * (`--expose-gc`, bin/service-tuning.js); without it (node run on dist/ directly, or the tuning
- * marker set) the process runs without the trim and `null` is returned.
+ * Starts an {@link IdleHeapTrim} of this process. Needs V8's `gc`, which the systemd units
+ * expose (`--expose-gc` in their `NODE_OPTIONS`); without it the process runs without the trim
+ * and `null` is returned.
  */
 export function startIdleHeapTrim(
   logger: Logger,
@@ -175,7 +175,7 @@ export function startIdleHeapTrim(
 ): IdleHeapTrim | null {
   const gc = globalThis.gc;
   if (!gc) {
-    logger.debug("V8's gc not exposed (not started by its bin): no idle heap trim");
+    logger.debug("V8's gc not exposed (no --expose-gc in NODE_OPTIONS): no idle heap trim");
     return null;
   }
   const trim = new IdleHeapTrim(

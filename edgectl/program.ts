@@ -5,7 +5,6 @@ import { DEFAULT_PREFIX } from "../core/index.js";
 import type { CommitRules } from "./apply/commit.js";
 import { DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_PREFIX } from "./audit/audit-record.js";
 import type { CliIo } from "./cli/cli-io.js";
-import { createCommandContext, withCommonOptions } from "./cli/command-context.js";
 import { COMMAND_HELP, commandHelpText } from "./cli/command-help.js";
 import {
   DEFAULT_ETCD_TIMEOUT_MS,
@@ -30,6 +29,7 @@ import { topCommand } from "./commands/top.js";
 import { unboostCommand } from "./commands/unboost.js";
 import { validateCommand } from "./commands/validate.js";
 import type { SettableOutput } from "./output/cli-output.js";
+import { createCommandContext, withCommonOptions } from "./output/command-context.js";
 import { terminalText } from "./output/terminal-text.js";
 
 /** `edgectl --help`'s closing text: exit codes, environment, examples (docs/reference.md §6). */

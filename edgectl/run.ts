@@ -2,8 +2,8 @@ import { CommanderError } from "commander";
 import type { CommitRules } from "./apply/commit.js";
 import type { CliIo } from "./cli/cli-io.js";
 import { ExitCode } from "./cli/exit-codes.js";
+import { failureOf } from "./cli/failure.js";
 import { createCliOutput, lacksJsonResult } from "./output/cli-output.js";
-import { failureOf } from "./output/failure.js";
 import { outputModeFromArgv } from "./output/output-mode.js";
 import { buildProgram } from "./program.js";
 

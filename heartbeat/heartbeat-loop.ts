@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { EtcdLeaseInvalidError } from "etcd3";
+import { ClusterLease, leaseHex } from "../adapters/cluster-lease.js";
+import type { EtcdMembers } from "../adapters/etcd-members.js";
 import type { HealthStatus } from "../core/index.js";
-import { ClusterLease, leaseHex } from "../edgectl/etcd/cluster-lease.js";
-import type { EtcdMembers } from "../edgectl/etcd/etcd-members.js";
 import type { ProbeOutcome, ProbeResult } from "./http-probe.js";
 import { LatencyWindow } from "./latency-window.js";
 import { healthValue, needsRewrite, type PublishedHealth } from "./published-health.js";

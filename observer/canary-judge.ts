@@ -1,4 +1,6 @@
 import { EtcdLeaseInvalidError, type IKeyValue } from "etcd3";
+import { ClusterLease } from "../adapters/cluster-lease.js";
+import type { EtcdMembers } from "../adapters/etcd-members.js";
 import {
   type Canary,
   type CanaryJudgement,
@@ -6,8 +8,6 @@ import {
   parseBoundedJson,
   safeText,
 } from "../core/index.js";
-import { ClusterLease } from "../edgectl/etcd/cluster-lease.js";
-import type { EtcdMembers } from "../edgectl/etcd/etcd-members.js";
 import { canaryFigures } from "./canary-figures.js";
 import { judgeGates } from "./canary-verdict.js";
 import type { MinuteReading } from "./minute-reading.js";

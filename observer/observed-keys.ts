@@ -1,7 +1,7 @@
 import { EtcdLeaseInvalidError } from "etcd3";
+import { ClusterLease } from "../adapters/cluster-lease.js";
+import type { EtcdMembers } from "../adapters/etcd-members.js";
 import type { Observed } from "../core/index.js";
-import { ClusterLease } from "../edgectl/etcd/cluster-lease.js";
-import type { EtcdMembers } from "../edgectl/etcd/etcd-members.js";
 import { needsObservedRewrite } from "./observed-value.js";
 
 /** One observation of a (country, pool) pair, as it is to be written. */

@@ -161,13 +161,6 @@ export const PUSHER_ENV: readonly EnvVarDoc[] = [
       "where `LoadCredential=` puts the secrets; `CF_API_TOKEN` and `ETCD_PASSWORD` are read from it when unset",
   },
   {
-    name: "EDGE_PUSHER_TUNED",
-    default: "unset",
-    meaning: "set it to run the pusher as started, without the memory tuning of bin/edge-pusher.js",
-    details:
-      "`bin/edge-pusher.js` sets it when it re-executes itself with glibc malloc bounded (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`, unless the environment sets them; Node ≥ 22.15) and V8's `--expose-gc` (the idle heap trim: one memory-reducing GC right after a KV write or a standby's compile with nothing else waiting (never while the election has not answered yet), or once the pusher has been quiet for 1 s and without work for 3 s; at most 1 % of the time). It does not re-execute when the environment has both variables and `NODE_OPTIONS` has `--expose-gc`, as deploy/edge-pusher.service sets them",
-  },
-  {
     name: "SHED_RECOVER_SECONDS",
     default: String(DEFAULT_SHED_RECOVER_SECONDS),
     meaning: "a slow pool's shed share falls at most one 10 % step per this many seconds",

@@ -4,9 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Cleanup } from "../bench/lib/cleanup.js";
 import { type OwnedProcess, spawnOwned } from "../testkit/owned-process.js";
 import { ROOT } from "../testkit/pusher-process.js";
+import { unitMemoryEnvironment } from "../testkit/unit-environment.js";
 import { OBSERVER_INTERVAL, OBSERVER_MIN_SAMPLES, OBSERVER_TTL } from "./layout.js";
 import type { ObserverLease } from "./observed-leases.js";
-import { unitMemoryEnvironment } from "./unit-environment.js";
 
 /** The soak's `edgectl observe`: one process at a time, killed and started again by the chaos. */
 export interface SoakObserver {

@@ -17,10 +17,16 @@ export interface SoakOptions {
    * the self-check that a planted leak is caught.
    */
   readonly expectFail: readonly string[];
+  /**
+   * Run the pushers and heartbeats with their units' `NODE_OPTIONS` (false: without
+   * `--expose-gc`, so without the idle heap trim, to measure what the trim saves).
+   */
+  readonly heapTrim: boolean;
 }
 
 export const USAGE = `usage: npm run soak -- [--minutes N | --quick] [--out DIR] [--seed N]
                      [--plant-leak lease|observed] [--expect-fail FIGURE[,FIGURE]]
+                     [--no-heap-trim]
   --minutes N        measured minutes (default 30)
   --quick            5 measured minutes (the CI run: under 6 minutes in all)
   --out DIR          where results.json and the plots go (default soak/out, ignored by git)
@@ -28,7 +34,9 @@ export const USAGE = `usage: npm run soak -- [--minutes N | --quick] [--out DIR]
   --plant-leak observed
                      leave observed/ keys on the observer's lease every 30 s, as an observer
                      that never deletes a pair's key would (test only: the soak must fail)
-  --expect-fail F    exit 0 only if the no-growth test fails on exactly the figures F`;
+  --expect-fail F    exit 0 only if the no-growth test fails on exactly the figures F
+  --no-heap-trim     the pushers and heartbeats without their units' --expose-gc: no idle heap
+                     trim (to compare their memory with it)`;
 
 /** Parses argv (without node and the script); throws a usage message on a bad option. */
 export function parseSoakOptions(argv: readonly string[]): SoakOptions {
@@ -41,6 +49,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       seed: { type: "string", default: "27" },
       "plant-leak": { type: "string" },
       "expect-fail": { type: "string" },
+      "no-heap-trim": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -63,5 +72,6 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     seed,
     plantLeak: (leak as PlantedLeak | undefined) ?? null,
     expectFail: values["expect-fail"]?.split(",").filter((f) => f !== "") ?? [],
+    heapTrim: !values["no-heap-trim"],
   };
 }

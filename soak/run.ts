@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     void cleanup.runAll().then(() => process.exit(130));
   });
   try {
-    const world = await startWorld(cleanup, log);
+    const world = await startWorld(cleanup, log, { heapTrim: opts.heapTrim });
     const viewersDir = mkdtempSync(join(tmpdir(), "edge-soak-viewers-"));
     cleanup.add("viewers dir", () => rmSync(viewersDir, { recursive: true, force: true }));
     const observeToken = randomBytes(24).toString("base64url");

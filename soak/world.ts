@@ -8,8 +8,9 @@ import type { Cleanup } from "../bench/lib/cleanup.js";
 import { type EtcdCluster, startEtcdCluster } from "../testkit/etcd-cluster.js";
 import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
 import { type OriginServer, startOrigins } from "../testkit/origins.js";
-import { type PusherProcess, startPusherProcess } from "../testkit/pusher-process.js";
+import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
+import { deployedMemoryEnvironment, withoutExposedGc } from "../testkit/unit-environment.js";
 import { type Heartbeat, startHeartbeatFleet } from "./heartbeat-fleet.js";
 import { ELECTION_TTL, FLOOR_POOL, POOLS } from "./layout.js";
 
@@ -59,8 +60,27 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts the cluster, origins, KV stand-in, seeds the world, heartbeats and two pushers. */
-export async function startWorld(cleanup: Cleanup, log: (line: string) => void): Promise<World> {
+/** How the world's services run. */
+export interface WorldOptions {
+  /** Their units' `NODE_OPTIONS` as deployed (false: without `--expose-gc`, no idle heap trim). */
+  readonly heapTrim: boolean;
+}
+
+/** The memory settings of a service's unit, with or without the idle heap trim. */
+function unitMemory(unit: string, o: WorldOptions): Record<string, string> {
+  const env = deployedMemoryEnvironment(ROOT, unit);
+  return o.heapTrim ? env : withoutExposedGc(env);
+}
+
+/**
+ * Starts the cluster, origins, KV stand-in, seeds the world, heartbeats and two pushers, each
+ * service with its systemd unit's memory settings (deploy/*.service).
+ */
+export async function startWorld(
+  cleanup: Cleanup,
+  log: (line: string) => void,
+  o: WorldOptions = { heapTrim: true },
+): Promise<World> {
   const id = randomUUID().slice(0, 8);
   const prefix = `/soak-${id}/routing/v1/`;
   const electionKey = `/soak-${id}/leader`;
@@ -114,7 +134,12 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
 
   const edgectlEnv = { ETCD_ENDPOINTS: endpoints, ROUTING_PREFIX: prefix };
   const fleet = startHeartbeatFleet(
-    { client, prefix, originOf, env: childEnv(edgectlEnv) },
+    {
+      client,
+      prefix,
+      originOf,
+      env: childEnv({ ...edgectlEnv, ...unitMemory("edge-heartbeat@.service", o) }),
+    },
     cleanup,
   );
   const { heartbeats } = fleet;
@@ -133,6 +158,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
       electionTtl: ELECTION_TTL,
       outputLimit: 50_000,
       env: {
+        ...unitMemory("edge-pusher.service", o),
         NODE_ENV: "production",
         HEARTBEAT_SECONDS: "10",
         ORIGIN_TEMPLATE: originTemplate,
@@ -161,6 +187,7 @@ export async function startWorld(cleanup: Cleanup, log: (line: string) => void):
       electionKey,
       outputLimit: 50_000,
       env: {
+        ...deployedMemoryEnvironment(ROOT, "edge-snapshot.service"),
         NODE_ENV: "production",
         ORIGIN_TEMPLATE: originTemplate,
         FLOOR_POOL,

@@ -18,8 +18,8 @@ export interface LocalSinkOptions {
  * the first. Miniflare's namespace (workerd's SQLite) holds off readers in other processes, such
  * as the Worker under `wrangler dev`, while a put is in progress, and one read of a map-sized
  * value takes a few ms: with `meta` put 10 ms after `routes`, a reader polling every 2 ms saw
- * `routes` 12.5 ms after its put ended (p50), against 7.1 for a lone put; 40 ms apart, 6.0
- * (`tsx bench/experiments/pusher-steps.ts`). Cloudflare's bulk write has no such order; locally,
+ * `routes` 12.5 ms after its put ended (p50), against 7.1 for a lone put; 40 ms apart, 6.0.
+ * Cloudflare's bulk write has no such order; locally,
  * each entry is readable as soon as it lands.
  */
 export const LOCAL_PUT_GAP_MS = 40;

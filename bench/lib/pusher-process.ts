@@ -1,4 +1,3 @@
-import { SERVICE_MALLOC_ENV, SERVICE_V8_FLAGS } from "../../bin/service-tuning.js";
 import { type PusherProcess, startPusherProcess } from "../../testkit/pusher-process.js";
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
@@ -18,24 +17,14 @@ export interface BenchPusherOptions {
 }
 
 /**
- * The unit's variables as the experiment knobs change them: BENCH_PUSHER_NODE_OPTIONS (even
- * empty) replaces its `NODE_OPTIONS`; EDGE_PUSHER_TUNED set (even empty) runs the pusher without
- * bin/service-tuning.js's settings (no malloc variables, no `--expose-gc`, no re-execution).
+ * The unit's variables as the knobs change them: BENCH_PUSHER_NODE_OPTIONS (even empty) replaces
+ * its `NODE_OPTIONS`.
  */
 export function benchPusherEnvironment(
   deployed: Readonly<Record<string, string>>,
   knobs: NodeJS.ProcessEnv,
 ): Record<string, string> {
   const env: Record<string, string> = { ...deployed };
-  if (knobs.EDGE_PUSHER_TUNED !== undefined) {
-    for (const name of Object.keys(SERVICE_MALLOC_ENV)) delete env[name];
-    if (env.NODE_OPTIONS !== undefined) {
-      env.NODE_OPTIONS = env.NODE_OPTIONS.split(/\s+/)
-        .filter((o) => o && !SERVICE_V8_FLAGS.includes(o))
-        .join(" ");
-    }
-    env.EDGE_PUSHER_TUNED = "0";
-  }
   const options = knobs.BENCH_PUSHER_NODE_OPTIONS ?? env.NODE_OPTIONS;
   if (options) env.NODE_OPTIONS = options;
   else delete env.NODE_OPTIONS;
@@ -45,7 +34,7 @@ export function benchPusherEnvironment(
 /**
  * Starts the pusher the bench measures (`npm run bench` builds dist/ first: prebench), stopped by
  * `cleanup`; waits until it answers. BENCH_PUSHER_ENTRY, BENCH_PUSHER_NODE_ARGS,
- * BENCH_PUSHER_NODE_OPTIONS, EDGE_PUSHER_TUNED and BENCH_PUSHER_ENV (JSON) change how it runs, for
+ * BENCH_PUSHER_NODE_OPTIONS and BENCH_PUSHER_ENV (JSON) change how it runs, for
  * memory experiments.
  */
 export async function startBenchPusher(o: BenchPusherOptions): Promise<PusherProcess> {

@@ -26,7 +26,7 @@ export interface StackRelayOptions {
  * neither watches nor reads it), writing `relay-probe` into the stack's namespace, padded to
  * `pad`'s size. `probeKey` is the etcd key whose puts it relays.
  */
-export async function startStackRelay(
+async function startStackRelay(
   stack: Stack,
   pad: string,
   cleanup: Cleanup,

@@ -39,7 +39,7 @@ export function bundlePassthrough(): Promise<string> {
 }
 
 /** The contract-floor Worker (`bench/workers/contract-floor.ts`) bundled for workerd. */
-export function bundleContractFloor(): Promise<string> {
+function bundleContractFloor(): Promise<string> {
   return bundleForWorkerd(FLOOR_ENTRY);
 }
 

@@ -8,11 +8,6 @@ const ejection = new OutlierEjection();
 /** Bindings of the contract-floor Worker. */
 interface FloorEnv {
   readonly ORIGIN: string;
-  /**
-   * Which of the two parts to do (`bench/experiments/worker-floor-parts.ts` times them apart): `cf`,
-   * `headers` or, unset, both.
-   */
-  readonly PARTS?: string;
 }
 
 /**
@@ -26,8 +21,7 @@ interface FloorEnv {
  */
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
-    const parts = env.PARTS ?? "cf,headers";
-    const country = parts.includes("cf") ? normalizeCountry(request.cf?.country) : "XX";
+    const country = normalizeCountry(request.cf?.country);
     const link = { pool: "fixed", origin: env.ORIGIN };
     const route: Route = { ...link, chain: [link], source: "fixed", degraded: null };
     const outcome = await proxyToOrigins(request, route, {
@@ -42,7 +36,6 @@ export default {
       ejectionSettings: { ejectAfter: 2, ejectMs: 10_000 },
       background: undefined,
     });
-    if (!parts.includes("headers")) return outcome.response;
     const response = new Response(outcome.response.body, outcome.response);
     const h = response.headers;
     const sent: string[] = [];

@@ -1,4 +1,7 @@
 import type { Command } from "commander";
+import { ClusterLease } from "../../adapters/cluster-lease.js";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
+import { EtcdUnavailableError } from "../../adapters/etcd-unavailable-error.js";
 import {
   attrsProblem,
   decodeSnapshot,
@@ -7,16 +10,13 @@ import {
   routingKeys,
 } from "../../core/index.js";
 import { assertNoNewFenceViolations } from "../apply/fence-refusal.js";
-import { routeShares } from "../apply/route-shares.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseTargetArgument } from "../cli/target-argument.js";
-import { ClusterLease } from "../etcd/cluster-lease.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
-import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
+import { routeShares } from "../explain/route-shares.js";
+import type { CommandContext } from "../output/command-context.js";
 import { BoostShape } from "../output/shapes/boost-shape.js";
 import { currentRule, parsePercent, percentBoostRule } from "../rules/percent-boost.js";
 

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { bashCompletion } from "../completion/bash-completion.js";
 import { type COMPLETION_SHELLS, completionTree } from "../completion/completion-tree.js";
 import { fishCompletion } from "../completion/fish-completion.js";
 import { zshCompletion } from "../completion/zsh-completion.js";
+import type { CommandContext } from "../output/command-context.js";
 import { CompletionShape } from "../output/shapes/completion-shape.js";
 
 /** `edgectl completion`'s action (`edgectl/commands/completion.ts` defines its arguments and options). */

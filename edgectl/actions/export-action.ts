@@ -1,14 +1,14 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import {
   decodeSnapshot,
   desiredStateFromRouting,
   escapeUnsafe,
   formatProblem,
 } from "../../core/index.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
+import type { CommandContext } from "../output/command-context.js";
 import { ExportShape } from "../output/shapes/export-shape.js";
 import { terminalYaml } from "../output/terminal-yaml.js";
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { parseAllowedHosts } from "../../adapters/host-allow-list.js";
 import { startIdleHeapTrim } from "../../adapters/idle-heap-trim.js";
 import { createLogger } from "../../adapters/logger.js";
@@ -8,12 +9,11 @@ import { heartbeatLog } from "../../heartbeat/heartbeat-log.js";
 import { runHeartbeat } from "../../heartbeat/heartbeat-loop.js";
 import { HeartbeatMetrics } from "../../heartbeat/heartbeat-metrics.js";
 import { httpProbe } from "../../heartbeat/http-probe.js";
-import { parseListenAddress } from "../../heartbeat/listen-address.js";
 import { type MetricsListener, startMetricsListener } from "../../heartbeat/metrics-listener.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { EtcdMembers } from "../etcd/etcd-members.js";
+import { parseListenAddress } from "../cli/listen-address.js";
+import type { CommandContext } from "../output/command-context.js";
 import { HeartbeatEventShape } from "../output/shapes/heartbeat-shape.js";
 import { terminalJsonText } from "../output/terminal-text.js";
 

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import { safeText } from "../../core/contract/safe-text.js";
 import { readNewestAuditRecords } from "../audit/audit-read.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
+import type { CommandContext } from "../output/command-context.js";
 import { type HistoryResult, HistoryShape } from "../output/shapes/history-shape.js";
 
 const sign = (c: HistoryResult["records"][number]["changes"][number]) =>

@@ -1,15 +1,15 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
+import { commitFields } from "../apply/apply-document.js";
 import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
 import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
 import { planOfChanges } from "../apply/intent-plan.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseTargetArgument } from "../cli/target-argument.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny } from "../etcd/read-prefix.js";
-import { commitFields } from "../output/apply-document.js";
+import type { CommandContext } from "../output/command-context.js";
 import { MoveShape } from "../output/shapes/move-shape.js";
 import { moveChanges, ruleKey } from "../rules/move-rules.js";
 

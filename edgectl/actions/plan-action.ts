@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import { decodeSnapshot } from "../../core/index.js";
 import { type CanaryFlags, canaryRequestOf } from "../apply/canary-flags.js";
 import { canarySides, formatCanarySides } from "../apply/canary-sides.js";
@@ -14,12 +15,11 @@ import { planIntent } from "../apply/intent-plan.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
 import { originWarnings } from "../apply/origin-warnings.js";
 import { formatDiff } from "../apply/plan-diff.js";
-import type { CommandContext } from "../cli/command-context.js";
+import { changeDocument } from "../apply/plan-document.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
-import { changeDocument } from "../output/plan-document.js";
+import type { CommandContext } from "../output/command-context.js";
 import { PlanShape } from "../output/shapes/plan-shape.js";
 
 /** `edgectl plan`'s action (`edgectl/commands/plan.ts` defines its arguments and options). */

@@ -1,12 +1,12 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
+import { commitFields } from "../apply/apply-document.js";
 import type { CommitRules } from "../apply/commit.js";
 import { commitPlan } from "../apply/commit-plan.js";
 import { planRollback } from "../apply/rollback-plan.js";
 import { CliError } from "../cli/cli-error.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
-import { commitFields } from "../output/apply-document.js";
+import type { CommandContext } from "../output/command-context.js";
 import { RollbackShape } from "../output/shapes/rollback-shape.js";
 
 /** `edgectl rollback`'s action (`edgectl/commands/rollback.ts` defines its arguments and options). */

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import {
   DEFAULT_HEARTBEAT_SECONDS,
   DEFAULT_PUSHER_LISTEN,
@@ -13,11 +14,10 @@ import {
   poolReports,
   viewerShedReports,
 } from "../../core/index.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
+import type { CommandContext } from "../output/command-context.js";
 import { StatusShape } from "../output/shapes/status-shape.js";
 import { statusDocument } from "../output/status-document.js";
 import { edgeSettling } from "../status/edge-settling.js";

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { EtcdLeaseInvalidError } from "etcd3";
+import { leaseHex } from "../../adapters/cluster-lease.js";
+import { withEtcdMembers } from "../../adapters/etcd-members.js";
 import { routingKeys } from "../../core/index.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseTargetArgument } from "../cli/target-argument.js";
-import { leaseHex } from "../etcd/cluster-lease.js";
-import { withEtcdMembers } from "../etcd/etcd-members.js";
+import type { CommandContext } from "../output/command-context.js";
 import { UnboostShape } from "../output/shapes/unboost-shape.js";
 
 /** `edgectl unboost`'s action (`edgectl/commands/unboost.ts` defines its arguments and options). */

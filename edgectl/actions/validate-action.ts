@@ -3,9 +3,9 @@ import { desiredStateToKeys } from "../../core/index.js";
 import { assertNoNewFenceViolations } from "../apply/fence-refusal.js";
 import { loadDesiredState } from "../apply/load-desired-state.js";
 import { originWarnings } from "../apply/origin-warnings.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import type { CommandContext } from "../output/command-context.js";
 import { ValidateShape } from "../output/shapes/validate-shape.js";
 
 /** `edgectl validate`'s action (`edgectl/commands/validate.ts` defines its arguments and options). */

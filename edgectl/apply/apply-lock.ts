@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { EtcdLeaseInvalidError } from "etcd3";
+import { ClusterLease } from "../../adapters/cluster-lease.js";
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import { routingKeys } from "../../core/index.js";
-import { ClusterLease } from "../etcd/cluster-lease.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 
 /** `lock/apply`, held: its lease is renewed through any member until `release()`. */
 export interface ApplyLock {

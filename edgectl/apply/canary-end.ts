@@ -1,9 +1,9 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { CANARY_KEY, type Canary, safeText } from "../../core/index.js";
 import { auditStamp } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny } from "../etcd/read-prefix.js";
 import { acquireApplyLock } from "./apply-lock.js";
 import { commitUnderLock, epochAtRead } from "./commit.js";

@@ -1,12 +1,12 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import type { AuditCommand } from "../audit/audit-record.js";
 import { auditStamp, COMMIT_EXTRA_OPS } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
-import type { CommandContext } from "../cli/command-context.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { confirm } from "../cli/confirm.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
+import type { CommandContext } from "../output/command-context.js";
 import { acquireApplyLock } from "./apply-lock.js";
 import type { CanaryRequest } from "./canary-flags.js";
 import { canaryPlanLines, canaryStartChange } from "./canary-start.js";

@@ -8,13 +8,13 @@ import {
   Range,
 } from "etcd3";
 import { isMemberFailure } from "../../adapters/etcd-fault-handling.js";
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
+import { EtcdUnavailableError } from "../../adapters/etcd-unavailable-error.js";
 import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { EpochSchema, routingKeys, safeText } from "../../core/index.js";
 import { type AuditStamp, auditWrites } from "../audit/audit-write.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
-import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
 import { type ApplyLock, acquireApplyLock, type LockAttempt } from "./apply-lock.js";
 import type { KeyChange } from "./plan-diff.js";
 

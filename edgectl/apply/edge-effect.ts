@@ -10,8 +10,8 @@ import {
   resolveRoute,
   type Snapshot,
 } from "../../core/index.js";
+import { formatShares, routeShares, sharesDiffer } from "../explain/route-shares.js";
 import type { KeyChange } from "./plan-diff.js";
-import { formatShares, routeShares, sharesDiffer } from "./route-shares.js";
 
 /** A country whose route changes pool (or origin) if the changes were applied now. */
 export interface RouteShift {

@@ -1,8 +1,8 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import type { PrefixRead } from "../../adapters/prefix-read.js";
 import type { DesiredState } from "../../core/index.js";
 import type { CliSettings } from "../cli/cli-settings.js";
 import { compileOptions } from "../cli/compile-options.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny, toSnapshot } from "../etcd/read-prefix.js";
 import { edgeEffect, formatEdgeEffect } from "./edge-effect.js";
 import { diffIntent, type KeyChange } from "./plan-diff.js";

@@ -1,3 +1,4 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import type { PrefixRead } from "../../adapters/prefix-read.js";
 import { CANARY_KEY, parseBoundedJson, safeText } from "../../core/index.js";
 import {
@@ -8,7 +9,6 @@ import {
 import { type AuditValue, auditValueOf, textOfAuditValue } from "../audit/audit-record.js";
 import { CliError } from "../cli/cli-error.js";
 import type { CliSettings } from "../cli/cli-settings.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { readPrefixFromAny } from "../etcd/read-prefix.js";
 import { epochAtRead } from "./commit.js";
 import { type IntentPlan, planOfChanges } from "./intent-plan.js";

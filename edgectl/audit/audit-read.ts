@@ -1,6 +1,6 @@
 import type { IKeyValue } from "etcd3";
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import { MAX_JSON_DEPTH, parseBoundedJson, safeText } from "../../core/index.js";
-import type { EtcdMembers } from "../etcd/etcd-members.js";
 import { type AuditRecord, AuditRecordSchema, auditKey, epochOfAuditKey } from "./audit-record.js";
 
 /** One key under `AUDIT_PREFIX`, decoded: a record, or why it is not one. */

@@ -85,11 +85,6 @@ export const EDGECTL_ENV: readonly EnvVarDoc[] = [
     meaning: "`heartbeat`, `observe`: pino level",
   },
   {
-    name: "EDGE_HEARTBEAT_TUNED",
-    default: "unset",
-    meaning: "set: `heartbeat` runs as started, without re-executing with the memory tuning (§5)",
-  },
-  {
     name: "NO_COLOR, TERM",
     default: "unset",
     meaning: "colours only on a terminal, never with `NO_COLOR` set or `TERM=dumb`",

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { ApplyOptions } from "../actions/apply-action.js";
 import type { CommitRules } from "../apply/commit.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl apply FILE [--yes] [--reason TEXT] [--canary PERCENT [--for D] [--gate EXPR]]`: validate, read at one revision, diff, confirm,

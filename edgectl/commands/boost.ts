@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { BoostOptions } from "../actions/boost-action.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl boost CC --pool P [--fallbacks a,b] [--attr name=value…] --ttl 6h [--reason TEXT]`:

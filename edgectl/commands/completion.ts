@@ -1,6 +1,6 @@
 import { Argument, Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { COMPLETION_SHELLS } from "../completion/completion-tree.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** `edgectl completion bash|zsh|fish`: a completion script generated from the command tree. */
 export function completionCommand(ctx: CommandContext): Command {

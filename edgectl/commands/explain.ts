@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { CarriedState } from "../../core/index.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
 import { ExitCode } from "../cli/exit-codes.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or
@@ -25,7 +25,7 @@ export function explainCommand(ctx: CommandContext): Command {
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
       const { readPrefixFromAny, toSnapshot } = await import("../etcd/read-prefix.js");
-      const { withEtcdMembers } = await import("../etcd/etcd-members.js");
+      const { withEtcdMembers } = await import("../../adapters/etcd-members.js");
       const { explainContinent } = await import("../explain/explain-continent.js");
       const { dependsOnLastGood, explainCountry } = await import("../explain/explain-country.js");
       const { kvDependence } = await import("../explain/kv-dependence.js");

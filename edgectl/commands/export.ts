@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** `edgectl export`: the current intent as a desired-state file (apply of it is a no-op). */
 export function exportCommand(ctx: CommandContext): Command {

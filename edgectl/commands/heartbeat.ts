@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { HeartbeatOptions } from "../actions/heartbeat-action.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl heartbeat POOL [--checker NAME] [--ttl 15] [--check-url URL] [--interval 5]

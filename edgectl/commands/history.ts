@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** `history`'s default `--limit`. */
 export const DEFAULT_HISTORY_LIMIT = 20;

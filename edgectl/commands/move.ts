@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { MoveOptions } from "../actions/move-action.js";
 import type { CommitRules } from "../apply/commit.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl move CC[,CC…] --to POOL [--fallbacks a,b] [--reason TEXT] [--yes]`: the seeds'

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl plan FILE [--canary PERCENT [--for D] [--gate EXPR] [--min-samples N]]`: the diff

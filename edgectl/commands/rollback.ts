@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { CommitRules } from "../apply/commit.js";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /**
  * `edgectl rollback EPOCH [--yes] [--reason TEXT]`: restores the intent as it was right after

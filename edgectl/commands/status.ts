@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** `edgectl status [--pusher URL]`: is the edge on the current config? 0 in sync, 1 behind. */
 export function statusCommand(ctx: CommandContext): Command {

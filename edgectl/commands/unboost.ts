@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { type CommandContext, withCommonOptions } from "../cli/command-context.js";
+import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
 /** `edgectl unboost CC`: revokes the override's lease (or deletes a lease-less override). */
 export function unboostCommand(ctx: CommandContext): Command {

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import type { CommandContext } from "../cli/command-context.js";
-import { withCommonOptions } from "../cli/command-context.js";
+import type { CommandContext } from "../output/command-context.js";
+import { withCommonOptions } from "../output/command-context.js";
 
 /** `edgectl validate FILE`: 0 valid, 1 invalid (each problem printed with its key). */
 export function validateCommand(ctx: CommandContext): Command {

@@ -1,6 +1,6 @@
+import type { EtcdMembers } from "../../adapters/etcd-members.js";
 import { type PrefixRead, readPrefix } from "../../adapters/prefix-read.js";
 import type { Snapshot } from "../../core/index.js";
-import type { EtcdMembers } from "./etcd-members.js";
 
 /** {@link readPrefix} through whichever member answers. */
 export function readPrefixFromAny(members: EtcdMembers, prefix: string): Promise<PrefixRead> {

@@ -10,8 +10,8 @@ import {
   type Snapshot,
   safeText,
 } from "../../core/index.js";
-import { formatShares, type PoolShare, routeShares } from "../apply/route-shares.js";
 import type { ExplainedRule } from "./explained-rule.js";
+import { formatShares, type PoolShare, routeShares } from "./route-shares.js";
 
 /** What a continent's rule does right now: the `edgectl explain EU` answer. */
 export interface ContinentExplanation {

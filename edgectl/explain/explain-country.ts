@@ -21,8 +21,8 @@ import {
   type Snapshot,
   safeText,
 } from "../../core/index.js";
-import { formatShares, type PoolShare, routeShares } from "../apply/route-shares.js";
 import type { ExplainedRule } from "./explained-rule.js";
+import { formatShares, type PoolShare, routeShares } from "./route-shares.js";
 import { shedReasons } from "./shed-reasons.js";
 
 /** One pool of the rule's chain, with what the compiler saw for it. */

@@ -1,5 +1,5 @@
 import type { Observed, PoolReport, Route, RouteShed } from "../../core/index.js";
-import { formatShares } from "../apply/route-shares.js";
+import { formatShares } from "./route-shares.js";
 
 /** `p90 1400 ms (median of 3 healthy checkers), watermarks 800/2000 ms`. */
 function latencyText(r: PoolReport): string {

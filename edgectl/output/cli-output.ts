@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { CliIo } from "../cli/cli-io.js";
+import type { Failure } from "../cli/failure.js";
 import { colourEnabled, type Paint, painter } from "./colour.js";
-import type { Failure } from "./failure.js";
 import type { OutputMode } from "./output-mode.js";
 import { terminalJson, terminalText } from "./terminal-text.js";
 

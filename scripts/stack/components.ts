@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { deployedMemoryEnvironment } from "../../testkit/unit-environment.js";
 import type { StackConfig } from "./config.js";
 import type { LocalPool } from "./seed.js";
 import type { SpawnSpec } from "./supervisor.js";
@@ -44,21 +45,23 @@ export function originSpec(cfg: StackConfig, p: LocalPool): SpawnSpec {
   };
 }
 
-/** `edgectl heartbeat POOL` with an HTTP check against the pool's demo origin. */
+/**
+ * `edgectl heartbeat POOL` with an HTTP check against the pool's demo origin, with its unit's
+ * memory settings (deploy/edge-heartbeat@.service).
+ */
 export function heartbeatSpec(cfg: StackConfig, endpoint: string, p: LocalPool): SpawnSpec {
-  return {
-    ...edgectlSpec(cfg, endpoint, `heartbeat ${p.pool}`, [
-      "heartbeat",
-      p.pool,
-      "--ttl",
-      String(cfg.heartbeatTtl),
-      "--interval",
-      String(cfg.heartbeatInterval),
-      "--check-url",
-      `${p.origin}/healthz`,
-    ]),
-    expendable: true,
-  };
+  const spec = edgectlSpec(cfg, endpoint, `heartbeat ${p.pool}`, [
+    "heartbeat",
+    p.pool,
+    "--ttl",
+    String(cfg.heartbeatTtl),
+    "--interval",
+    String(cfg.heartbeatInterval),
+    "--check-url",
+    `${p.origin}/healthz`,
+  ]);
+  const memory = deployedMemoryEnvironment(cfg.root, "edge-heartbeat@.service");
+  return { ...spec, env: { ...spec.env, ...memory }, expendable: true };
 }
 
 /**
@@ -86,7 +89,10 @@ export interface EdgeSettings {
   readonly originTemplate: string;
 }
 
-/** The pusher with the local KV sink persisted where `wrangler dev` reads. */
+/**
+ * The pusher with the local KV sink persisted where `wrangler dev` reads, with its unit's memory
+ * settings (deploy/edge-pusher.service).
+ */
 export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSettings): SpawnSpec {
   return {
     name: "pusher",
@@ -96,6 +102,7 @@ export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSetting
     args: [join(cfg.root, "bin/edge-pusher.js")],
     env: {
       ...etcdEnv(cfg, endpoint),
+      ...deployedMemoryEnvironment(cfg.root, "edge-pusher.service"),
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       KV_SINK: "local",
       KV_LOCAL_PERSIST: cfg.persistDir,

@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EtcdMembers, memberTimeouts } from "../../adapters/etcd-members.js";
 import { readPrefix } from "../../adapters/prefix-read.js";
 import { type DesiredState, desiredStateToKeys } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply/apply-lock.js";
@@ -9,7 +10,6 @@ import { commitApply, epochAtRead, settleCommit } from "../../edgectl/apply/comm
 import { diffIntent } from "../../edgectl/apply/plan-diff.js";
 import { auditStamp } from "../../edgectl/audit/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers, memberTimeouts } from "../../edgectl/etcd/etcd-members.js";
 import { run } from "../../edgectl/run.js";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
 import { exampleState, runBin, runCli, tempFiles, uniquePrefix, waitFor } from "./cli-harness.js";

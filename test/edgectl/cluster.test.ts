@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { readPrefix } from "../../adapters/prefix-read.js";
 import type { DesiredState } from "../../core/index.js";
 import { acquireApplyLock } from "../../edgectl/apply/apply-lock.js";
@@ -8,7 +9,6 @@ import { commitApply, commitUnderLock, epochAtRead } from "../../edgectl/apply/c
 import { diffIntent } from "../../edgectl/apply/plan-diff.js";
 import { auditStamp } from "../../edgectl/audit/audit-write.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { type EtcdCluster, startEtcdCluster } from "../../testkit/etcd-cluster.js";
 import { freePort } from "../../testkit/ports.js";
 import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { memberTimeouts } from "../../adapters/etcd-members.js";
 import { settleBudgetMs } from "../../edgectl/apply/commit.js";
 import { commitFailure } from "../../edgectl/apply/commit-plan.js";
-import { memberTimeouts } from "../../edgectl/etcd/etcd-members.js";
 
 describe("commit failures and timeouts", () => {
   it("maps each unapplied commit to its exit code: 2 conflict, 4 proven not written, 5 unknown", () => {

@@ -5,6 +5,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Etcd3 } from "etcd3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import { ROOT } from "../../testkit/pusher-process.js";
+import { deployedMemoryEnvironment, withoutExposedGc } from "../../testkit/unit-environment.js";
 import { runCli, spawnBin, uniquePrefix, waitFor } from "./cli-harness.js";
 
 let etcd: EtcdServer;
@@ -79,7 +81,7 @@ describe("edgectl heartbeat (child process)", () => {
   });
 });
 
-describe("edgectl heartbeat: the idle heap trim (bin/edgectl.js's tuning)", () => {
+describe("edgectl heartbeat: the idle heap trim (its unit's --expose-gc)", () => {
   /** The heartbeat's log lines until it has said `msg` (debug level), then SIGTERM. */
   async function logUntil(tag: string, msg: string, extraEnv: Record<string, string>) {
     const prefix = uniquePrefix(tag);
@@ -104,18 +106,20 @@ describe("edgectl heartbeat: the idle heap trim (bin/edgectl.js's tuning)", () =
   }
 
   it("runs once the heartbeat is quiet, and hands heap back", async () => {
-    const lines = await logUntil("hb-trim", "idle heap trim", {});
+    const lines = await logUntil(
+      "hb-trim",
+      "idle heap trim",
+      deployedMemoryEnvironment(ROOT, "edge-heartbeat@.service"),
+    );
     const trim = lines.find((l) => l.msg === "idle heap trim");
     expect(trim?.rss_mb_after).toBeLessThan(trim?.rss_mb_before ?? 0);
   });
 
-  it("is off with EDGE_HEARTBEAT_TUNED set, and says so", async () => {
+  it("is off without the unit's --expose-gc, and says so", async () => {
     const lines = await logUntil(
       "hb-untuned",
-      "V8's gc not exposed (not started by its bin): no idle heap trim",
-      {
-        EDGE_HEARTBEAT_TUNED: "0",
-      },
+      "V8's gc not exposed (no --expose-gc in NODE_OPTIONS): no idle heap trim",
+      withoutExposedGc(deployedMemoryEnvironment(ROOT, "edge-heartbeat@.service")),
     );
     expect(lines.some((l) => l.msg === "idle heap trim")).toBe(false);
   });

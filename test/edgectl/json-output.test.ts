@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { acquireApplyLock } from "../../edgectl/apply/apply-lock.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { ApplyShape } from "../../edgectl/output/shapes/apply-shape.js";
 import { BoostShape } from "../../edgectl/output/shapes/boost-shape.js";
 import { ExplainShape } from "../../edgectl/output/shapes/explain-shape.js";

@@ -1,8 +1,8 @@
 import { expect } from "vitest";
+import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { bucketIndex, TTFB_BUCKETS_MS } from "../../core/index.js";
 import { endCanary } from "../../edgectl/apply/canary-end.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { CanaryJudge, type CanaryJudgeEvent } from "../../observer/canary-judge.js";
 import { type MinuteCounts, type MinuteReading, rowKey } from "../../observer/minute-reading.js";
 import { applyAll, auditScope, markHealthy } from "../edgectl/audit-support.js";

@@ -1,8 +1,8 @@
 import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { routingKeys } from "../../core/index.js";
 import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
 import { edgeReader } from "../../observer/edge-reader.js";
 import { ObservedKeys } from "../../observer/observed-keys.js";
 import { type ObserveEvent, runObserver } from "../../observer/observer-loop.js";

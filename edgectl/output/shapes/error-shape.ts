@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAILURE_CODES } from "../failure.js";
+import { FAILURE_CODES } from "../../cli/failure.js";
 
 /**
  * `-o json` on any failure: the whole of stdout (heartbeat: its last line). `code` is stable and

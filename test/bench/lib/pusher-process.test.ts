@@ -21,11 +21,4 @@ describe("benchPusherEnvironment: the unit's variables under the bench's memory 
       undefined,
     );
   });
-
-  it("EDGE_PUSHER_TUNED runs the pusher without malloc's settings or the exposed gc", () => {
-    expect(benchPusherEnvironment(UNIT, { EDGE_PUSHER_TUNED: "" })).toEqual({
-      NODE_OPTIONS: "--max-old-space-size=128 --max-semi-space-size=2",
-      EDGE_PUSHER_TUNED: "0",
-    });
-  });
 });

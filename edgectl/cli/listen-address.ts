@@ -1,4 +1,4 @@
-import { CliError } from "../edgectl/cli/cli-error.js";
+import { CliError } from "./cli-error.js";
 
 /** Parses `HOST:PORT` (IPv6 as `[::1]:PORT`; port 0 picks a free one) for `flag`. */
 export function parseListenAddress(flag: string, raw: string): { host: string; port: number } {

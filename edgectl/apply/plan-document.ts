@@ -1,4 +1,4 @@
-import type { KeyChange } from "../apply/plan-diff.js";
+import type { KeyChange } from "./plan-diff.js";
 
 /** A key change as `-o json` shows it (`KeyChangeShape`): the key relative to the prefix. */
 export function changeDocument(c: KeyChange) {

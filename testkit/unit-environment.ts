@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
 /** What a systemd unit's `Environment=` lines set that tunes the process's memory. */
 export const MEMORY_VARIABLES: readonly string[] = [
   "NODE_OPTIONS",
@@ -24,4 +27,22 @@ export function unitMemoryEnvironment(unit: string): Record<string, string> {
     }
   }
   return out;
+}
+
+/** The memory settings of the systemd unit `deploy/NAME` in the checkout at `root`. */
+export function deployedMemoryEnvironment(root: string, name: string): Record<string, string> {
+  return unitMemoryEnvironment(readFileSync(join(root, "deploy", name), "utf8"));
+}
+
+/**
+ * `env` with `--expose-gc` taken out of its `NODE_OPTIONS`: the process runs without the idle
+ * heap trim (adapters/idle-heap-trim.ts needs V8's `gc`), to measure what the trim saves.
+ */
+export function withoutExposedGc(env: Readonly<Record<string, string>>): Record<string, string> {
+  const options = (env.NODE_OPTIONS ?? "")
+    .split(/\s+/)
+    .filter((o) => o !== "" && o !== "--expose-gc")
+    .join(" ");
+  const { NODE_OPTIONS: _, ...rest } = env;
+  return options ? { ...rest, NODE_OPTIONS: options } : rest;
 }

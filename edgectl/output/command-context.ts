@@ -1,9 +1,9 @@
 import { type Command, Option } from "commander";
-import type { CliOutput, EmitOptions, SettableOutput } from "../output/cli-output.js";
-import type { Paint } from "../output/colour.js";
-import { OUTPUT_MODES, type OutputMode } from "../output/output-mode.js";
-import type { CliIo } from "./cli-io.js";
-import type { CliSettings, cliSettingsFromEnv } from "./cli-settings.js";
+import type { CliIo } from "../cli/cli-io.js";
+import type { CliSettings, cliSettingsFromEnv } from "../cli/cli-settings.js";
+import type { CliOutput, EmitOptions, SettableOutput } from "./cli-output.js";
+import type { Paint } from "./colour.js";
+import { OUTPUT_MODES, type OutputMode } from "./output-mode.js";
 
 /**
  * What every command's action gets: the I/O, its settings, its output and where to record its
@@ -77,7 +77,7 @@ export function createCommandContext(
       }>();
       output.begin(json ? "json" : (mode ?? "text"));
       // Lazy: the core's schemas static here made `edgectl --help` 119 ms, not 51 (min of 10).
-      fromEnv ??= (await import("./cli-settings.js")).cliSettingsFromEnv;
+      fromEnv ??= (await import("../cli/cli-settings.js")).cliSettingsFromEnv;
     },
     settings(cmd) {
       if (fromEnv === null) throw new Error("command context used before prepare()");

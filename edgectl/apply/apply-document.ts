@@ -1,13 +1,13 @@
 import { decodeSnapshot } from "../../core/index.js";
-import type { ApplyCommit } from "../apply/commit-plan.js";
-import { edgeEffect, shiftDocument } from "../apply/edge-effect.js";
-import type { IntentPlan } from "../apply/intent-plan.js";
 import type { CliSettings } from "../cli/cli-settings.js";
 import { compileOptions } from "../cli/compile-options.js";
 import { toSnapshot } from "../etcd/read-prefix.js";
-import type { Paint } from "./colour.js";
+import type { Paint } from "../output/colour.js";
+import { type ApplyResult, ApplyShape } from "../output/shapes/apply-shape.js";
+import type { ApplyCommit } from "./commit-plan.js";
+import { edgeEffect, shiftDocument } from "./edge-effect.js";
+import type { IntentPlan } from "./intent-plan.js";
 import { changeDocument } from "./plan-document.js";
-import { type ApplyResult, ApplyShape } from "./shapes/apply-shape.js";
 
 export { ApplyShape };
 

@@ -1,9 +1,14 @@
 import { ExponentialBackoff, handleWhen, noop, retry } from "cockatiel";
 import { Etcd3 } from "etcd3";
-import { isMemberFailure } from "../../adapters/etcd-fault-handling.js";
-import { etcdClientOptions } from "../../adapters/etcd-options.js";
-import type { CliSettings } from "../cli/cli-settings.js";
+import { isMemberFailure } from "./etcd-fault-handling.js";
+import { type EtcdSettings, etcdClientOptions } from "./etcd-options.js";
 import { EtcdUnavailableError } from "./etcd-unavailable-error.js";
+
+/** What opening the members takes: the connection, and the deadline of one unary call in ms. */
+export interface EtcdMembersSettings {
+  readonly etcd: EtcdSettings;
+  readonly etcdTimeoutMs: number;
+}
 
 /** Options of one call through {@link EtcdMembers.any}. */
 export interface MemberCallOptions {
@@ -59,7 +64,7 @@ export class EtcdMembers {
    * One client per endpoint, each with a deadline of `etcdTimeoutMs` on every unary call (the
    * commit's); idempotent calls set their own, shorter ones. Streams stay open.
    */
-  static open(settings: CliSettings): EtcdMembers {
+  static open(settings: EtcdMembersSettings): EtcdMembers {
     const timeout = settings.etcdTimeoutMs;
     const base = etcdClientOptions(settings.etcd);
     const clients = settings.etcd.endpoints.map(
@@ -149,7 +154,7 @@ export class EtcdMembers {
 
 /** Runs `fn` with the members of the settings' endpoint list and always closes them. */
 export async function withEtcdMembers<T>(
-  settings: CliSettings,
+  settings: EtcdMembersSettings,
   fn: (members: EtcdMembers) => Promise<T>,
 ): Promise<T> {
   const members = EtcdMembers.open(settings);

@@ -1,8 +1,8 @@
 import { CommanderError } from "commander";
 import { ConfigError } from "../../adapters/errors.js";
-import { CLI_ERROR_CODES, CliError } from "../cli/cli-error.js";
-import { ExitCode } from "../cli/exit-codes.js";
-import { EtcdUnavailableError } from "../etcd/etcd-unavailable-error.js";
+import { EtcdUnavailableError } from "../../adapters/etcd-unavailable-error.js";
+import { CLI_ERROR_CODES, CliError } from "./cli-error.js";
+import { ExitCode } from "./exit-codes.js";
 
 /**
  * Every `error.code` edgectl reports: the {@link CliError} codes plus the failures that are not
