@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { STEER_TTL_RANGE_S } from "../../worker/steer/steer-settings.js";
+import { STEER_TTL_RANGE_S } from "../../core/contract/steer-settings.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
