@@ -9,6 +9,7 @@ import { machineInfo } from "./lib/machine.js";
 import { type BenchOptions, parseArgs } from "./lib/options.js";
 import { renderTable, type TableInput } from "./lib/table.js";
 import { burst } from "./sections/burst.js";
+import { canaryRollback } from "./sections/canary.js";
 import { checkerWrites } from "./sections/checker-writes.js";
 import { cli } from "./sections/cli.js";
 import { edgeCache } from "./sections/edge-cache.js";
@@ -203,6 +204,9 @@ async function main(): Promise<void> {
       slow: await slowToShed({ cleanup: c, log, fastSamples: opts.quick ? 4 : LATENCY_WINDOW }),
       noisy: await noisyWrites({ cleanup: c, log, seconds: opts.quick ? 120 : 600 }),
     })),
+    canary: await run("canary", (c) =>
+      canaryRollback({ cleanup: c, log, minSamples: opts.quick ? 100 : 200 }),
+    ),
     ui: await run("ui", (c) => uiRender({ cleanup: c, log, loads: opts.quick ? 5 : 15 })),
     cli: await run("cli", (c) => cli({ cleanup: c, log, runs: scale.cliRuns })),
     duration_s: 0,
@@ -256,6 +260,7 @@ async function main(): Promise<void> {
     cache: results.cache,
     observe: results.observe,
     steer: results.steer,
+    canary: results.canary,
   };
   writeFileSync(RESULTS, `${JSON.stringify(out, null, 2)}\n`);
   process.stdout.write(renderTable(out));

@@ -42,8 +42,19 @@ export type CanaryJudgeEvent =
 export interface CanaryJudgeView {
   /** `judge`: this observer judges the running canary; `standby`: another one does. */
   readonly role: "none" | "judge" | "standby";
+  /** The running canary's share (percent) and `--for` (seconds); `null` without one. */
+  readonly share: number | null;
+  readonly for_s: number | null;
   readonly judgement: CanaryJudgement | null;
 }
+
+/** The judge's view while no canary runs. */
+export const NO_CANARY: CanaryJudgeView = {
+  role: "none",
+  share: null,
+  for_s: null,
+  judgement: null,
+};
 
 /** What the judge needs. */
 export interface CanaryJudgeDeps {
@@ -72,7 +83,7 @@ export class CanaryJudge {
   private lease: ClusterLease | null = null;
   private judgedId: string | null = null;
   private passingSince: number | null = null;
-  private view: CanaryJudgeView = { role: "none", judgement: null };
+  private view: CanaryJudgeView = NO_CANARY;
   private lastEvent = "";
   /** The judgement last written, and when: rewritten on a change of verdict, else as a heartbeat. */
   private written: { readonly j: CanaryJudgement; readonly at: number } | null = null;
@@ -101,7 +112,7 @@ export class CanaryJudge {
     }
     if (judgement !== undefined && !ours && judgement.lease !== "0") {
       this.forget();
-      this.view = { role: "standby", judgement: null };
+      this.view = { role: "standby", share: canary.share, for_s: canary.for_s, judgement: null };
       this.report({
         event: "canary-standby",
         canary: canary.id,
@@ -132,12 +143,12 @@ export class CanaryJudge {
     if (!ours || this.needsWrite(written, now)) {
       if (!(await this.write(written, judgement !== undefined))) {
         this.forget();
-        this.view = { role: "standby", judgement: null };
+        this.view = { role: "standby", share: canary.share, for_s: canary.for_s, judgement: null };
         return;
       }
       this.written = { j: written, at: now };
     }
-    this.view = { role: "judge", judgement: written };
+    this.view = { role: "judge", share: canary.share, for_s: canary.for_s, judgement: written };
     this.report({
       event: "canary-judged",
       canary: canary.id,
@@ -201,7 +212,7 @@ export class CanaryJudge {
     this.written = null;
     this.judgedId = null;
     this.passingSince = null;
-    this.view = { role: "none", judgement: null };
+    this.view = NO_CANARY;
   }
 
   private report(e: CanaryJudgeEvent): void {

@@ -8,6 +8,8 @@ export const KEPT_MINUTES = 15;
 export interface SeenCounts {
   requests: number;
   outcomes: Record<string, number>;
+  /** Requests by cache result; absent in a state file written before the edge counted them. */
+  cache?: Record<string, number>;
   starved: number;
   failovers: number;
   /** TTFB counts already added to the histogram, by bucket of `TTFB_BUCKETS_MS`. */
@@ -20,6 +22,8 @@ export interface CounterIncrement {
   readonly country: string;
   readonly pool: string;
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Requests by cache result (`hit`, `miss`, `bypass`, `stale`) gained. */
+  readonly cache: Readonly<Record<string, number>>;
   readonly starved: number;
   readonly failovers: number;
   /** TTFB counts by bucket of `TTFB_BUCKETS_MS` (the last over 30 s), and their seconds. */
@@ -42,6 +46,7 @@ export interface LedgerJson {
 const zeroSeen = (): SeenCounts => ({
   requests: 0,
   outcomes: {},
+  cache: {},
   starved: 0,
   failovers: 0,
   ttfb: new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0),
@@ -108,7 +113,10 @@ export class MinuteLedger {
       l.minutes.set(
         m,
         new Map(
-          pairs.map(([k, v]) => [k, { ...v, outcomes: { ...v.outcomes }, ttfb: [...v.ttfb] }]),
+          pairs.map(([k, v]) => [
+            k,
+            { ...v, outcomes: { ...v.outcomes }, cache: { ...v.cache }, ttfb: [...v.ttfb] },
+          ]),
         ),
       );
     return l;
@@ -118,18 +126,28 @@ export class MinuteLedger {
 /** The part of `now` above `seen`; a count never goes down. */
 const gain = (now: number, seen: number) => Math.max(0, now - seen);
 
-/** Moves `seen` up to `now` and returns the counters' gain, or null when nothing grew. */
-function advance(seen: SeenCounts, now: MinuteCounts): CounterIncrement | null {
-  let grew = false;
-  const outcomes: Record<string, number> = {};
-  for (const [o, n] of Object.entries(now.outcomes)) {
-    const d = gain(n, seen.outcomes[o] ?? 0);
+/** Moves each of `seen`'s labelled counts up to `now`'s and returns the gains (none: `{}`). */
+function gains(
+  seen: Record<string, number>,
+  now: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, n] of Object.entries(now)) {
+    const d = gain(n, seen[k] ?? 0);
     if (d > 0) {
-      outcomes[o] = d;
-      seen.outcomes[o] = n;
-      grew = true;
+      out[k] = d;
+      seen[k] = n;
     }
   }
+  return out;
+}
+
+/** Moves `seen` up to `now` and returns the counters' gain, or null when nothing grew. */
+function advance(seen: SeenCounts, now: MinuteCounts): CounterIncrement | null {
+  const outcomes = gains(seen.outcomes, now.outcomes);
+  seen.cache ??= {};
+  const cache = gains(seen.cache, now.cache ?? {});
+  let grew = Object.keys(outcomes).length > 0 || Object.keys(cache).length > 0;
   const ttfb = now.ttfb.map((n, i) => gain(n, seen.ttfb[i] ?? 0));
   ttfb.forEach((d, i) => {
     if (d > 0) {
@@ -149,6 +167,7 @@ function advance(seen: SeenCounts, now: MinuteCounts): CounterIncrement | null {
     country: now.country,
     pool: now.pool,
     outcomes,
+    cache,
     starved,
     failovers,
     ttfb,

@@ -9,6 +9,8 @@ export interface MinuteCounts {
   readonly side: string;
   readonly requests: number;
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Requests by edge cache result (`hit`, `miss`, `bypass`, `stale`); absent or `{}`: none counted. */
+  readonly cache?: Readonly<Record<string, number>>;
   readonly starved: number;
   readonly failovers: number;
   /** Time to first byte, one count per bucket of `TTFB_BUCKETS_MS` and the overflow. */
@@ -50,6 +52,7 @@ export function emptyCounts(country: string, pool: string, side = ""): MinuteCou
     side,
     requests: 0,
     outcomes: {},
+    cache: {},
     starved: 0,
     failovers: 0,
     ttfb: new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0),
@@ -78,6 +81,7 @@ export function minuteReading(doc: ObservationDocument): MinuteReading {
       side,
       requests: row.requests,
       outcomes: row.outcomes,
+      cache: row.cache ?? {},
       starved: row.starved,
       failovers: row.failovers,
       ttfb: row.ttfb_counts,

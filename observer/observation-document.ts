@@ -24,6 +24,8 @@ export const MinuteRowSchema = z.object({
   minute: z.iso.datetime({ offset: true }),
   requests: count,
   outcomes: z.record(label, count),
+  /** Requests by edge cache result (docs/reference.md §14); absent from an edge that does not count them. */
+  cache: z.record(label, count).optional(),
   failovers: count,
   ttfb_counts: z
     .array(count)

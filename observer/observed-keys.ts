@@ -101,6 +101,7 @@ export class ObservedKeys {
       p90_ms: o.value.p90_ms,
       samples: o.value.samples,
       error_ratio: o.value.error_ratio,
+      ...(o.value.hit_ratio === undefined ? {} : { hit_ratio: o.value.hit_ratio }),
     });
     await this.members.any(`write ${key}`, (c, call) =>
       c.put(key).value(value).lease(lease.id).options(call).exec(),

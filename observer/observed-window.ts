@@ -7,6 +7,7 @@ interface Sum {
   readonly side: string;
   requests: number;
   readonly outcomes: Record<string, number>;
+  readonly cache: Record<string, number>;
   starved: number;
   failovers: number;
   readonly ttfb: number[];
@@ -27,11 +28,12 @@ export function observedWindow(reading: MinuteReading, minutes: number): Map<str
       let s = sums.get(key);
       if (!s) {
         const e = emptyCounts(c.country, c.pool);
-        s = { ...e, outcomes: {}, ttfb: [...e.ttfb] };
+        s = { ...e, outcomes: {}, cache: {}, ttfb: [...e.ttfb] };
         sums.set(key, s);
       }
       s.requests += c.requests;
       for (const [o, n] of Object.entries(c.outcomes)) s.outcomes[o] = (s.outcomes[o] ?? 0) + n;
+      for (const [r, n] of Object.entries(c.cache ?? {})) s.cache[r] = (s.cache[r] ?? 0) + n;
       s.starved += c.starved;
       s.failovers += c.failovers;
       addCounts(s.ttfb, c.ttfb);

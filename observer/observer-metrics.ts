@@ -10,6 +10,8 @@ export interface CounterTotals {
   readonly requests: readonly { country: string; pool: string; outcome: string; n: number }[];
   readonly starved: readonly { country: string; pool: string; n: number }[];
   readonly failovers: readonly { country: string; pool: string; n: number }[];
+  /** Absent in a state file written before the edge counted cache results. */
+  readonly cache?: readonly { country: string; pool: string; result: string; n: number }[];
   readonly ttfb: readonly { country: string; pool: string; buckets: number[]; sum: number }[];
 }
 
@@ -23,6 +25,7 @@ export class ObserverMetrics {
   private readonly requests: Counter<"country" | "pool" | "outcome">;
   private readonly starved: Counter<"country" | "pool">;
   private readonly failovers: Counter<"country" | "pool">;
+  private readonly cache: Counter<"country" | "pool" | "result">;
   private readonly ttfb: TtfbHistogram;
   private readonly polls: Counter<"result">;
   private readonly edgeUp: Gauge;
@@ -35,6 +38,7 @@ export class ObserverMetrics {
     requests: new Map<string, { country: string; pool: string; outcome: string; n: number }>(),
     starved: new Map<string, { country: string; pool: string; n: number }>(),
     failovers: new Map<string, { country: string; pool: string; n: number }>(),
+    cache: new Map<string, { country: string; pool: string; result: string; n: number }>(),
   };
 
   constructor() {
@@ -64,6 +68,12 @@ export class ObserverMetrics {
       name: "edge_viewer_failovers_total",
       help: "requests answered by a pool after another one of the chain failed, by country and the pool that answered",
       labelNames: ["country", "pool"],
+      registers,
+    });
+    this.cache = new Counter({
+      name: "edge_viewer_cache_total",
+      help: "viewers' requests by where the edge answered them from (X-Edge-Cache: hit, miss, bypass, stale), by country and the pool of the route",
+      labelNames: ["country", "pool", "result"],
       registers,
     });
     this.polls = new Counter({
@@ -124,6 +134,13 @@ export class ObserverMetrics {
       t.n += n;
       this.totals.requests.set(k, t);
     }
+    for (const [result, n] of Object.entries(inc.cache)) {
+      this.cache.inc({ country, pool, result }, n);
+      const k = `${country}/${pool}/${result}`;
+      const t = this.totals.cache.get(k) ?? { country, pool, result, n: 0 };
+      t.n += n;
+      this.totals.cache.set(k, t);
+    }
     this.count(this.starved, this.totals.starved, country, pool, inc.starved);
     this.count(this.failovers, this.totals.failovers, country, pool, inc.failovers);
     if (inc.ttfb.some((n) => n > 0)) this.ttfb.add(country, pool, inc.ttfb, inc.ttfbSeconds);
@@ -150,6 +167,7 @@ export class ObserverMetrics {
       requests: [...this.totals.requests.values()],
       starved: [...this.totals.starved.values()],
       failovers: [...this.totals.failovers.values()],
+      cache: [...this.totals.cache.values()],
       ttfb: this.ttfb.snapshot(),
     };
   }
@@ -161,6 +179,18 @@ export class ObserverMetrics {
         country: r.country,
         pool: r.pool,
         outcomes: { [r.outcome]: r.n },
+        cache: {},
+        starved: 0,
+        failovers: 0,
+        ttfb: [],
+        ttfbSeconds: 0,
+      });
+    for (const r of t.cache ?? [])
+      this.add({
+        country: r.country,
+        pool: r.pool,
+        outcomes: {},
+        cache: { [r.result]: r.n },
         starved: 0,
         failovers: 0,
         ttfb: [],

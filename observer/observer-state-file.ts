@@ -17,6 +17,7 @@ const ttfb = z.array(n).length(TTFB_BUCKETS_MS.length + 1);
 const seen = z.object({
   requests: n,
   outcomes: z.record(z.string(), n),
+  cache: z.record(z.string(), n).optional(),
   starved: n,
   failovers: n,
   ttfb,
@@ -32,6 +33,7 @@ const StateSchema = z.object({
     requests: z.array(z.object({ ...pair, outcome: z.string(), n })),
     starved: z.array(z.object({ ...pair, n })),
     failovers: z.array(z.object({ ...pair, n })),
+    cache: z.array(z.object({ ...pair, result: z.string(), n })).optional(),
     ttfb: z.array(z.object({ ...pair, buckets: ttfb, sum: n })),
   }),
 });

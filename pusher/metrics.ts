@@ -161,6 +161,18 @@ export function createMetrics(status: PusherStatus, opts: MetricsOptions = {}): 
     },
   });
   new Gauge({
+    name: "edge_pusher_canary_samples",
+    help: "the running canary's judged requests by side (canary, stable) in the compared countries and minutes; absent without a judgement",
+    labelNames: ["side"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const c = status.canary();
+      if (c?.canary_side) this.set({ side: "canary" }, c.canary_side.samples);
+      if (c?.stable_side) this.set({ side: "stable" }, c.stable_side.samples);
+    },
+  });
+  new Gauge({
     name: "edge_pusher_canary_error_ratio",
     help: "the running canary's judged error ratio by side (canary, stable); absent without a judgement",
     labelNames: ["side"],

@@ -5,6 +5,7 @@ export const VIEWER_COUNTERS: readonly string[] = [
   "edge_viewer_requests_total",
   "edge_viewer_starved_total",
   "edge_viewer_failovers_total",
+  "edge_viewer_cache_total",
   "edge_viewer_ttfb_seconds_bucket",
   "edge_viewer_ttfb_seconds_count",
   "edge_viewer_ttfb_seconds_sum",

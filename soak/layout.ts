@@ -33,9 +33,3 @@ export const OBSERVER_TTL = 15;
  * the 15 before it): its rows, and so its storage, rise for this long, then hold.
  */
 export const AGGREGATOR_KEPT_MINUTES = 16;
-/**
- * The least rise (MiB) of the observer's anonymous memory that fails a short series: its live
- * heap holds at ~25 MiB, but it parses a poll of the edge's rows every 2 s and V8 lets its
- * committed heap saw up to its unit's 128 MiB old-space cap between major collections.
- */
-export const OBSERVER_ANON_NOISE_MIB = 64;

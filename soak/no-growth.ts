@@ -1,4 +1,4 @@
-import { AGGREGATOR_KEPT_MINUTES, OBSERVER_ANON_NOISE_MIB } from "./layout.js";
+import { AGGREGATOR_KEPT_MINUTES } from "./layout.js";
 import { type Figure, type Sample, seriesKind } from "./samples.js";
 import { fitSlope, type SlopeFit } from "./slope.js";
 
@@ -86,8 +86,6 @@ export interface WindowOptions {
   readonly minSamples: number;
   /** Least rise (figure units) a `rate` goal needs to fail over a short series: its noise floor. */
   readonly minRateRise: number;
-  /** `minRateRise` of one figure of one kind of process (`observer/anon_mib`), where it differs. */
-  readonly minRateRiseOf: Readonly<Record<string, number>>;
   /** A series spanning at least this many seconds is judged on its interval alone. */
   readonly resolvedSpanSeconds: number;
   /** Bin width (s) whose lowest sample a `rate` fit uses, when the window holds 6 bins. */
@@ -116,7 +114,6 @@ export function windowOptions(
     minSamples: 6,
     // A busy pusher's heap saws by 6 MiB between collections.
     minRateRise: 10,
-    minRateRiseOf: { "observer/anon_mib": OBSERVER_ANON_NOISE_MIB },
     resolvedSpanSeconds: 600,
     floorBinSeconds: 60,
     settlingSeconds,
@@ -213,7 +210,7 @@ export function judgeGrowth(
         const perHour = fit.slope * 3600;
         const young = settling.has(series);
         const short = young || fit.spanSeconds < o.resolvedSpanSeconds;
-        const floor = o.minRateRiseOf[`${seriesKind(series)}/${goal.figure}`] ?? o.minRateRise;
+        const floor = o.minRateRise;
         const fail = lo * 3600 > goal.maxPerHour && (!short || fit.rise > floor);
         out.push({
           figure: goal.figure,

@@ -11,10 +11,11 @@ export interface ChainRequest {
   /** The client's body: sent once, never with a GET or HEAD. */
   readonly body: ReadableStream | null;
   /**
-   * The headers for a request of `method` to `pool` (signed for it when signing is on). The
-   * same object may come back each time: it is read at once, before the next call.
+   * The headers for a request of `method` to `pool`. Given at once, the same object may come
+   * back each time: it is read at once, before the next call. A signed request's come later
+   * (Web Crypto is asynchronous), in an object of their own.
    */
-  readonly headersFor: (pool: string, method: string) => Headers;
+  readonly headersFor: (pool: string, method: string) => Headers | Promise<Headers>;
 }
 
 /** Limits and the isolate's state a chain works with. */
@@ -101,17 +102,29 @@ function discard(response: Response): void {
   response.body?.cancel().catch(() => undefined);
 }
 
+/** `send` with the headers for `pool`, as soon as they are ready. */
+function withHeaders<T>(
+  req: ChainRequest,
+  pool: string,
+  method: string,
+  send: (headers: Headers) => Promise<T>,
+): Promise<T> {
+  const headers = req.headersFor(pool, method);
+  return headers instanceof Headers ? send(headers) : headers.then(send);
+}
+
 /**
  * Probes `base` out of band: a HEAD of the request's path, timed like a GET attempt. Any response
  * restores the origin; a timeout or refusal counts against it.
  */
 function probe(link: ChainLink, base: string, req: ChainRequest, s: ChainSettings): void {
-  const init: RequestInit = {
-    method: "HEAD",
-    headers: req.headersFor(link.pool, "HEAD"),
-    redirect: "manual",
-  };
-  const work = attemptOrigin(base + req.path, init, s.originTimeoutMs).then((r) => {
+  const head = (headers: Headers) =>
+    attemptOrigin(
+      base + req.path,
+      { method: "HEAD", headers, redirect: "manual" },
+      s.originTimeoutMs,
+    );
+  const work = withHeaders(req, link.pool, "HEAD", head).then((r) => {
     if (r.kind === "response") discard(r.response);
     if (r.kind === "response" || isOriginFault(r.kind))
       s.ejection.record(base, r.kind !== "response", s.ejectionSettings);
@@ -150,18 +163,21 @@ export async function runAttemptChain(
 
   const start = (to: ChainLink, base: string) => {
     const cancel = new AbortController();
-    const init: RequestInit = {
-      method: req.method,
-      headers: req.headersFor(to.pool, req.method),
-      body: retryable ? null : req.body,
-      redirect: "manual",
+    const send = (headers: Headers) => {
+      const init: RequestInit = {
+        method: req.method,
+        headers,
+        body: retryable ? null : req.body,
+        redirect: "manual",
+      };
+      return retryable
+        ? attemptOrigin(base + req.path, init, s.originTimeoutMs, { cancel: cancel.signal })
+        : attemptOrigin(base + req.path, init, s.onceTimeoutMs, {
+            clock: "after-body",
+            cancel: cancel.signal,
+          });
     };
-    const result = retryable
-      ? attemptOrigin(base + req.path, init, s.originTimeoutMs, { cancel: cancel.signal })
-      : attemptOrigin(base + req.path, init, s.onceTimeoutMs, {
-          clock: "after-body",
-          cancel: cancel.signal,
-        });
+    const result = withHeaders(req, to.pool, req.method, send);
     const flight: Flight = {
       link: to,
       base,

@@ -145,11 +145,10 @@ export async function proxyToOrigins(
     head ??= signingFrame(m, path, ctx.country, origin);
     return head;
   };
-  const headersFor = (pool: string, m: string): Headers => {
+  const headersFor = (pool: string, m: string): Headers | Promise<Headers> => {
     headers.set(EDGE_HEADERS.pool, pool);
-    if (ctx.signingSecrets.length > 0)
-      signOriginRequest(headers, frameFor(m), pool, ctx.signingSecrets);
-    return headers;
+    if (ctx.signingSecrets.length === 0) return headers;
+    return signOriginRequest(new Headers(headers), frameFor(m), pool, ctx.signingSecrets);
   };
   const bodyless = method === "GET" || method === "HEAD";
   const outcome = await runAttemptChain(

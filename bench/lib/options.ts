@@ -2,7 +2,7 @@
 export interface BenchOptions {
   /** `--quick`: fewer samples and shorter loads; under 5 minutes. */
   readonly quick: boolean;
-  /** `--only a,b`: run only these sections (scale, growth, economy, worker, observe,steer, bundle, weighted, cache, propagation, burst, failover, stall, health, ui, cli). */
+  /** `--only a,b`: run only these sections (scale, growth, economy, worker, observe,steer, bundle, weighted, cache, propagation, burst, failover, stall, health, canary, ui, cli). */
   readonly only: readonly string[] | null;
   /** `--etcd PATH`: the etcd binary every section runs on (its folder's etcdctl with it); else `ETCD_BIN`. */
   readonly etcd: string | null;
@@ -22,7 +22,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     else if (a?.startsWith("--etcd=")) etcd = a.slice(7);
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: npm run bench -- [--quick] [--only scale,growth,economy,worker,observe,steer,bundle,weighted,cache,propagation,burst,failover,stall,health,ui,cli] [--etcd PATH]\n",
+        "usage: npm run bench -- [--quick] [--only scale,growth,economy,worker,observe,steer,bundle,weighted,cache,propagation,burst,failover,stall,health,canary,ui,cli] [--etcd PATH]\n",
       );
       process.exit(0);
     } else {

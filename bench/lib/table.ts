@@ -1,4 +1,5 @@
 import type { BurstResult } from "../sections/burst.js";
+import type { CanaryResult } from "../sections/canary.js";
 import type { CheckerWritesResult } from "../sections/checker-writes.js";
 import type { CliResult } from "../sections/cli.js";
 import type { EdgeCacheResult } from "../sections/edge-cache.js";
@@ -20,6 +21,7 @@ import type { WorkerBundleResult } from "../sections/worker-bundle.js";
 import type { WorkerMemoryResult } from "../sections/worker-memory.js";
 import type { WorkerOverheadResult } from "../sections/worker-overhead-result.js";
 import type { WriteEconomyResult } from "../sections/write-economy.js";
+import { canaryRows } from "./canary-rows.js";
 import { growthRows } from "./growth-rows.js";
 import type { MachineInfo } from "./machine.js";
 import { observeRows } from "./observe-rows.js";
@@ -73,6 +75,8 @@ export interface TableInput {
   readonly observe?: ObserveResult | null;
   /** The steer section: the steering endpoint's CPU next to routing's (absent in older results). */
   readonly steer?: SteeringResult | null;
+  /** The canary section: a bad canary's rollback and blast radius (absent in older results). */
+  readonly canary?: CanaryResult | null;
 }
 
 function rows(r: TableInput): Row[] {
@@ -228,6 +232,7 @@ function rows(r: TableInput): Row[] {
   }
   out.push(...observeRows(r.observe ?? null));
   out.push(...steerRows(r.steer ?? null));
+  out.push(...canaryRows(r.canary ?? null));
   out.push(...pusherScaleRows(r.pusher_scale));
   out.push(...growthRows(r.growth));
   const k = r.cli;

@@ -82,8 +82,14 @@ export interface BenchWorkerdOptions {
   /** Also start the routing Worker on {@link SIGNED_HOST} with these vars added (its secrets). */
   readonly signedVars?: Readonly<Record<string, string>>;
   /**
+   * Whether the routing Worker on {@link EDGE_HOST} (and {@link SIGNED_HOST}) has the
+   * `OBSERVATIONS` aggregator bound and so records every request, as wrangler.toml deploys it:
+   * default `true`, so every Worker goal is measured with recording on.
+   */
+  readonly recording?: boolean;
+  /**
    * Also start the routing Worker on {@link OBSERVED_HOST} with these vars added and the
-   * `OBSERVATIONS` aggregator bound, as wrangler.toml binds it; the others record nothing.
+   * `OBSERVATIONS` aggregator bound (with `recording: false`, the one that records).
    */
   readonly observedVars?: Readonly<Record<string, string>>;
   readonly cleanup: Cleanup;
@@ -101,6 +107,10 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
     compatibilityDate(),
   ]);
   const before = new Set(childPids(process.pid));
+  const aggregator = {
+    durableObjects: { OBSERVATIONS: { className: "ObservationAggregator", useSQLite: true } },
+  };
+  const recording = o.recording === false ? {} : aggregator;
   const mf = newMiniflare({
     host: "127.0.0.1",
     port: 0,
@@ -111,6 +121,7 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
         ...edgeWorker(edgeScript, date, EDGE_HOST),
         kvNamespaces: { ROUTING: o.namespaceId },
         bindings: { ...o.vars },
+        ...recording,
       },
       passWorker(passScript, date, PASS_HOST, o.passOrigin),
       ...(floorScript ? [passWorker(floorScript, date, FLOOR_HOST, o.passOrigin, "floor")] : []),
@@ -121,6 +132,7 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
               name: "edge-signed",
               kvNamespaces: { ROUTING: o.namespaceId },
               bindings: { ...o.vars, ...o.signedVars },
+              ...recording,
             },
           ]
         : []),
@@ -131,9 +143,7 @@ export async function startBenchWorkerd(o: BenchWorkerdOptions): Promise<BenchWo
               name: "edge-observed",
               kvNamespaces: { ROUTING: o.namespaceId },
               bindings: { ...o.vars, ...o.observedVars },
-              durableObjects: {
-                OBSERVATIONS: { className: "ObservationAggregator", useSQLite: true },
-              },
+              ...aggregator,
             },
           ]
         : []),

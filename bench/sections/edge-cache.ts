@@ -1,7 +1,7 @@
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { type CompiledMap, serializeMap } from "../../core/index.js";
+import { type CompiledMap, serializeMap, shedRoute } from "../../core/index.js";
 import { buildMap, type MapSpec } from "../../testkit/map-builder.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
 import { bundleForWorkerd, bundleWorker, compatibilityDate } from "../../testkit/worker.js";
@@ -15,8 +15,8 @@ export interface EdgeCacheResult {
   /** Segments each phase requests. */
   readonly segments: number;
   /**
-   * Origin fetches for segments already cached, after a boost, a weighted split and a failover
-   * (origin killed) moved the viewers to other pools (goal: 0).
+   * Origin fetches for segments already cached, after a boost, a shed step, a weighted split
+   * and a failover (origin killed) moved the viewers to other pools (goal: 0).
    */
   readonly origin_fetches_after_move: number;
   /** Origin fetches warming the cache (one per segment). */
@@ -61,7 +61,7 @@ function ttfbGet(
   url: string,
   host: string,
   headers: Readonly<Record<string, string>> = {},
-): Promise<{ status: number; cache: string | null; ttfbMs: number }> {
+): Promise<{ status: number; cache: string | null; pool: string | null; ttfbMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(url, { headers: { ...headers, host }, agent }, (res) => {
@@ -74,6 +74,7 @@ function ttfbGet(
         resolve({
           status: res.statusCode ?? 0,
           cache: (res.headers["x-edge-cache"] as string | undefined) ?? null,
+          pool: (res.headers["x-edge-pool"] as string | undefined) ?? null,
           ttfbMs: first,
         }),
       );
@@ -87,8 +88,9 @@ function ttfbGet(
 /**
  * The edge cache against moves and against a pass-through Worker: three counting origins (the
  * same segments), the routing Worker in workerd routing every viewer by the default route.
- * Phase 1 warms `segments` segments on a-1; then a boost (b-1 first), a weighted split over the
- * three with a viewer per request, and a failover (a-1 killed, the map still naming it first)
+ * Phase 1 warms `segments` segments on a-1; then a boost (b-1 first), a shed step (a-1 slow,
+ * half its viewers handed to b-1, docs/reference.md §9), a weighted split over the three with a
+ * viewer per request, and a failover (a-1 killed, the map still naming it first)
  * request the same segments, and every origin's count must stay put. Then a HIT against the
  * pass-through Worker fetching the same bytes from b-1, and against the cache floor (the Cache
  * API alone), in rotating triples.
@@ -143,10 +145,13 @@ export async function edgeCache(o: EdgeCacheOptions): Promise<EdgeCacheResult> {
   let aBeforeKill = 0;
   const paths = Array.from({ length: o.segments }, (_, i) => `/live/seg-${i}.ts`);
   const viewAll = async (viewer: (i: number) => Record<string, string> = () => ({})) => {
+    const pools = new Set<string>();
     for (const [i, p] of paths.entries()) {
       const r = await ttfbGet(`${base}${p}`, CACHE_HOST, viewer(i));
       if (r.status !== 200) throw new Error(`${p}: ${r.status}`);
+      pools.add(r.pool ?? "");
     }
+    return pools;
   };
 
   await putMap({ default: { chain: ["a-1", "b-1", "c-1"], source: "country/_default" } });
@@ -155,6 +160,13 @@ export async function edgeCache(o: EdgeCacheOptions): Promise<EdgeCacheResult> {
   o.log(`  cache: ${warm} origin fetches warming ${paths.length} segments`);
   await putMap({ default: { chain: ["b-1", "c-1"], source: "override/_default" } });
   await viewAll();
+  await putMap({ default: { chain: ["a-1", "b-1", "c-1"], source: "country/_default" } }, (m) => ({
+    ...m,
+    default: shedRoute(m.default, new Map([["a-1", 50]])),
+  }));
+  const shedTo = await viewAll((i) => ({ "cf-connecting-ip": `203.0.113.${(i % 250) + 1}` }));
+  // A shed that moved no viewer would prove nothing about the cache.
+  if (!shedTo.has("b-1")) throw new Error(`the shed step moved no viewer to b-1: ${[...shedTo]}`);
   await putMap({ default: { chain: ["a-1", "b-1", "c-1"], source: "country/_default" } }, (m) => ({
     ...m,
     default: {
@@ -169,7 +181,7 @@ export async function edgeCache(o: EdgeCacheOptions): Promise<EdgeCacheResult> {
   await putMap({ default: { chain: ["a-1", "b-1"], source: "country/_default" } });
   await viewAll();
   const afterMove = (await total()) - warm;
-  o.log(`  cache: ${afterMove} origin fetches after boost, split and failover`);
+  o.log(`  cache: ${afterMove} origin fetches after boost, shed, split and failover`);
 
   const hit: number[] = [];
   const pass: number[] = [];

@@ -77,6 +77,7 @@ export async function observeCost(o: ObserveOptions): Promise<ObserveResult> {
     namespaceId: NAMESPACE,
     passOrigin: origin.url,
     vars: {},
+    recording: false,
     observedVars: { OBSERVE_TOKEN },
     cleanup: o.cleanup,
   });

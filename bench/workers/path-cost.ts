@@ -62,7 +62,7 @@ export default {
         if (side === "floor") res = await floor.fetch(req, { ORIGIN: env.ORIGIN });
         else if (side === "none") res = originAnswer();
         else if (side === "hmac") {
-          hmacHex(
+          await hmacHex(
             SIGNING_KEY,
             `${i}\nGET\nvideo.example.com\n/video/segment-1.ts?q=1\np001\nDE\n1`,
           );

@@ -1,10 +1,7 @@
 /**
  * Signed edge requests (docs/reference.md §11): the Worker signs what it decided, an origin
- * checks it. The same code runs in workerd and in Node.
+ * checks it. The same code runs in workerd and in Node, on Web Crypto's HMAC-SHA-256.
  */
-import { type _HMAC, hmac } from "@noble/hashes/hmac.js";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
 
 /** The header that carries the signature: `t=<unix seconds>,v1=<hex>[,v1=<hex>]`. */
 export const SIGNATURE_HEADER = "X-Edge-Signature";
@@ -88,8 +85,8 @@ export function canonicalString(f: SignedFields): string {
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 
-/** A secret's Web Crypto key, for verification's constant-time compare; imported once. */
-function verifyKey(secret: string): Promise<CryptoKey> {
+/** A secret's Web Crypto HMAC-SHA-256 key, for signing and verifying; imported once. */
+function hmacKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
     key = crypto.subtle.importKey(
@@ -97,7 +94,7 @@ function verifyKey(secret: string): Promise<CryptoKey> {
       encoder.encode(secret),
       { name: "HMAC", hash: "SHA-256" },
       false,
-      ["verify"],
+      ["sign", "verify"],
     );
     // A handful of secrets exist at once (current and previous); the bound is for safety only.
     if (keys.size >= 16) keys.clear();
@@ -114,39 +111,28 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
   return out;
 }
 
-/** Each secret's HMAC-SHA256 state after its key block, made once per process or isolate. */
-const macs = new Map<string, _HMAC<ReturnType<typeof sha256.create>>>();
-/** Reused for every MAC: signing allocates nothing but its input bytes and the hex. */
-const scratch = hmac.create(sha256, new Uint8Array(0));
-const digest = new Uint8Array(32);
-let input = new Uint8Array(1024);
-
-/**
- * HMAC-SHA256 of `data` under `secret`, in lower-case hex. Synchronous: a request's signature
- * costs no promise, and the key's own block is hashed once per secret, not once per request.
- */
-export function hmacHex(secret: string, data: string): string {
-  let base = macs.get(secret);
-  if (!base) {
-    // A handful of secrets exist at once (current and previous); the bound is for safety only.
-    if (macs.size >= 16) macs.clear();
-    base = hmac.create(sha256, encoder.encode(secret));
-    macs.set(secret, base);
-  }
-  // UTF-8 takes at most 3 bytes per UTF-16 unit.
-  if (input.length < data.length * 3) input = new Uint8Array(data.length * 3);
-  const { written } = encoder.encodeInto(data, input);
-  base._cloneInto(scratch).update(input.subarray(0, written)).digestInto(digest);
-  return bytesToHex(digest);
+/** HMAC-SHA-256 of `data` under `secret`, in lower-case hex. */
+export async function hmacHex(secret: string, data: string): Promise<string> {
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(data)),
+  );
+  let hex = "";
+  for (const byte of mac) hex += (byte < 16 ? "0" : "") + byte.toString(16);
+  return hex;
 }
 
 /**
  * The `X-Edge-Signature` value of `data` signed at `t`: one `v1` per secret, in the order given
  * (the current secret first, then the previous one during a rotation).
  */
-export function signatureValue(data: string, t: number, secrets: readonly string[]): string {
+export async function signatureValue(
+  data: string,
+  t: number,
+  secrets: readonly string[],
+): Promise<string> {
+  const macs = await Promise.all(secrets.map((secret) => hmacHex(secret, data)));
   let value = `t=${t}`;
-  for (const secret of secrets) value += `,v1=${hmacHex(secret, data)}`;
+  for (const mac of macs) value += `,v1=${mac}`;
   return value;
 }
 
@@ -154,7 +140,7 @@ export function signatureValue(data: string, t: number, secrets: readonly string
  * The `X-Edge-Signature` value for `fields`: one `v1` per secret, in the order given (the
  * current secret first, then the previous one during a rotation).
  */
-export function signEdgeRequest(fields: SignedFields, secrets: readonly string[]): string {
+export function signEdgeRequest(fields: SignedFields, secrets: readonly string[]): Promise<string> {
   return signatureValue(canonicalString(fields), fields.t, secrets);
 }
 
@@ -225,7 +211,7 @@ export async function verifyEdgeSignature(
     }),
   );
   for (const secret of secrets) {
-    const key = await verifyKey(secret);
+    const key = await hmacKey(secret);
     for (const hex of parsed.v1) {
       const mac = fromHex(hex);
       if (mac && (await crypto.subtle.verify("HMAC", key, mac, data))) return true;

@@ -15,6 +15,17 @@ export const OUTCOMES = [
 /** One of `OUTCOMES`. */
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * Where a proxied request's answer came from, as `X-Edge-Cache` says (docs/reference.md §14),
+ * in lower case: the edge cache's copy (`hit`), an origin's answer the cache looked for first
+ * (`miss`), an origin's answer the cache did not look for (`bypass`), or a stale copy served
+ * because every pool failed (`stale`).
+ */
+export const CACHE_RESULTS = ["hit", "miss", "bypass", "stale"] as const;
+
+/** One of `CACHE_RESULTS`. */
+export type CacheResult = (typeof CACHE_RESULTS)[number];
+
 /** The `pool` of requests no pool answered: the edge refused them before any origin. */
 export const NO_POOL = "-";
 
@@ -36,6 +47,11 @@ export interface ObservationRow {
   readonly requests: number;
   /** Every outcome, zero included. */
   readonly outcomes: Readonly<Record<Outcome, number>>;
+  /**
+   * Requests by edge cache result, zero included. Requests the edge answered before the cache
+   * (a refusal, a loop, no route) count in none, so the four may sum to less than `requests`.
+   */
+  readonly cache: Readonly<Record<CacheResult, number>>;
   /** Requests that moved on from (or passed over) at least one pool. */
   readonly failovers: number;
   /** `null` when no origin answered any of the row's requests. */

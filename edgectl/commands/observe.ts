@@ -78,7 +78,8 @@ export function observeCommand(ctx: CommandContext): Command {
       const { ObserverMetrics } = await import("../../observer/observer-metrics.js");
       const { ObserverStateFile } = await import("../../observer/observer-state-file.js");
       const { ObserveEventShape } = await import("../output/shapes/observe-shape.js");
-      const { CanaryJudge, judgeName } = await import("../../observer/canary-judge.js");
+      const { CanaryJudge, judgeName, NO_CANARY } = await import("../../observer/canary-judge.js");
+      const { registerCanaryGauges } = await import("../../observer/canary-metrics.js");
       const { endCanary } = await import("../apply/canary-end.js");
       const { hostname } = await import("node:os");
 
@@ -135,6 +136,7 @@ export function observeCommand(ctx: CommandContext): Command {
       const status = new ObserverStatus(origin);
       const metrics = new ObserverMetrics();
       let judge: InstanceType<typeof CanaryJudge> | undefined;
+      registerCanaryGauges(metrics.registry, () => judge?.status ?? NO_CANARY);
       let listener: MetricsListener | undefined;
       if (listen) {
         const { startMetricsListener } = await import("../../heartbeat/metrics-listener.js");

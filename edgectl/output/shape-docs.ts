@@ -13,12 +13,15 @@ interface JsonSchema {
   readonly oneOf?: readonly JsonSchema[];
   readonly additionalProperties?: JsonSchema | boolean;
   readonly description?: string;
+  readonly $ref?: string;
+  readonly $defs?: Readonly<Record<string, JsonSchema>>;
 }
 
 const pad = (depth: number) => "  ".repeat(depth);
 
 /** A schema as a TypeScript-like type; objects span lines at `depth`. */
 function typeText(s: JsonSchema, depth: number): string {
+  if (s.$ref) return s.$ref.slice(s.$ref.lastIndexOf("/") + 1);
   if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
   const alternatives = s.anyOf ?? s.oneOf;
@@ -52,11 +55,15 @@ function typeText(s: JsonSchema, depth: number): string {
 
 /**
  * docs/reference.md's list of `-o json` shapes, written from the zod schemas themselves (through
- * `z.toJSONSchema`), so the docs cannot drift from what edgectl emits.
+ * `z.toJSONSchema`), so the docs cannot drift from what edgectl emits. A schema with an `id`
+ * (`.meta({ id })`, the shapes several commands share) is written once, first, and named where
+ * it is used.
  */
 export function renderShapeDocs(shapes: readonly DocumentedShape[]): string {
+  const shared = new Map<string, JsonSchema>();
   const parts = shapes.map(({ invocation, schema }) => {
     const js = z.toJSONSchema(schema, { io: "output" }) as JsonSchema;
+    for (const [name, def] of Object.entries(js.$defs ?? {})) shared.set(name, def);
     return [
       `**\`${invocation}\`**${js.description ? `: ${js.description}` : ""}`,
       "",
@@ -65,5 +72,13 @@ export function renderShapeDocs(shapes: readonly DocumentedShape[]): string {
       "```",
     ].join("\n");
   });
-  return `${parts.join("\n\n")}\n`;
+  const names = [...shared.keys()].sort();
+  const defs = names.map((name) => {
+    const { description, ...def } = shared.get(name) as JsonSchema;
+    return `type ${name} = ${typeText(def, 0)};${description ? ` // ${description}` : ""}`;
+  });
+  const preamble = ["Shapes several commands share:", "", "```ts", defs.join("\n"), "```"].join(
+    "\n",
+  );
+  return `${[preamble, ...parts].join("\n\n")}\n`;
 }

@@ -1,6 +1,8 @@
 import { type CompileResult, poolReports, type Route } from "../../core/index.js";
 import type { ObservedPair } from "../observed-map.js";
 import type { StatusDocument } from "../status.js";
+import { toUiCanary, type UiCanary } from "./ui-canary.js";
+import { toUiPathways, type UiPathwayGroup } from "./ui-pathways.js";
 
 /** A pool's health as the legend shows it: `missing` means no `health/` key (lease expired). */
 export type UiPoolHealth = "healthy" | "draining" | "unhealthy" | "missing";
@@ -58,6 +60,8 @@ export interface UiViewers {
   readonly requests: number;
   readonly p90_ms: number;
   readonly error_ratio: number;
+  /** Share of the requests the edge cache answered (§14); absent when the edge counted none. */
+  readonly hit_ratio?: number;
 }
 
 /** Most viewer flows the page gets, busiest first: a line each, readable at a glance. */
@@ -77,6 +81,10 @@ export interface UiMap {
   readonly problems: readonly string[];
   /** Where viewers go, busiest first (at most `MAX_UI_VIEWERS`); empty without an observer. */
   readonly viewers: readonly UiViewers[];
+  /** The running canary's routes, both sides (docs/reference.md §13); null when none runs. */
+  readonly canary: UiCanary | null;
+  /** Each route's steering pathway orders, countries with the same grouped (§15). */
+  readonly pathways: readonly UiPathwayGroup[];
 }
 
 /** `GET /ui/data`: the pusher's `/status` document beside its last compiled map. */
@@ -173,6 +181,8 @@ export function toUiMap(
     fences,
     problems: map.problems,
     viewers: viewersOf(observed),
+    canary: toUiCanary(result),
+    pathways: toUiPathways(map),
   };
 }
 
@@ -186,6 +196,7 @@ function viewersOf(observed: Iterable<ObservedPair>): UiViewers[] {
       requests: o.samples,
       p90_ms: o.p90_ms,
       error_ratio: o.error_ratio,
+      ...(o.hit_ratio !== undefined ? { hit_ratio: o.hit_ratio } : {}),
     });
   all.sort(
     (a, b) =>

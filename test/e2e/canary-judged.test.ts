@@ -5,6 +5,7 @@ import { CanarySchema, onCanarySide } from "../../core/index.js";
 import { CanaryStatusShape } from "../../edgectl/output/shapes/canary-shape.js";
 import { type Origins, startOrigins } from "../../testkit/origins.js";
 import { freePort } from "../../testkit/ports.js";
+import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { recordsOf } from "../edgectl/audit-support.js";
 import { runCli, spawnBin } from "../edgectl/cli-harness.js";
@@ -274,6 +275,14 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
       canary: { role: string; judgement: { id: string } | null } | null;
     };
     expect(seen.canary?.role).toBe("judge");
+    const metrics = parsePromText(
+      await (await fetch(observer.status.replace(/\/status$/, "/metrics"))).text(),
+    );
+    expect(sampleValue(metrics, "edge_observer_canary_role", { role: "judge" })).toBe(1);
+    expect(sampleValue(metrics, "edge_observer_canary_share_percent")).toBe(SHARE);
+    expect(
+      sampleValue(metrics, "edge_observer_canary_samples", { side: "canary" }),
+    ).toBeGreaterThan(0);
     expect(judged.judge?.judgement?.countries).toEqual(["BR"]);
     const gone = await waitFor(
       "promoted",

@@ -1,3 +1,4 @@
+import { Etcd3 } from "etcd3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eStack, eventually, POOLS, type Pool, startE2eStack } from "../helpers/stack.js";
 
@@ -47,9 +48,53 @@ describe("end to end: the edge cache keeps one copy per location, whatever the p
     expect(fetched() - before).toBe(1);
   });
 
-  it("after edgectl boost, a percentage split and a killed origin move DE, cached segments make no origin fetch", async () => {
+  it("after a shed, edgectl boost, a percentage split and a killed origin move DE, cached segments make no origin fetch", async () => {
     for (const path of SEGMENTS) await stack.request("DE", path);
     const warm = fetched();
+
+    // fra-1 turns slow (§9): a checker reports p90 1400 ms against 800/2000, so the pusher
+    // sheds half of DE's viewers to ams-1.
+    const etcd = new Etcd3({ hosts: stack.etcd.endpoint });
+    const poolKey = `${stack.prefix}pool/fra-1`;
+    const pool = JSON.parse((await etcd.get(poolKey).string()) ?? "{}");
+    const checker = etcd.lease(30);
+    try {
+      await checker
+        .put(`${stack.prefix}health/fra-1/slow`)
+        .value(JSON.stringify({ status: "healthy", p90_ms: 1400, samples: 20 }))
+        .exec();
+      await etcd.put(poolKey).value(JSON.stringify({ ...pool, slow_ms: { low: 800, high: 2000 } }));
+      await eventually(
+        async () =>
+          (await stack.request("DE", "/probe")).headers.get("x-edge-shed") === "fra-1:50"
+            ? true
+            : undefined,
+        `DE shed fra-1:50\n${stack.logs().slice(-3000)}`,
+      );
+      const shedTo = new Set<string>();
+      for (let v = 0; v < 4; v++) {
+        for (const path of SEGMENTS) {
+          const r = await stack.request("DE", path, {
+            "CF-Connecting-IP": `203.0.113.${v * 10 + path.length}`,
+          });
+          expect(r.headers.get("x-edge-cache"), path).toBe("HIT");
+          expect(r.body).toBe(`segment ${path}\n`);
+          shedTo.add(r.headers.get("x-edge-pool") ?? "");
+        }
+      }
+      expect(shedTo).toEqual(new Set(["fra-1", "ams-1"]));
+      // Without slow_ms the pool stops shedding at once.
+      await etcd.put(poolKey).value(JSON.stringify(pool));
+      await eventually(
+        async () =>
+          (await stack.request("DE", "/probe")).headers.has("x-edge-shed") ? undefined : true,
+        "DE no longer shed",
+      );
+    } finally {
+      await checker.revoke().catch(() => {});
+      etcd.close();
+    }
+    expect(fetched()).toBe(warm);
 
     const boost = await stack.edgectl("boost", "DE", "--pool", "ams-1", "--ttl", "5m");
     expect(boost.code, boost.stdout + boost.stderr).toBe(0);

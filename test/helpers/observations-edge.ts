@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { OUTCOMES, type Outcome } from "../../core/index.js";
+import { CACHE_RESULTS, type CacheResult, OUTCOMES, type Outcome } from "../../core/index.js";
 import { observationRows } from "../../worker/observe/observation-rows.js";
 import { addSample, emptyTally, type Tally } from "../../worker/observe/tally.js";
 import { minuteOf, type TallyRow } from "../../worker/observe/tally-row.js";
@@ -41,7 +41,13 @@ export class ObservationsEdge {
   record(
     country: string,
     pool: string,
-    add: { outcomes: Partial<Record<Outcome, number>>; starved?: number; failovers?: number },
+    add: {
+      outcomes: Partial<Record<Outcome, number>>;
+      starved?: number;
+      failovers?: number;
+      /** Cache results of the first requests, in `CACHE_RESULTS` order; the rest have none. */
+      cache?: Partial<Record<CacheResult, number>>;
+    },
     minutesAgo = 0,
   ): void {
     const minute = minuteOf(Date.now()) - minutesAgo;
@@ -57,6 +63,7 @@ export class ObservationsEdge {
     let timed = 0;
     let starved = add.starved ?? 0;
     let failovers = add.failovers ?? 0;
+    const cache = CACHE_RESULTS.flatMap((r, i) => new Array<number>(add.cache?.[r] ?? 0).fill(i));
     for (const [o, n] of Object.entries(add.outcomes)) {
       const outcome = OUTCOMES.indexOf(o as Outcome);
       for (let i = 0; i < (n ?? 0); i++) {
@@ -72,6 +79,7 @@ export class ObservationsEdge {
         }
         addSample(t, {
           outcome,
+          cache: cache.shift() ?? null,
           failover: failovers-- > 0,
           ttfbMs,
           starved: starved-- > 0 ? true : null,

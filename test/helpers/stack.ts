@@ -51,6 +51,8 @@ export interface E2eStack {
   writeDesired(countries: Record<string, { primary: Pool; fallbacks?: Pool[] }>): string;
   /** A GET through the Worker as a visitor from `country` (by `request.cf.country`). */
   request(country: string, path?: string, headers?: Record<string, string>): Promise<EdgeReply>;
+  /** The same GET, its response as workerd gave it (a binary body unread). */
+  fetch(country: string, path: string, headers?: Record<string, string>): Promise<Response>;
   startHeartbeat(pool: Pool): Managed;
   heartbeat(pool: Pool): Managed | undefined;
   startPusher(): Managed;
@@ -214,16 +216,18 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     cleanups.push(() => mf.dispose());
     await mf.ready;
 
+    const fetchAs = (country: string, path: string, sent: Record<string, string> = {}) =>
+      mf.dispatchFetch(`http://edge.test${path}`, {
+        cf: { country } as never,
+        headers: sent,
+        redirect: "manual",
+      }) as unknown as Promise<Response>;
     const request = async (
       country: string,
       path = "/",
       sent: Record<string, string> = {},
     ): Promise<EdgeReply> => {
-      const res = await mf.dispatchFetch(`http://edge.test${path}`, {
-        cf: { country } as never,
-        headers: sent,
-        redirect: "manual",
-      });
+      const res = await fetchAs(country, path, sent);
       const body = await res.text();
       const headers = new Headers();
       res.headers.forEach((v, k) => {
@@ -240,6 +244,7 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
       edgectl,
       writeDesired,
       request,
+      fetch: fetchAs,
       startHeartbeat,
       heartbeat: (pool) => heartbeats.get(pool),
       startPusher,

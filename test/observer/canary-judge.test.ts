@@ -1,81 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { bucketIndex, CanaryJudgementSchema, TTFB_BUCKETS_MS } from "../../core/index.js";
-import { endCanary } from "../../edgectl/apply/canary-end.js";
-import { cliSettingsFromEnv } from "../../edgectl/cli/cli-settings.js";
-import { EtcdMembers } from "../../edgectl/etcd/etcd-members.js";
-import { CanaryJudge, type CanaryJudgeEvent } from "../../observer/canary-judge.js";
-import { type MinuteCounts, type MinuteReading, rowKey } from "../../observer/minute-reading.js";
-import { applyAll, auditScope, markHealthy, recordsOf } from "../edgectl/audit-support.js";
-import { exampleState, runCli, useCliSuite } from "../edgectl/cli-harness.js";
+import { CanaryJudgementSchema } from "../../core/index.js";
+import { recordsOf } from "../edgectl/audit-support.js";
+import { useCliSuite } from "../edgectl/cli-harness.js";
+import { canaryRunning, judge, reading } from "./canary-judge-support.js";
 
 const suite = useCliSuite();
 
-/** A judge of `prefix` (real etcd), ending canaries through edgectl's commit, at clock `now`. */
-function judge(env: Record<string, string>, name: string, now: () => number) {
-  const settings = cliSettingsFromEnv({ ...env, EDGECTL_USER: name });
-  const members = EtcdMembers.open(settings);
-  const events: CanaryJudgeEvent[] = [];
-  const j = new CanaryJudge({
-    members,
-    canaryKey: `${settings.prefix}canary/current`,
-    judgementKey: `${settings.prefix}canary/judgement`,
-    ttlSeconds: 5,
-    judge: name,
-    end: (how, id, reason) => endCanary(members, settings, how, reason, id, () => undefined),
-    log: (e) => events.push(e),
-    now,
-  });
-  return {
-    j,
-    events,
-    close: async () => {
-      await j.revoke();
-      members.close();
-    },
-  };
-}
-
-/** Both sides of canary `id` in DE this minute: `n` requests each, at the given times. */
-function reading(id: string, nowMs: number, canaryMs: number, stableMs: number, n = 300) {
-  const minute = Math.floor(nowMs / 60_000);
-  const row = (pool: string, side: string, ms: number): MinuteCounts => {
-    const ttfb = new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0);
-    ttfb[bucketIndex(TTFB_BUCKETS_MS, ms)] = n;
-    return {
-      country: "DE",
-      pool,
-      side,
-      requests: n,
-      outcomes: { ok: n },
-      starved: 0,
-      failovers: 0,
-      ttfb,
-      ttfbSumMs: n * ms,
-    };
-  };
-  const rows = [row("ams-1", `${id}:canary`, canaryMs), row("fra-1", `${id}:stable`, stableMs)];
-  return {
-    minute,
-    buckets: new Map([[minute, new Map(rows.map((r) => [rowKey(r.country, r.pool, r.side), r]))]]),
-  } satisfies MinuteReading;
-}
-
-async function canaryRunning(tag: string, forS: string) {
-  const scope = auditScope(suite, tag);
-  await markHealthy(suite.client, scope.prefix, ["fra-1", "ams-1", "par-1"]);
-  await applyAll(suite, scope.env, [exampleState()]);
-  const r = await runCli(
-    ["move", "DE", "--to", "ams-1", "--canary", "10", "--for", forS, "--yes"],
-    { env: scope.env },
-  );
-  expect(r.code, r.stderr).toBe(0);
-  const text = await suite.client.get(`${scope.prefix}canary/current`).string();
-  return { ...scope, id: (JSON.parse(text ?? "{}") as { id: string }).id };
-}
-
 describe("CanaryJudge: one judge at a time ends a canary once (real etcd, docs/reference.md §13)", () => {
   it("the first judge holds canary/judgement under its lease; the second stands by; a failing gate rolls back once, with the figures", async () => {
-    const { prefix, auditPrefix, env, id } = await canaryRunning("cj1", "10m");
+    const { prefix, auditPrefix, env, id } = await canaryRunning(suite, "cj1", "10m");
     let t = Date.now();
     const a = judge(env, "judge-a", () => t);
     const b = judge(env, "judge-b", () => t);
@@ -118,7 +51,7 @@ describe("CanaryJudge: one judge at a time ends a canary once (real etcd, docs/r
   });
 
   it("promotes only after the gates held for --for in a row; a waiting judgement starts the clock again; an unchanged judgement is rewritten only as a heartbeat", async () => {
-    const { prefix, auditPrefix, env, id } = await canaryRunning("cj2", "60s");
+    const { prefix, auditPrefix, env, id } = await canaryRunning(suite, "cj2", "60s");
     let t = Date.now();
     const a = judge(env, "judge-a", () => t);
     try {

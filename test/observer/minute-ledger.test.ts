@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OUTCOMES, type Outcome } from "../../core/index.js";
+import { CACHE_RESULTS, type CacheResult, OUTCOMES, type Outcome } from "../../core/index.js";
 import { type CounterIncrement, MinuteLedger } from "../../observer/minute-ledger.js";
 import { minuteReading } from "../../observer/minute-reading.js";
 import { ObservationDocumentSchema } from "../../observer/observation-document.js";
@@ -148,6 +148,54 @@ describe("MinuteLedger", () => {
     expect(hist).toEqual(tally?.ttfb);
     expect(hist.reduce((a, c) => a + c, 0)).toBe(7 * 14);
     expect(sumS).toBeCloseTo(times.reduce((a, t) => a + 14 * t, 0) / 1000, 9);
+  });
+
+  it("counts the cache results each minute gained, and a state file without them goes on", () => {
+    const edge: Edge = new Map();
+    const l = new MinuteLedger();
+    const hits = (results: Partial<Record<CacheResult, number>>) => {
+      const row = edge.get(`${MINUTE}|BR/us-east`) ?? {
+        minute: MINUTE,
+        country: "BR",
+        pool: "us-east",
+        tally: emptyTally(),
+      };
+      for (const r of CACHE_RESULTS)
+        for (let i = 0; i < (results[r] ?? 0); i++)
+          addSample(row.tally, {
+            outcome: 0,
+            cache: CACHE_RESULTS.indexOf(r),
+            failover: false,
+            ttfbMs: null,
+            starved: null,
+            throughputKbps: null,
+          });
+      edge.set(`${MINUTE}|BR/us-east`, row);
+    };
+    const sums = new Map<string, number>();
+    const sum = (incs: readonly CounterIncrement[]) => {
+      for (const i of incs)
+        for (const [r, n] of Object.entries(i.cache)) sums.set(r, (sums.get(r) ?? 0) + n);
+    };
+    hits({ hit: 5, miss: 1 });
+    sum(take(l, edge, MINUTE).increments);
+    sum(take(l, edge, MINUTE).increments);
+    hits({ hit: 3, bypass: 2 });
+    sum(take(l, edge, MINUTE).increments);
+    expect(Object.fromEntries(sums)).toEqual({ hit: 8, miss: 1, bypass: 2 });
+
+    // a state file written before cache results were counted has no `cache` in its pairs
+    const saved = JSON.parse(JSON.stringify(l.toJSON()));
+    for (const [, pairs] of saved.minutes) for (const [, seen] of pairs) delete seen.cache;
+    const again = MinuteLedger.fromJSON(saved);
+    hits({ stale: 1 });
+    sums.clear();
+    sum(take(again, edge, MINUTE).increments);
+    // what the old file never counted is counted once, and nothing else twice
+    expect(Object.fromEntries(sums)).toEqual({ hit: 8, miss: 1, bypass: 2, stale: 1 });
+    sums.clear();
+    sum(take(again, edge, MINUTE).increments);
+    expect(Object.fromEntries(sums)).toEqual({});
   });
 
   it("forgets minutes the edge no longer keeps", () => {

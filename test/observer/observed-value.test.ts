@@ -3,7 +3,11 @@ import { bucketIndex, TTFB_BUCKETS_MS } from "../../core/index.js";
 import { NO_TTFB_P90_MS, needsObservedRewrite, observedOf } from "../../observer/observed-value.js";
 
 /** A pair's window: these outcomes, and these times to first byte in the edge's buckets. */
-const row = (outcomes: Record<string, number>, ttfbMs: readonly number[] = []) => {
+const row = (
+  outcomes: Record<string, number>,
+  ttfbMs: readonly number[] = [],
+  cache?: Record<string, number>,
+) => {
   const ttfb = new Array<number>(TTFB_BUCKETS_MS.length + 1).fill(0);
   for (const ms of ttfbMs) ttfb[bucketIndex(TTFB_BUCKETS_MS, ms)]! += 1;
   return {
@@ -12,6 +16,7 @@ const row = (outcomes: Record<string, number>, ttfbMs: readonly number[] = []) =
     side: "",
     requests: Object.values(outcomes).reduce((a, b) => a + b, 0),
     outcomes,
+    ...(cache ? { cache } : {}),
     failovers: 0,
     starved: 0,
     ttfb,
@@ -42,6 +47,20 @@ describe("observedOf", () => {
   });
 });
 
+describe("observedOf's hit ratio", () => {
+  it("is the share of the requests with a cache result that were hits, edge refusals left out", () => {
+    const o = observedOf(
+      row({ ok: 100, client_error: 4 }, [], { hit: 75, miss: 20, bypass: 4, stale: 1 }),
+    );
+    expect(o.hit_ratio).toBe(0.75);
+    expect(o.samples).toBe(104);
+  });
+  it("is absent when the edge counted no cache result (an edge without the cache counts)", () => {
+    expect(observedOf(row({ ok: 10 }))).not.toHaveProperty("hit_ratio");
+    expect(observedOf(row({ ok: 10 }, [], {}))).not.toHaveProperty("hit_ratio");
+  });
+});
+
 describe("needsObservedRewrite", () => {
   const w = { p90_ms: 1000, samples: 400, error_ratio: 0.002 };
   it.each([
@@ -57,6 +76,16 @@ describe("needsObservedRewrite", () => {
   });
   it("a fast pool's 10 % under 50 ms is not a move", () => {
     expect(needsObservedRewrite({ ...w, p90_ms: 100 }, { ...w, p90_ms: 140 })).toBe(false);
+  });
+  it.each<[number | undefined, number | undefined, boolean, string]>([
+    [undefined, 0.3, true, "a hit ratio appears"],
+    [0.3, undefined, true, "a hit ratio goes"],
+    [0.3, 0.45, false, "a move within a band"],
+    [0.3, 0.55, true, "crossing 50 %"],
+    [0.95, 0.85, true, "falling under 90 %"],
+  ])("hit ratio %s -> %s: %s (%s)", (before, after, expected) => {
+    const at = (r: number | undefined) => (r === undefined ? w : { ...w, hit_ratio: r });
+    expect(needsObservedRewrite(at(before), at(after))).toBe(expected);
   });
   it("an unwritten pair is written", () => {
     expect(needsObservedRewrite(undefined, w)).toBe(true);

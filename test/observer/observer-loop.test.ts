@@ -112,6 +112,45 @@ describe("runObserver", () => {
     expect(await client.get(key).string()).toBeNull();
   });
 
+  it("exports the edge's cache results on /metrics and writes the hit ratio into observed/", async () => {
+    const prefix = uniquePrefix("observer-cache");
+    const key = `${prefix}observed/CZ/ams-1`;
+    edge.record("CZ", "ams-1", { outcomes: { ok: 60 }, cache: { hit: 45, miss: 15 } });
+    const o = observe(prefix, 60_000);
+    try {
+      expect(await waitFor(async () => (await client.get(key).string()) !== null, 10_000)).toBe(
+        true,
+      );
+      expect(JSON.parse((await client.get(key).string()) ?? "")).toMatchObject({
+        samples: 60,
+        hit_ratio: 0.75,
+      });
+      // What the edge held before the first reading is the baseline; what comes after counts.
+      edge.record("CZ", "ams-1", { outcomes: { ok: 12 }, cache: { hit: 10, bypass: 2 } });
+      const hit = async () =>
+        sampleValue(parsePromText(await o.metrics.registry.metrics()), "edge_viewer_cache_total", {
+          country: "CZ",
+          pool: "ams-1",
+          result: "hit",
+        });
+      expect(await waitFor(async () => (await hit()) === 10, 10_000)).toBe(true);
+      const text = parsePromText(await o.metrics.registry.metrics());
+      expect(
+        sampleValue(text, "edge_viewer_cache_total", {
+          country: "CZ",
+          pool: "ams-1",
+          result: "bypass",
+        }),
+      ).toBe(2);
+      expect(o.metrics.totalsJson().cache).toEqual(
+        expect.arrayContaining([{ country: "CZ", pool: "ams-1", result: "hit", n: 10 }]),
+      );
+    } finally {
+      await o.stop();
+      edge.restartAggregator();
+    }
+  });
+
   it("a lease etcd lost is granted again and every key rewritten", async () => {
     const prefix = uniquePrefix("observer-lease");
     const key = `${prefix}observed/DE/fra-1`;

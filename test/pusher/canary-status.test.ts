@@ -60,6 +60,8 @@ describe("the pusher's /status and /metrics show the running canary (real etcd, 
     expect(sampleValue(samples, "edge_pusher_canary_for_seconds")).toBe(300);
     expect(sampleValue(samples, "edge_pusher_canary_p90_ms", { side: "canary" })).toBe(250);
     expect(sampleValue(samples, "edge_pusher_canary_error_ratio", { side: "stable" })).toBe(0.005);
+    expect(sampleValue(samples, "edge_pusher_canary_samples", { side: "canary" })).toBe(240);
+    expect(sampleValue(samples, "edge_pusher_canary_samples", { side: "stable" })).toBe(1300);
 
     // the judge's lease ran out: the judgement went, the canary is frozen
     await client.delete().key(`${prefix}canary/judgement`);

@@ -30,4 +30,16 @@ describe("the Worker bundle stays a router's size", () => {
     ).toEqual([]);
     expect(inputs).toContain("core/contract/map-shape.ts");
   });
+
+  it("signs origin requests with Web Crypto: no hash library is bundled", async () => {
+    const inputs = await bundleInputs();
+    expect(inputs).toContain("core/contract/edge-signature.ts");
+    expect(inputs.filter((f) => f.includes("node_modules/@noble/"))).toEqual([]);
+  });
+
+  it("reads players' CMCD with its own reader: no structured-field or CMCD library is bundled", async () => {
+    const inputs = await bundleInputs();
+    expect(inputs).toContain("worker/observe/cmcd-members.ts");
+    expect(inputs.filter((f) => f.includes("node_modules/@svta/"))).toEqual([]);
+  });
 });

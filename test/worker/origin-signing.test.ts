@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseSignatureHeader, serializeMap, verifyEdgeSignature } from "../../core/index.js";
 import { type Origins, type ReceivedRequest, startOrigins } from "../../testkit/origins.js";
+import { startTcpProxy, type TcpProxy } from "../../testkit/tcp-proxy.js";
 import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { buildMap } from "../cases/routing-cases.js";
 
@@ -123,5 +125,57 @@ describe("signed origin requests (X-Edge-Signature) through workerd", () => {
   it("sends no signature without ORIGIN_SIGNING_KEY", async () => {
     const res = await unsigned.dispatch("/v/1", { country: "DE" });
     expect(res.json<ReceivedRequest>().headers["x-edge-signature"]).toBeUndefined();
+  });
+});
+
+describe("signed probes (X-Edge-Signature on an out-of-band HEAD) through workerd", () => {
+  let origins: Origins;
+  let gate: TcpProxy;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    origins = await startOrigins(["fra-1", "ams-1"]);
+    gate = await startTcpProxy(origins.get("fra-1").port);
+    worker = await startWorker({
+      ORIGIN_SIGNING_KEY: "k-current",
+      EDGE_EJECT_AFTER: "2",
+      EDGE_EJECT_SECONDS: "60",
+    });
+    const urls: Record<string, string> = {
+      "fra-1": gate.endpoint,
+      "ams-1": origins.get("ams-1").url,
+    };
+    const map = buildMap(
+      { default: { chain: ["fra-1", "ams-1"], source: "country/_default" }, countries: {} },
+      { rev: 5, originOf: (p) => urls[p] ?? "" },
+    );
+    await worker.putMap(serializeMap(map));
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await gate?.close();
+    await origins?.close();
+  });
+
+  it("a probe and the attempt sent beside it each carry their own pool, signed for it", async () => {
+    gate.disconnect();
+    // A refusal makes fra-1 suspect: the next request probes it while ams-1 answers the viewer.
+    await worker.dispatch("/first", { country: "DE" });
+    gate.accept();
+    origins.get("ams-1").reset();
+    const res = await worker.dispatch("/seg-1.ts?q=1", { country: "DE" });
+    const seen = res.json<ReceivedRequest>();
+    expect(seen.origin).toBe("ams-1");
+    expect(seen.headers["x-edge-pool"]).toBe("ams-1");
+    expect(await verifyEdgeSignature(asReceived(seen), ["k-current"])).toBe(true);
+
+    const fra = origins.get("fra-1");
+    const deadline = Date.now() + 5_000;
+    while (fra.hits === 0 && Date.now() < deadline) await sleep(10);
+    const probe = fra.requests[0];
+    expect(probe).toMatchObject({ method: "HEAD", url: "/seg-1.ts?q=1" });
+    if (!probe) throw new Error("fra-1 saw no probe");
+    expect(probe.headers["x-edge-pool"]).toBe("fra-1");
+    expect(await verifyEdgeSignature(asReceived(probe), ["k-current"])).toBe(true);
   });
 });

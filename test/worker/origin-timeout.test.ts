@@ -29,12 +29,15 @@ interface Received {
 
 /**
  * An origin that reads the whole request body and answers with its byte count and hash; an
- * upload to `/too-big` it refuses at once with a 413, reading nothing.
+ * upload to `/too-big` it refuses at once with a 413, then reads and drops the rest, as nginx's
+ * lingering close does: a server that closes with upload bytes unread makes its kernel reset the
+ * connection, which can discard the 413 before the edge has read it.
  */
 async function startUploadSink(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.url?.startsWith("/too-big")) {
-      res.writeHead(413, { "content-type": "text/plain", connection: "close" });
+      // Without `connection: close`, Node reads and drops the unread body after the answer.
+      res.writeHead(413, { "content-type": "text/plain" });
       res.end("too big");
       return;
     }

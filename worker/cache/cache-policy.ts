@@ -57,6 +57,8 @@ function seconds(raw: string | undefined): number | null {
  * but a `200`, a response with `Set-Cookie` or `Vary: *`, `private` in any field, `no-store` or
  * `no-cache` in the governing one, or no explicit lifetime there (`s-maxage`, `max-age`; without
  * any field, `Expires` against `Date`): a lifetime is never guessed. `Age` counts against it.
+ * `must-revalidate` or `proxy-revalidate` without `stale-if-error` allows no stale copy, whatever
+ * the setting says.
  */
 export function cachePolicy(status: number, headers: Headers, staleIfErrorS: number): CachePolicy {
   if (status !== 200) return { storable: false, reason: "status" };
@@ -84,7 +86,9 @@ export function cachePolicy(status: number, headers: Headers, staleIfErrorS: num
     if (d.has("no-cache")) return { storable: false, reason: "no-cache" };
     // A shared cache reads `s-maxage` first; the CDN fields may carry either.
     fresh = seconds(d.get("s-maxage")) ?? seconds(d.get("max-age"));
-    staleIfError = seconds(d.get("stale-if-error"));
+    // must-revalidate forbids a stale copy unless the origin names its own stale-if-error.
+    const revalidate = d.has("must-revalidate") || d.has("proxy-revalidate");
+    staleIfError = seconds(d.get("stale-if-error")) ?? (revalidate ? 0 : null);
   }
   if (!governed) fresh = expiresLifetime(headers);
   if (fresh === null) return { storable: false, reason: "no-freshness" };

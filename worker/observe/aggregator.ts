@@ -1,9 +1,7 @@
+import { KEPT_MINUTES, pruneAt } from "./kept-minutes.js";
 import { emptyTally, mergeTally, type Tally } from "./tally.js";
 import { minuteOf, type TallyRow } from "./tally-row.js";
 import { tallyRowsOf } from "./tally-rows-shape.js";
-
-/** One-minute buckets kept: the current minute and the 15 before it (a 900 s window rounds out). */
-export const KEPT_MINUTES = 16;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS tallies (
   minute INTEGER NOT NULL,
@@ -25,7 +23,8 @@ function answer(status: number, text: string): Response {
  * The Durable Object that sums the isolates' flushes (docs/reference.md §12), one of
  * `OBSERVE_SHARDS`: a SQLite table of one tally per (minute, country, pool, canary side), 16 minutes deep.
  * `POST /add` merges a flush; `GET /read?since=MINUTE` returns the rows from that minute on.
- * An alarm drops old minutes once flushes stop, so an idle object ends up empty.
+ * An alarm set for when the oldest held minute expires drops it, so no shard keeps more than 16
+ * minutes whether or not flushes still reach it, and an idle object ends up empty.
  */
 export class ObservationAggregator {
   readonly #state: DurableObjectState;
@@ -44,8 +43,8 @@ export class ObservationAggregator {
   }
 
   async alarm(): Promise<void> {
-    const remaining = this.#prune(minuteOf(Date.now()));
-    if (remaining > 0) await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+    const oldest = this.#prune(minuteOf(Date.now()));
+    if (oldest !== null) await this.#state.storage.setAlarm(pruneAt(oldest));
   }
 
   async #add(request: Request): Promise<Response> {
@@ -71,7 +70,9 @@ export class ObservationAggregator {
             row.side ?? "",
           )
           .toArray()[0];
-        const sum: Tally = held ? (JSON.parse(held.tally) as Tally) : emptyTally();
+        // Merged into an empty tally: a stored one may predate a field (`cache`).
+        const sum = emptyTally();
+        if (held) mergeTally(sum, JSON.parse(held.tally) as Tally);
         mergeTally(sum, row.tally);
         sql.exec(
           "INSERT OR REPLACE INTO tallies (minute, country, pool, side, tally) VALUES (?, ?, ?, ?, ?)",
@@ -83,9 +84,11 @@ export class ObservationAggregator {
         );
       }
     });
-    this.#prune(now);
-    if ((await this.#state.storage.getAlarm()) === null) {
-      await this.#state.storage.setAlarm(Date.now() + KEPT_MINUTES * 60_000);
+    const oldest = this.#prune(now);
+    if (oldest !== null) {
+      const due = pruneAt(oldest);
+      const set = await this.#state.storage.getAlarm();
+      if (set === null || set > due) await this.#state.storage.setAlarm(due);
     }
     return new Response(null, { status: 204 });
   }
@@ -109,11 +112,13 @@ export class ObservationAggregator {
     return Response.json({ rows });
   }
 
-  /** Drops minutes older than the kept ones; returns how many rows stay. */
-  #prune(now: number): number {
+  /** Drops minutes older than the kept ones; returns the oldest minute left, or null. */
+  #prune(now: number): number | null {
     const sql = this.#state.storage.sql;
     sql.exec("DELETE FROM tallies WHERE minute < ?", now - KEPT_MINUTES + 1);
-    const left = sql.exec<{ n: number }>("SELECT count(*) AS n FROM tallies").toArray()[0];
-    return left?.n ?? 0;
+    const left = sql
+      .exec<{ m: number | null }>("SELECT min(minute) AS m FROM tallies")
+      .toArray()[0];
+    return left?.m ?? null;
   }
 }

@@ -1,5 +1,11 @@
 import { histogramQuantile } from "../../core/contract/histogram.js";
-import { type ObservationRow, OUTCOMES, type Outcome } from "../../core/contract/observations.js";
+import {
+  CACHE_RESULTS,
+  type CacheResult,
+  type ObservationRow,
+  OUTCOMES,
+  type Outcome,
+} from "../../core/contract/observations.js";
 import { TTFB_BUCKETS_MS } from "../../core/contract/ttfb-buckets.js";
 import { emptyTally, mergeTally, type Tally } from "./tally.js";
 import type { TallyRow } from "./tally-row.js";
@@ -27,6 +33,10 @@ function rowOf(
     ...(minute === null ? {} : { minute: isoMinute(minute) }),
     requests: t.requests,
     outcomes,
+    cache: Object.fromEntries(CACHE_RESULTS.map((r, i) => [r, t.cache[i] ?? 0])) as Record<
+      CacheResult,
+      number
+    >,
     failovers: t.failovers,
     ttfb_ms: {
       p50: histogramQuantile(TTFB_BUCKETS_MS, t.ttfb, 0.5),

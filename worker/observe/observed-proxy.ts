@@ -23,6 +23,7 @@ function record(
     const now = Date.now();
     recorder.record(now, got.country, got.pool, got.side, {
       outcome: got.outcome,
+      cache: got.cache,
       failover: got.failover,
       ttfbMs,
       starved: report.starved,

@@ -1,4 +1,4 @@
-import { type CmcdData, decodeCmcd, fromCmcdHeaders } from "@svta/cml-cmcd";
+import { cmcdMembers } from "./cmcd-members.js";
 
 /** What a player said about itself on one request (CMCD, CTA-5004; steering throughput, §15). */
 export interface PlayerReport {
@@ -10,6 +10,14 @@ export interface PlayerReport {
 
 const NOTHING: PlayerReport = { starved: null, throughputKbps: null };
 
+/** CMCD's headers as CTA-5004 lists them; a key in a later one wins. */
+const CMCD_HEADERS = ["CMCD-Object", "CMCD-Request", "CMCD-Session", "CMCD-Status"] as const;
+
+/** The CMCD keys a report reads. */
+const KEYS = ["bs", "mtp"] as const;
+
+type Cmcd = { [K in (typeof KEYS)[number]]?: unknown };
+
 /** A usable throughput: finite, above zero, below 10 Tbit/s. */
 function kbps(value: number): number | null {
   return Number.isFinite(value) && value > 0 && value < 1e10 ? value : null;
@@ -17,38 +25,23 @@ function kbps(value: number): number | null {
 
 /** `mtp` as CMCD carries it: a number (v1), or an inner list whose first item counts (v2). */
 function mtpOf(value: unknown): number | null {
-  if (typeof value === "number") return kbps(value);
-  const list = Array.isArray(value)
-    ? value
-    : typeof value === "object" &&
-        value !== null &&
-        Array.isArray((value as { value?: unknown }).value)
-      ? (value as { value: unknown[] }).value
-      : null;
-  const first: unknown = list?.[0];
-  if (typeof first === "number") return kbps(first);
-  if (typeof first === "object" && first !== null) {
-    const v = (first as { value?: unknown }).value;
-    if (typeof v === "number") return kbps(v);
-  }
-  return null;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === "number" ? kbps(first) : null;
 }
 
-/** Decodes CMCD text; a player's malformed text counts as not sent. */
-function decoded(text: string): CmcdData | null {
-  try {
-    return decodeCmcd(text);
-  } catch {
-    return null;
+/**
+ * What CMCD `texts` (each a structured-field dictionary, CTA-5004) say of {@link KEYS}; `null`
+ * when one is malformed: a player's malformed text counts as not sent.
+ */
+function cmcdOf(texts: readonly (string | null)[]): Cmcd | null {
+  const out: Cmcd = {};
+  for (const text of texts) {
+    if (!text) continue;
+    const members = cmcdMembers(text);
+    if (members === null) return null;
+    for (const key of KEYS) if (members.has(key)) out[key] = members.get(key);
   }
-}
-
-function headerData(headers: Headers): CmcdData | null {
-  try {
-    return fromCmcdHeaders(headers);
-  } catch {
-    return null;
-  }
+  return out;
 }
 
 /** The value of query parameter `name` in `query` (no `?`), decoded, or `null`. */
@@ -79,7 +72,8 @@ export function playerReport(request: Request): PlayerReport {
   const query =
     q === -1 ? "" : url.slice(q + 1, url.indexOf("#", q) === -1 ? undefined : url.indexOf("#", q));
   const cmcdText = query === "" ? null : queryParam(query, "CMCD");
-  const data = cmcdText !== null ? decoded(cmcdText) : headerData(request.headers);
+  const h = request.headers;
+  const data = cmcdOf(cmcdText !== null ? [cmcdText] : CMCD_HEADERS.map((name) => h.get(name)));
   const starved = typeof data?.bs === "boolean" ? data.bs : null;
   const throughputKbps = mtpOf(data?.mtp) ?? (query === "" ? null : steeringKbps(query));
   if (starved === null && throughputKbps === null) return NOTHING;

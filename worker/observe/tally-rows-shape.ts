@@ -21,6 +21,8 @@ function isTally(v: unknown): v is Tally {
   return (
     isCount(t.requests) &&
     isCounts(t.outcomes, TALLY_LENGTHS.outcomes) &&
+    // Absent in a flush from an isolate that does not count cache results yet.
+    (t.cache === undefined || isCounts(t.cache, TALLY_LENGTHS.cache)) &&
     isCount(t.failovers) &&
     isCounts(t.ttfb, TALLY_LENGTHS.ttfb) &&
     typeof t.ttfbSumMs === "number" &&

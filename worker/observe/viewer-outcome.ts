@@ -1,4 +1,10 @@
-import { NO_POOL, OUTCOMES, type Outcome } from "../../core/contract/observations.js";
+import {
+  CACHE_RESULTS,
+  type CacheResult,
+  NO_POOL,
+  OUTCOMES,
+  type Outcome,
+} from "../../core/contract/observations.js";
 import { requestCountry } from "../country.js";
 import { EDGE_HEADERS } from "../edge-headers.js";
 import { isEdgeAnswer } from "../plain-response.js";
@@ -12,6 +18,8 @@ export interface ViewerOutcome {
   readonly side: string;
   /** Index into `OUTCOMES`. */
   readonly outcome: number;
+  /** Index into `CACHE_RESULTS` of `X-Edge-Cache`; `null` when the edge answered before the cache. */
+  readonly cache: number | null;
   readonly failover: boolean;
   /**
    * True when the response is an origin's, fetched for this request (its time to headers is a
@@ -27,6 +35,9 @@ export interface ViewerOutcome {
 }
 
 const INDEX = Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<Outcome, number>;
+const CACHE_INDEX = new Map<string, number>(
+  CACHE_RESULTS.map((r: CacheResult, i) => [r.toUpperCase(), i]),
+);
 
 function edgeOutcome(status: number, pool: string | null): number {
   // The edge's 504 and 502 with a pool are its answers when no origin answered in time or at all.
@@ -51,12 +62,14 @@ export function viewerOutcome(request: Request, response: Response): ViewerOutco
   const country = h.get(EDGE_HEADERS.country) ?? requestCountry(request, false);
   const own = isEdgeAnswer(response);
   const outcome = own ? edgeOutcome(response.status, pool) : originOutcome(response.status);
-  const originAnswered = !own && !FROM_CACHE.has(h.get(EDGE_HEADERS.cache) ?? "");
+  const cache = h.get(EDGE_HEADERS.cache) ?? "";
+  const originAnswered = !own && !FROM_CACHE.has(cache);
   return {
     country,
     pool: pool ?? NO_POOL,
     side: h.get(EDGE_HEADERS.canary) ?? "",
     outcome,
+    cache: CACHE_INDEX.get(cache) ?? null,
     failover: h.has(EDGE_HEADERS.failover),
     originAnswered,
     waitIsTtfb: originAnswered || outcome === INDEX.timeout,
@@ -72,6 +85,7 @@ export function thrownOutcome(request: Request): ViewerOutcome {
     pool: NO_POOL,
     side: "",
     outcome: INDEX.edge_error,
+    cache: null,
     failover: false,
     originAnswered: false,
     waitIsTtfb: false,

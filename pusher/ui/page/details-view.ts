@@ -2,6 +2,7 @@ import type { UiMap } from "../ui-document.js";
 import { h, swatch } from "./dom.js";
 import { type CountryRoute, degradedText, poolInfo, routeFor } from "./model.js";
 import type { PoolColour } from "./palette.js";
+import { groupText, pathwaysFor } from "./pathways-view.js";
 
 /** Everything the route panel needs to describe one country. */
 export interface DetailsContext {
@@ -27,11 +28,29 @@ function row(label: string, value: Node | string, key: string): HTMLElement {
   ]);
 }
 
+/** The canary side of `cc`'s route, as the Worker picks it (docs/reference.md §13), or "none". */
+function canaryText(map: UiMap, cc: string, r: CountryRoute): string {
+  const c = map.canary;
+  if (!c) return "none";
+  const own = c.routes.find((x) => x.country === cc);
+  const side = own ?? (r.onDefault ? c.routes.find((x) => x.country === "_default") : undefined);
+  return side ? `${c.share} % → ${side.canary} (${c.id})` : "none";
+}
+
+/** The steering pathway orders `cc`'s viewers get (docs/reference.md §15). */
+function pathwayText(map: UiMap, cc: string): string {
+  const g = pathwaysFor(map, cc);
+  return g ? groupText(g) : "none";
+}
+
 function describeSource(r: CountryRoute): string {
   return r.onDefault ? `${r.route.source} (no rule of its own)` : r.route.source;
 }
 
-/** The route panel: pool, chain, source, degraded reason and weights of one country. */
+/**
+ * The route panel: pool, chain, source, degraded reason, weights, shed, fence, the canary side
+ * and the steering pathway orders of one country.
+ */
 export class DetailsView {
   constructor(private readonly root: HTMLElement) {}
 
@@ -78,6 +97,8 @@ export class DetailsView {
           "shed",
         ),
         row("Fence", r.route.fence ?? "none", "fence"),
+        row("Canary", canaryText(ctx.map, target, r), "canary"),
+        row("Pathways", pathwayText(ctx.map, target), "pathways"),
       ]),
     );
   }

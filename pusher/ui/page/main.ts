@@ -4,6 +4,7 @@
 // libs are referenced here because the project's tsconfig is a Node one.)
 import type { StatusDocument } from "../../status.js";
 import type { UiMap } from "../ui-document.js";
+import { CanaryView } from "./canary-view.js";
 import { connect } from "./connection.js";
 import { CountryList } from "./country-list.js";
 import { DetailsView, Tooltip } from "./details-view.js";
@@ -14,6 +15,7 @@ import { LegendView } from "./legend-view.js";
 import { MapView } from "./map-view.js";
 import { type DirectoryEntry, poolCounts, routeFor } from "./model.js";
 import { assignColours, type PoolColour } from "./palette.js";
+import { PathwaysView } from "./pathways-view.js";
 import { SummaryView } from "./summary-view.js";
 import { ViewersView } from "./viewers-view.js";
 
@@ -106,6 +108,17 @@ function start(): void {
     },
   );
 
+  const canary = new CanaryView(byId("canary-panel"), byId("canary"), (cc) => {
+    st.pinned = cc;
+    showDetails();
+  });
+  const pathways = new PathwaysView(byId<HTMLUListElement>("pathways"), (cc) => {
+    st.pinned = cc;
+    showDetails();
+  });
+  const renderCanary = () =>
+    canary.render(st.map?.canary ?? null, st.status?.canary ?? null, st.colours);
+
   const render = () => {
     header.render(st.status, st.map);
     if (!st.map) {
@@ -117,6 +130,8 @@ function start(): void {
     legend.render(st.map, st.colours, poolCounts(st.map, codes));
     fenceLegend.render(st.map);
     viewers.render(st.map, names);
+    renderCanary();
+    pathways.render(st.map, st.colours, codes);
     list.render(st.map, st.colours);
     summary.render(st.map, codes);
     showDetails();
@@ -146,8 +161,9 @@ function start(): void {
       onStatus(status) {
         if (!st.map && !st.status) performance.mark("ui:data");
         st.status = status;
-        // Only the header shows the status: the map is not repainted for it.
+        // Only the header and the canary show the status: the map is not repainted for it.
         header.render(st.status, st.map);
+        renderCanary();
         if (!st.map) details.show(null, null);
         markDrawn();
       },

@@ -16,10 +16,16 @@ export function viewerLevel(
   return v.p90_ms >= high ? "bad" : v.p90_ms > low ? "slow" : "good";
 }
 
+/** The edge cache's hit ratio beside the p90 (` · 87 % hits`); nothing when the edge counted none. */
+export function hitText(v: UiViewers): string {
+  return v.hit_ratio === undefined ? "" : ` · ${Math.round(v.hit_ratio * 100)} % hits`;
+}
+
 /**
  * Where viewers go (docs/reference.md §8): a line per country → pool, busiest first, its bar as
  * long as its requests against the busiest's and coloured by its p90 against the pool's
- * watermarks; choosing one shows the country. Hidden when nothing is observed.
+ * watermarks, with the edge cache's hit ratio beside the p90 (§14); choosing one shows the
+ * country. Hidden when nothing is observed.
  */
 export class ViewersView {
   constructor(
@@ -36,7 +42,7 @@ export class ViewersView {
       const level = viewerLevel(v, slow.get(v.pool));
       const bar = h("span", { className: `viewers-bar level-${level}` });
       bar.style.width = `${Math.max(2, Math.round((v.requests / most) * 100))}%`;
-      const meta = `p90 ${v.p90_ms} ms · ${v.requests} requests · ${(v.error_ratio * 100).toFixed(1)} % errors`;
+      const meta = `p90 ${v.p90_ms} ms${hitText(v)} · ${v.requests} requests · ${(v.error_ratio * 100).toFixed(1)} % errors`;
       const button = h(
         "button",
         {
@@ -59,6 +65,7 @@ export class ViewersView {
             "data-level": level,
             "data-p90": String(v.p90_ms),
             "data-weight": bar.style.width,
+            ...(v.hit_ratio !== undefined ? { "data-hit": String(v.hit_ratio) } : {}),
           },
         },
         [button],

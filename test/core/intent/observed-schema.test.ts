@@ -53,6 +53,7 @@ describe("ObservedSchema", () => {
     [{ p90_ms: 10, samples: 1.5, error_ratio: 0 }, "samples"],
     [{ p90_ms: 10, samples: 1, error_ratio: 1.5 }, "error_ratio"],
     [{ p90_ms: 10, samples: 1 }, "error_ratio"],
+    [{ p90_ms: 10, samples: 1, error_ratio: 0, hit_ratio: 1.5 }, "hit_ratio"],
     [{ p90_ms: 10, samples: 1, error_ratio: 0, ip: "203.0.113.9" }, "ip"],
   ])("refuses %j, naming the field and never the value", (value, field) => {
     const d = decodeJson(JSON.stringify(value), ObservedSchema);
@@ -82,6 +83,25 @@ describe("observed/ keys in the routing state", () => {
       _default: a.map.default,
     });
     expect(plain.problems).toEqual([]);
+  });
+
+  it("the compile's state carries the hit ratio of a value that has one, and none of one without", () => {
+    const state = decodeSnapshot(
+      snap(
+        world({
+          "observed/DE/fra-1": { p90_ms: 40, samples: 900, error_ratio: 0, hit_ratio: 0.8 },
+          "observed/BR/fra-1": { p90_ms: 40, samples: 900, error_ratio: 0 },
+        }),
+      ),
+      P,
+    );
+    expect(state.problems).toEqual([]);
+    expect(state.observed.get("DE")?.get("fra-1")?.hit_ratio).toBe(0.8);
+    expect(state.observed.get("BR")?.get("fra-1")).toEqual({
+      p90_ms: 40,
+      samples: 900,
+      error_ratio: 0,
+    });
   });
 
   it("a junk observation is reported by key and code, and routes nothing", () => {

@@ -21,6 +21,7 @@ import { latencyStorm } from "./s19-latency-storm.js";
 import { residencyUnderFire } from "./s20-residency-under-fire.js";
 import { cacheFaults } from "./s21-cache-faults.js";
 import { viewersObserverFaults } from "./s22-viewers-observer-faults.js";
+import { canaryUnderKills } from "./s23-canary-under-kills.js";
 import { steeringStorm } from "./s24-steering-storm.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
@@ -46,6 +47,7 @@ export const scenarios: readonly Scenario[] = [
   residencyUnderFire,
   cacheFaults,
   viewersObserverFaults,
+  canaryUnderKills,
   steeringStorm,
   secretsGrep,
 ];

@@ -6,7 +6,7 @@ import { startUiPusher, type UiPusher } from "./ui-harness.js";
 
 const ctx = useEtcd();
 
-// docs/reference.md §8 and §12: /ui draws where viewers go from observed/, in Chromium.
+// docs/reference.md §8, §12 and §14: /ui draws where viewers go from observed/, in Chromium.
 describe("where viewers go on the routing map at /ui", () => {
   let ui: UiPusher;
   let b: TestBrowser;
@@ -28,8 +28,15 @@ describe("where viewers go on the routing map at /ui", () => {
     await put("country/AR", { primary: "sa-east", fallbacks: [] });
     await put("epoch", "1");
     // Over us-east's high watermark (3000); between sa-east's default 1 s and 2 s; under it.
-    await put("observed/BR/us-east", { p90_ms: 5000, samples: 1250, error_ratio: 0.012 });
-    await put("observed/BR/sa-east", { p90_ms: 1500, samples: 300, error_ratio: 0 });
+    // The edge cache answered 87.4 % of BR's us-east requests and none of BR's sa-east ones; AR's
+    // observation predates cache counting (no hit_ratio).
+    await put("observed/BR/us-east", {
+      p90_ms: 5000,
+      samples: 1250,
+      error_ratio: 0.012,
+      hit_ratio: 0.874,
+    });
+    await put("observed/BR/sa-east", { p90_ms: 1500, samples: 300, error_ratio: 0, hit_ratio: 0 });
     await put("observed/AR/sa-east", { p90_ms: 400, samples: 600, error_ratio: 0 });
     // Not an observation: not drawn.
     await put("observed/CL/sa-east", { p90_ms: "slow" });
@@ -46,13 +53,27 @@ describe("where viewers go on the routing map at /ui", () => {
   it("gives /ui/data each country → pool flow, busiest first", async () => {
     const data = (await (await fetch(`${ui.base}/ui/data`)).json()) as UiData;
     expect(data.map?.viewers).toEqual([
-      { country: "BR", pool: "us-east", requests: 1250, p90_ms: 5000, error_ratio: 0.012 },
+      {
+        country: "BR",
+        pool: "us-east",
+        requests: 1250,
+        p90_ms: 5000,
+        error_ratio: 0.012,
+        hit_ratio: 0.874,
+      },
       { country: "AR", pool: "sa-east", requests: 600, p90_ms: 400, error_ratio: 0 },
-      { country: "BR", pool: "sa-east", requests: 300, p90_ms: 1500, error_ratio: 0 },
+      {
+        country: "BR",
+        pool: "sa-east",
+        requests: 300,
+        p90_ms: 1500,
+        error_ratio: 0,
+        hit_ratio: 0,
+      },
     ]);
   });
 
-  it("draws a bar per flow weighted by requests and coloured by p90, live as observed/ changes", async () => {
+  it("draws a bar per flow weighted by requests and coloured by p90, with its cache hits, live as observed/ changes", async () => {
     await b.page.goto(`${ui.base}/ui`);
     await b.page.waitForSelector("body[data-drawn=true]", { timeout: 15_000 });
     const rows = b.page.locator("#viewers li");
@@ -63,6 +84,7 @@ describe("where viewers go on the routing map at /ui", () => {
         level: el.getAttribute("data-level"),
         weight: el.getAttribute("data-weight"),
         meta: el.querySelector(".pool-meta")?.textContent,
+        hit: el.getAttribute("data-hit"),
       })),
     );
     expect(flows).toEqual([
@@ -70,19 +92,22 @@ describe("where viewers go on the routing map at /ui", () => {
         route: "BR → us-east",
         level: "bad",
         weight: "100%",
-        meta: "p90 5000 ms · 1250 requests · 1.2 % errors",
+        meta: "p90 5000 ms · 87 % hits · 1250 requests · 1.2 % errors",
+        hit: "0.874",
       },
       {
         route: "AR → sa-east",
         level: "good",
         weight: "48%",
         meta: "p90 400 ms · 600 requests · 0.0 % errors",
+        hit: null,
       },
       {
         route: "BR → sa-east",
         level: "slow",
         weight: "24%",
-        meta: "p90 1500 ms · 300 requests · 0.0 % errors",
+        meta: "p90 1500 ms · 0 % hits · 300 requests · 0.0 % errors",
+        hit: "0",
       },
     ]);
     const colours = await rows

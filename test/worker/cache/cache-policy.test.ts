@@ -57,6 +57,15 @@ describe("cachePolicy", () => {
     expect(setting.storable && setting.staleIfErrorS).toBe(5);
   });
 
+  it.each([
+    ["max-age=2, must-revalidate", 0],
+    ["max-age=2, Proxy-Revalidate", 0],
+    ["max-age=2, must-revalidate, stale-if-error=30", 30],
+  ])("%s: the setting never serves a copy older than the origin allows (%i s stale)", (cc, s) => {
+    const p = policy({ "cache-control": cc }, 200, 5);
+    expect(p.storable && p.staleIfErrorS).toBe(s);
+  });
+
   it("reads Expires against Date when no freshness field is there", () => {
     const p = policy({
       date: "Mon, 07 Dec 2026 00:00:00 GMT",

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type CompiledMap, serializeMap } from "../../../core/index.js";
+import { type CompiledMap, serializeMap, shedRoute } from "../../../core/index.js";
 import {
   type CannedResponse,
   type Origins,
@@ -337,7 +337,7 @@ describe("the edge cache in workerd (one copy per location, whatever the pool)",
   });
 
   // Last: it kills fra-1.
-  it("after a boost, a split and a failover move the viewers, the same segments make no new origin fetch", async () => {
+  it("after a boost, a shed, a split and a failover move the viewers, the same segments make no new origin fetch", async () => {
     const paths = ["/seg/move-1.ts", "/seg/move-2.ts", "/seg/move-3.ts"];
     for (const p of paths) expect((await worker.dispatch(p, { country: "DE" })).status).toBe(200);
     expect(origins.get("fra-1").hits).toBe(3);
@@ -346,7 +346,7 @@ describe("the edge cache in workerd (one copy per location, whatever the pool)",
       o.respond(videoOrigin(o.name, o.url));
     }
 
-    // A boost (or a shed) moves DE to ams-1.
+    // A boost moves DE to ams-1.
     await put({ ...DE_ON_FRA, countries: { DE: { chain: ["ams-1"], source: "boost/DE" } } });
     for (const p of paths) {
       const res = await worker.dispatch(p, { country: "DE" });
@@ -354,6 +354,25 @@ describe("the edge cache in workerd (one copy per location, whatever the pool)",
       expect(res.headers.get("x-edge-cache")).toBe("HIT");
       expect(res.body).toBe(segmentBody(p));
     }
+    // A shed step (§9): slow fra-1 keeps half of DE's viewers, the other half move to ams-1.
+    await put(DE_ON_FRA, (m) => {
+      const de = m.countries.DE;
+      if (!de) throw new Error("no DE");
+      return { ...m, countries: { DE: shedRoute(de, new Map([["fra-1", 50]])) } };
+    });
+    const shedTo = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const p = paths[i % paths.length] ?? "";
+      const res = await worker.dispatch(p, {
+        country: "DE",
+        headers: { "CF-Connecting-IP": `203.0.113.${i + 1}` },
+      });
+      expect(res.headers.get("x-edge-shed")).toBe("fra-1:50");
+      expect(res.headers.get("x-edge-cache")).toBe("HIT");
+      expect(res.body).toBe(segmentBody(p));
+      shedTo.add(res.headers.get("x-edge-pool") ?? "");
+    }
+    expect(shedTo).toEqual(new Set(["fra-1", "ams-1"]));
     // A weighted split across three pools: viewers land on each.
     const split: MapSpec = {
       ...DE_ON_FRA,
