@@ -162,7 +162,14 @@ async function main(): Promise<void> {
       }),
     ),
     steer: await run("steer", (c) =>
-      steering({ cleanup: c, log, rounds: scale.rounds, seconds: scale.seconds, connections: 16 }),
+      steering({
+        cleanup: c,
+        log,
+        rounds: scale.rounds,
+        seconds: scale.seconds,
+        connections: 16,
+        steadyS: opts.quick ? 60 : 300,
+      }),
     ),
     bundle: await run("bundle", (c) => workerBundle({ cleanup: c, log })),
     weighted: await run("weighted", (c) =>

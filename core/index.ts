@@ -43,6 +43,7 @@ export * from "./contract/route-shed.js";
 export * from "./contract/rule-weights.js";
 export * from "./contract/safe-text.js";
 export * from "./contract/settings-check.js";
+export * from "./contract/steer-settings.js";
 export * from "./contract/steering-manifest.js";
 export * from "./contract/steering-uri.js";
 export * from "./contract/ttfb-buckets.js";

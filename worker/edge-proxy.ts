@@ -18,7 +18,7 @@ import { edgeResponse } from "./respond.js";
 import { settingsFromEnv } from "./settings.js";
 import { pathwayDecision } from "./steer/pathway-decision.js";
 import { takePathway } from "./steer/pathway-param.js";
-import { steerSettings } from "./steer/steer-settings.js";
+import { steerSettings } from "../core/contract/steer-settings.js";
 import { steeredResponse } from "./steer/steered-response.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 

@@ -1,4 +1,9 @@
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
+import {
+  DEFAULT_STEER_PARAM,
+  STEER_RATE_RANGE,
+  STEER_TTL_RANGE_S,
+} from "../core/contract/steer-settings.js";
 import { CACHE_STALE_IF_ERROR_RANGE_S } from "./cache/cache-settings.js";
 import { OBSERVE_FLUSH_RANGE_S } from "./observe/observe-settings.js";
 import { MAX_EJECT_MS } from "./outlier-ejection.js";
@@ -14,11 +19,6 @@ import {
   ORIGIN_TIMEOUT_RANGE_MS,
   type VarRange,
 } from "./settings.js";
-import {
-  DEFAULT_STEER_PARAM,
-  STEER_RATE_RANGE,
-  STEER_TTL_RANGE_S,
-} from "./steer/steer-settings.js";
 
 /** One binding, var or secret the Worker reads: docs/reference.md §4's table shows these. */
 export interface WorkerVarDoc {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { STEER_TTL_RANGE_S } from "../../worker/steer/steer-settings.js";
+import { STEER_TTL_RANGE_S } from "../../core/contract/steer-settings.js";
 import type { Cleanup } from "../lib/cleanup.js";
 import { httpGet } from "../lib/http-get.js";
 import { startOriginProcess } from "../lib/origin-process.js";
@@ -15,6 +15,7 @@ import {
   tallyOf,
 } from "../lib/sliced-load.js";
 import { round } from "../lib/stats.js";
+import { type SteerSwitchResult, steerSwitch } from "../lib/steer-switch.js";
 import { seedLocalRoutes, workerBenchMap } from "../lib/worker-map.js";
 import { EDGE_HOST, startBenchWorkerd } from "../lib/workerd.js";
 
@@ -31,6 +32,8 @@ export interface SteeringResult {
   readonly cpu_us_over_routing_ci95: readonly [number, number];
   readonly rps: number;
   readonly routing_rps: number;
+  /** Real players' switch when their pool dies, and their pathway while nothing changes; null when it failed. */
+  readonly switch: SteerSwitchResult | null;
 }
 
 /** Load plan, as the Worker section's. */
@@ -38,6 +41,8 @@ export interface SteeringOptions {
   readonly rounds: number;
   readonly seconds: number;
   readonly connections: number;
+  /** How long the players' pathways are watched with nothing changing, s. */
+  readonly steadyS: number;
   readonly cleanup: Cleanup;
   readonly log: (line: string) => void;
 }
@@ -49,7 +54,8 @@ const STEER = "/__edge/steer/hls?base=fra-1&_HLS_pathway=fra-1&_HLS_throughput=5
 /**
  * The steering endpoint's CPU per request next to the routing Worker's: one workerd, one map,
  * sliced load alternating a segment request (proxied to a loopback origin) and a steering
- * request (answered by the edge alone), `STEER_RATE=0` so none is refused.
+ * request (answered by the edge alone), `STEER_RATE=0` so none is refused. Then, with that
+ * workerd stopped, real players under the real control plane (`steerSwitch`), at the least TTL.
  */
 export async function steering(o: SteeringOptions): Promise<SteeringResult> {
   const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-steer-"));
@@ -87,7 +93,20 @@ export async function steering(o: SteeringOptions): Promise<SteeringResult> {
   o.log(
     `  steering ${sideCpuUs(steer).toFixed(0)} vs routing ${sideCpuUs(routing).toFixed(0)} µs workerd CPU per request (steer − routing ${over.p50.toFixed(0)} µs, CI ${over.ci95.map((x) => x.toFixed(0)).join("–")}); ${sideRate(steer).toFixed(0)} vs ${sideRate(routing).toFixed(0)} req/s`,
   );
+  await o.cleanup.runAll();
+  let switched: SteerSwitchResult | null = null;
+  try {
+    switched = await steerSwitch({
+      cleanup: o.cleanup,
+      log: o.log,
+      ttlS: STEER_TTL_RANGE_S.min,
+      steadyS: o.steadyS,
+    });
+  } catch (e) {
+    o.log(`  steering: the players' switch failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
   return {
+    switch: switched,
     ttl_s: STEER_TTL_RANGE_S.fallback,
     cpu_us_per_req: round(sideCpuUs(steer), 0),
     routing_cpu_us_per_req: round(sideCpuUs(routing), 0),

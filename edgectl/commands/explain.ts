@@ -3,6 +3,14 @@ import type { CarriedState } from "../../core/index.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { type CommandContext, withCommonOptions } from "../output/command-context.js";
 
+/** The options `explain` takes. */
+interface ExplainOptions {
+  readonly kv: boolean;
+  readonly steering?: string;
+  readonly steerTtl?: string;
+  readonly steerParam?: string;
+}
+
 /**
  * `edgectl explain CC|K`: resolves a country exactly as the compiler would now and says why, or
  * says what a continent's rule does and which countries it covers. When the route depends on KV's
@@ -18,9 +26,17 @@ export function explainCommand(ctx: CommandContext): Command {
     )
     .option("--json", "the same as -o json")
     .option("--no-kv", "do not read KV for last valid rules (an invalid rule then falls back)")
-    .action(async (raw: string, opts: { kv: boolean }, cmd: Command) => {
+    .option(
+      "--steering <format>",
+      "print the steering manifest (hls or dash) a viewer of CC gets from /__edge/steer/FORMAT",
+    )
+    .option("--steer-ttl <seconds>", "the Worker's STEER_TTL_SECONDS, for --steering")
+    .option("--steer-param <name>", "the Worker's STEER_PARAM, for --steering")
+    .action(async (raw: string, opts: ExplainOptions, cmd: Command) => {
       // Loaded when the command runs, so `--help` and the other commands do not pay for them.
-      const { carriedState, compile, safeText } = await import("../../core/index.js");
+      const { carriedState, compile, parseSteerSettings, safeText } = await import(
+        "../../core/index.js"
+      );
       const { CliError } = await import("../cli/cli-error.js");
       const { compileOptions } = await import("../cli/compile-options.js");
       const { parseTargetArgument } = await import("../cli/target-argument.js");
@@ -37,6 +53,17 @@ export function explainCommand(ctx: CommandContext): Command {
       const { continentDocument, countryDocument } = await import("../output/explain-document.js");
       const { ExplainShape } = await import("../output/shapes/explain-shape.js");
       const { target, name } = parseTargetArgument(raw);
+      const steerFormat = opts.steering?.toLowerCase();
+      if (steerFormat !== undefined && steerFormat !== "hls" && steerFormat !== "dash")
+        throw new CliError(
+          "usage",
+          `--steering: "${safeText(steerFormat, 20)}" is not hls or dash`,
+        );
+      if (steerFormat !== undefined && target.kind !== "country")
+        throw new CliError(
+          "usage",
+          "--steering explains a country (CC or _default), not a continent",
+        );
       const settings = ctx.settings(cmd);
       const read = await withEtcdMembers(settings, (members) =>
         readPrefixFromAny(members, settings.prefix),
@@ -79,6 +106,21 @@ export function explainCommand(ctx: CommandContext): Command {
         });
       } else {
         const x = explainCountry(snapshot, name, { ...options, carried }, history);
+        if (steerFormat !== undefined) {
+          const { countrySteering } = await import("../explain/country-steering.js");
+          const { SteeringShape } = await import("../output/shapes/steering-shape.js");
+          const { formatSteering } = await import("../output/steering-text.js");
+          const steer = parseSteerSettings({
+            STEER_TTL_SECONDS: opts.steerTtl,
+            STEER_PARAM: opts.steerParam,
+          });
+          const s = countrySteering(name, x.route, steerFormat, steer);
+          ctx.emit(
+            { kind: "steering" as const, revision: x.revision, ...s, shares: [...s.shares] },
+            { schema: SteeringShape, text: () => formatSteering(s, x.revision) },
+          );
+          return ctx.exit(ExitCode.ok);
+        }
         const viewers = countryViewers(now.state.observed.get(name), now.state.health);
         ctx.emit(countryDocument(x, viewers), {
           schema: ExplainShape,

@@ -9,8 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { steerMedia } from "../../testkit/steer-media.js";
 import { type E2eStack, eventually, POOLS, type Pool, startE2eStack } from "../helpers/stack.js";
-import { steerMedia } from "../worker/steer/media-fixture.js";
 
 const run = promisify(execFile);
 

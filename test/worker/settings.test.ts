@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { parseSteerSettings } from "../../core/contract/steer-settings.js";
 import { parseCacheSettings } from "../../worker/cache/cache-settings.js";
 import { noMapRoute as floorRoute } from "../../worker/no-map-route.js";
 import { parseObserveSettings } from "../../worker/observe/observe-settings.js";
 import { parseSettings } from "../../worker/settings.js";
-import { parseSteerSettings } from "../../worker/steer/steer-settings.js";
 
 describe("worker settings", () => {
   it("uses the documented defaults when nothing is set", () => {

@@ -17,7 +17,7 @@ import { settingsFromEnv } from "../settings.js";
 import { affinityCookieName, viewerKey } from "../viewer-key.js";
 import { reportedPathway } from "./reported-pathway.js";
 import type { SteerLimiter } from "./steer-limiter.js";
-import { steerSettings } from "./steer-settings.js";
+import { steerSettings } from "../../core/contract/steer-settings.js";
 
 /** What the steering endpoints use of the isolate. */
 export interface SteerDeps {

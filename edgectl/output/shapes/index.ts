@@ -14,6 +14,7 @@ import { PlanShape } from "./plan-shape.js";
 import { PurgeShape } from "./purge-shape.js";
 import { RollbackShape } from "./rollback-shape.js";
 import { StatusShape } from "./status-shape.js";
+import { SteeringShape } from "./steering-shape.js";
 import { TopShape } from "./top-shape.js";
 import { UnboostShape } from "./unboost-shape.js";
 import { ValidateShape } from "./validate-shape.js";
@@ -36,6 +37,7 @@ export const CLI_SHAPES: readonly DocumentedShape[] = [
   { invocation: "edgectl rollback EPOCH --yes -o json", schema: RollbackShape },
   { invocation: "edgectl export -o json", schema: ExportShape },
   { invocation: "edgectl explain CC|K -o json", schema: ExplainShape },
+  { invocation: "edgectl explain CC --steering hls|dash -o json", schema: SteeringShape },
   { invocation: "edgectl boost CC --pool P --ttl D -o json", schema: BoostShape },
   { invocation: "edgectl unboost CC -o json", schema: UnboostShape },
   { invocation: "edgectl status -o json", schema: StatusShape },

@@ -22,6 +22,7 @@ import { residencyUnderFire } from "./s20-residency-under-fire.js";
 import { cacheFaults } from "./s21-cache-faults.js";
 import { viewersObserverFaults } from "./s22-viewers-observer-faults.js";
 import { canaryUnderKills } from "./s23-canary-under-kills.js";
+import { steeringStorm } from "./s24-steering-storm.js";
 
 /** Every scenario, in the order they run (the secrets grep last: it reads everything). */
 export const scenarios: readonly Scenario[] = [
@@ -47,5 +48,6 @@ export const scenarios: readonly Scenario[] = [
   cacheFaults,
   viewersObserverFaults,
   canaryUnderKills,
+  steeringStorm,
   secretsGrep,
 ];

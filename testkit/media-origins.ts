@@ -4,21 +4,23 @@ import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** One request a media origin received. */
 export interface MediaHit {
-  /** Path and query as received. */
+  /** Path and query as received (health checks, `/healthz`, are not kept). */
   readonly url: string;
   /** `Date.now()` at arrival. */
   readonly at: number;
 }
 
-/** A real HTTP origin on loopback serving the test streams, the players and their pages. */
+/** A real HTTP origin on loopback serving the test streams, the players, their pages and `/healthz`. */
 export interface MediaOrigin {
   readonly name: string;
   readonly url: string;
   readonly hits: readonly MediaHit[];
+  /** Whether `/healthz` answers 200 (else 503); segments are served either way. */
+  setHealthy(healthy: boolean): void;
   /** Stops listening and drops its connections: the pool is dead. */
   kill(): Promise<void>;
 }
@@ -40,10 +42,15 @@ const LIBS: Record<string, string> = {
 
 async function startOne(name: string, mediaDir: string, pages: Record<string, string>) {
   const hits: MediaHit[] = [];
+  let healthy = true;
   const server: Server = createServer((req, res) => {
     const url = req.url ?? "/";
-    hits.push({ url, at: Date.now() });
     const path = url.split("?")[0] ?? "/";
+    if (path === "/healthz") {
+      res.writeHead(healthy ? 200 : 503, { "cache-control": "no-store" }).end();
+      return;
+    }
+    hits.push({ url, at: Date.now() });
     const page = pages[path];
     const file =
       LIBS[path] ?? (path.startsWith("/media/") ? join(mediaDir, normalize(path.slice(7))) : null);
@@ -67,6 +74,9 @@ async function startOne(name: string, mediaDir: string, pages: Record<string, st
     name,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
+    setHealthy(h) {
+      healthy = h;
+    },
     async kill() {
       if (dead) return;
       dead = true;
