@@ -1,4 +1,5 @@
 import { pathwayOrder } from "../core/contract/pathway-order.js";
+import { steerSettings } from "../core/contract/steer-settings.js";
 import { cacheSettings } from "./cache/cache-settings.js";
 import type { EdgeCache } from "./cache/edge-cache.js";
 import { requestCountry } from "./country.js";
@@ -18,7 +19,6 @@ import { edgeResponse } from "./respond.js";
 import { settingsFromEnv } from "./settings.js";
 import { pathwayDecision } from "./steer/pathway-decision.js";
 import { takePathway } from "./steer/pathway-param.js";
-import { steerSettings } from "../core/contract/steer-settings.js";
 import { steeredResponse } from "./steer/steered-response.js";
 import { affinityCookieName, viewerKey } from "./viewer-key.js";
 

@@ -1,5 +1,6 @@
 import { pathwayOrder } from "../../core/contract/pathway-order.js";
 import { isPoolName } from "../../core/contract/pool-name.js";
+import { steerSettings } from "../../core/contract/steer-settings.js";
 import { type SteerFormat, steeringManifest } from "../../core/contract/steering-manifest.js";
 import { SESSION_BASE_PARAM, steeringUri } from "../../core/contract/steering-uri.js";
 import { requestCountry } from "../country.js";
@@ -17,7 +18,6 @@ import { settingsFromEnv } from "../settings.js";
 import { affinityCookieName, viewerKey } from "../viewer-key.js";
 import { reportedPathway } from "./reported-pathway.js";
 import type { SteerLimiter } from "./steer-limiter.js";
-import { steerSettings } from "../../core/contract/steer-settings.js";
 
 /** What the steering endpoints use of the isolate. */
 export interface SteerDeps {
