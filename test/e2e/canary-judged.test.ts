@@ -329,26 +329,27 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     expect(id).toMatch(/^c\d+$/);
   }, 120_000);
 
-  /** The pusher's /metrics on loopback, scraped every second by Prometheus on the shipped rules. */
-  const scrapePusher = async (): Promise<PrometheusServer> => {
+  /**
+   * Prometheus on the shipped rules, scraping every second a port the pusher's /metrics will
+   * listen on: it starts before the world, as its first scrape comes seconds after it is ready.
+   */
+  const startScraper = async () => {
+    const port = await freePort();
+    const prom = await startPrometheus({ rules: rulesForTest(), targets: [`127.0.0.1:${port}`] });
+    ctx.cleanups.push(() => prom.stop());
+    return { prom, port };
+  };
+
+  it("a canary whose observer is killed freezes: it keeps its share, says so, EdgeCanaryStuck fires, and it is never promoted", async () => {
+    const [{ prom, port }] = await Promise.all([startScraper(), seed()]);
     const server = await startStatusServer({
       host: "127.0.0.1",
-      port: 0,
+      port,
       status: p.pusher.status,
       metrics: p.pusher.metrics,
     });
     ctx.cleanups.push(() => server.close());
-    const prom = await startPrometheus({
-      rules: rulesForTest(),
-      targets: [`127.0.0.1:${server.port}`],
-    });
-    ctx.cleanups.push(() => prom.stop());
-    return prom;
-  };
-
-  it("a canary whose observer is killed freezes: it keeps its share, says so, EdgeCanaryStuck fires, and it is never promoted", async () => {
-    await seed();
-    const [observer, prom] = await Promise.all([startObserver(), scrapePusher()]);
+    const observer = await startObserver();
     const client = viewersOfBr();
     await moveBr("gru-2", ["--for", "2s", "--min-samples", "100000"]);
     const status = async () =>
