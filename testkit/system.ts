@@ -20,8 +20,6 @@ export interface SystemBase<E extends EtcdSide, O> {
 /** What the steps after the KV side see. */
 export interface SystemWithKv<E extends EtcdSide, O, K extends KvSide> extends SystemBase<E, O> {
   readonly kv: K;
-  /** The revision after the seed. */
-  readonly seedRevision: number;
   /**
    * A pusher's variables for this system: its etcd, prefix and KV sink (`KV_SINK` and the sink's
    * own), before the caller's.
@@ -48,8 +46,8 @@ export interface SystemPlan<E extends EtcdSide, O, K extends KvSide, P, W, H> {
   readonly etcd: Part<E>;
   /** The origins the seed names (started before it). */
   readonly origins: (s: SystemBase<E, undefined>) => Promise<O>;
-  /** Writes the routing intent; resolves to the revision after it. */
-  readonly seed: (s: SystemBase<E, O>) => Promise<number>;
+  /** Writes the routing intent. */
+  readonly seed: (s: SystemBase<E, O>) => Promise<void>;
   /** `localKv(…)` or `standinKv(…)` (testkit/system/kv-side.ts). */
   readonly kv: Part<K>;
   readonly pushers: (s: SystemWithKv<E, O, K>) => Promise<P>;
@@ -76,12 +74,11 @@ export async function startSystem<E extends EtcdSide, O, K extends KvSide, P, W,
   const etcd = await plan.etcd(owner);
   const origins = await plan.origins({ owner, prefix, etcd, origins: undefined });
   const base: SystemBase<E, O> = { owner, prefix, etcd, origins };
-  const seedRevision = await plan.seed(base);
+  await plan.seed(base);
   const kv = await plan.kv(owner);
   const withKv: SystemWithKv<E, O, K> = {
     ...base,
     kv,
-    seedRevision,
     pusherEnv: () => ({ ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix, ...kv.sinkEnv }),
   };
   const pushers = await plan.pushers(withKv);

@@ -84,6 +84,7 @@ export async function startStack(
   let client: Etcd3 | undefined;
   let loadMs = 0;
   let spawned = 0;
+  let seedRevision = 0;
   const system = await startSystem(owner, {
     prefix: `/bench-${id}/routing/v1/`,
     etcd: singleEtcd(),
@@ -93,9 +94,8 @@ export async function startStack(
       client = c;
       cleanup.add("bench etcd client", () => c.close());
       const loadStarted = performance.now();
-      const revision = await putAll(c, s.prefix, fixture);
+      seedRevision = await putAll(c, s.prefix, fixture);
       loadMs = performance.now() - loadStarted;
-      return revision;
     },
     // The account budget is Cloudflare's; the pusher's own budget keeps it well under that.
     kv: async (o) =>
@@ -115,7 +115,7 @@ export async function startStack(
     worker: none,
     heartbeats: none,
   });
-  const { kv, seedRevision, prefix } = system;
+  const { kv, prefix } = system;
   const pusher = system.pushers;
   const persistDir =
     "persistDir" in kv ? kv.persistDir : mkdtempSync(join(tmpdir(), "edge-bench-kv-"));

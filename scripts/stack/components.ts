@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { SpawnSpec } from "../../testkit/system/owner.js";
 import { deployedMemoryEnvironment } from "../../testkit/unit-environment.js";
 import type { StackConfig } from "./config.js";
 import type { LocalPool } from "./seed.js";
-import type { SpawnSpec } from "./supervisor.js";
 
 /** The environment shared by edgectl and the pusher: the stack's etcd and prefix. */
 export function etcdEnv(cfg: StackConfig, endpoint: string): NodeJS.ProcessEnv {
