@@ -127,11 +127,12 @@ export async function startWorld(
       log(`etcd: 3 members at ${s.etcd.cluster.endpoints.join(", ")}`);
       const origins = await startOrigins(POOLS);
       cleanup.add("origins", () => origins.close());
+      originTemplate = origins.get(FLOOR_POOL).url;
       return origins;
     },
     async seed({ etcd, origins }) {
       const client = etcdClient(etcd.cluster.endpoints, 3_000);
-      originTemplate = origins.get(FLOOR_POOL).url;
+      cleanup.add("driver etcd client", () => client.close());
       // Pools and countries; health comes from the heartbeats.
       const puts = [
         ...POOLS.map((p) => [`pool/${p}`, JSON.stringify({ origin: origins.get(p).url })] as const),
@@ -148,11 +149,8 @@ export async function startWorld(
         ),
         ["epoch", "1"] as const,
       ];
-      try {
-        await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
-      } finally {
-        client.close();
-      }
+      await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
+      return client;
     },
     kv: standinKv({ perKeyWriteLimit: "off" }),
     async pushers(s) {
@@ -165,9 +163,7 @@ export async function startWorld(
       return snapshot;
     },
     worker: none,
-    async heartbeats({ etcd, origins }) {
-      const client = etcdClient(etcd.cluster.endpoints, 3_000);
-      cleanup.add("driver etcd client", () => client.close());
+    async heartbeats({ etcd, origins, seed: client }) {
       const fleet = startHeartbeatFleet(
         {
           client,
@@ -182,7 +178,7 @@ export async function startWorld(
         cleanup,
       );
       await fleet.registered();
-      return { client, fleet };
+      return fleet;
     },
   });
 
@@ -192,25 +188,25 @@ export async function startWorld(
   cleanup.add("member etcd clients", () => {
     for (const m of members) m.close();
   });
-  log(`heartbeats: ${heartbeats.fleet.heartbeats.length} processes for ${POOLS.length} pools`);
+  log(`heartbeats: ${heartbeats.heartbeats.length} processes for ${POOLS.length} pools`);
   log(`pushers: ${pushers.map((p) => p.id).join(", ")}, and ${snapshot.id} on the file sink`);
 
   return {
     cluster: etcd.cluster,
-    client: heartbeats.client,
+    client: world.seed,
     members,
     prefix,
     electionKey,
     origins: origins.all,
     originOf: originUrls(origins),
     kv: world.kv.standin,
-    heartbeats: heartbeats.fleet.heartbeats,
+    heartbeats: heartbeats.heartbeats,
     pushers,
     snapshot,
     edgectlEnv: { ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix },
     originTemplate,
     startPusher,
-    restartHeartbeat: (hb) => heartbeats.fleet.restart(hb),
+    restartHeartbeat: (hb) => heartbeats.restart(hb),
   };
 
   /** The pusher on the file sink (no election, never killed). */

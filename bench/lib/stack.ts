@@ -81,28 +81,23 @@ export async function startStack(
   const id = randomUUID().slice(0, 8);
   const sink = opts.sink ?? "local";
   const owner = cleanupOwner(cleanup);
-  let client: Etcd3 | undefined;
-  let loadMs = 0;
-  let spawned = 0;
-  let seedRevision = 0;
   const system = await startSystem(owner, {
     prefix: `/bench-${id}/routing/v1/`,
     etcd: singleEtcd(),
     origins: none,
     async seed(s) {
-      const c = new Etcd3({ hosts: s.etcd.endpoint });
-      client = c;
-      cleanup.add("bench etcd client", () => c.close());
+      const client = new Etcd3({ hosts: s.etcd.endpoint });
+      cleanup.add("bench etcd client", () => client.close());
       const loadStarted = performance.now();
-      seedRevision = await putAll(c, s.prefix, fixture);
-      loadMs = performance.now() - loadStarted;
+      const revision = await putAll(client, s.prefix, fixture);
+      return { client, revision, loadMs: performance.now() - loadStarted };
     },
     // The account budget is Cloudflare's; the pusher's own budget keeps it well under that.
     kv: async (o) =>
       sink === "cloudflare" ? standinKv()(o) : localKv({ namespaceId: `bench-${id}` })(o),
     async pushers(s) {
-      spawned = performance.now();
-      return startBenchPusher({
+      const spawned = performance.now();
+      const pusher = await startBenchPusher({
         etcdEndpoint: s.etcd.endpoint,
         prefix: s.prefix,
         electionKey: `/bench-${id}/pusher/leader`,
@@ -111,12 +106,13 @@ export async function startStack(
         env: { ...s.pusherEnv(), ...opts.pusherEnv },
         deployed: opts.deployed ?? {},
       });
+      return { pusher, spawned };
     },
     worker: none,
     heartbeats: none,
   });
   const { kv, prefix } = system;
-  const pusher = system.pushers;
+  const seedRevision = system.seed.revision;
   const persistDir =
     "persistDir" in kv ? kv.persistDir : mkdtempSync(join(tmpdir(), "edge-bench-kv-"));
   if (!("persistDir" in kv)) {
@@ -155,20 +151,20 @@ export async function startStack(
       `the pusher never wrote the fixture to KV (${fixture.length} keys, waited ${firstPushTimeoutMs / 1000} s)`,
     );
   }
-  const firstPushMs = performance.now() - spawned;
+  const firstPushMs = performance.now() - system.pushers.spawned;
   return {
     etcd: system.etcd.server,
-    client: client as Etcd3,
+    client: system.seed.client,
     prefix,
     persistDir,
     namespaceId,
-    pusher,
+    pusher: system.pushers.pusher,
     sink,
     reader,
     kvApi,
     seedRevision,
     firstPushMs,
-    loadMs,
+    loadMs: system.seed.loadMs,
     waitKvRevision,
   };
 }

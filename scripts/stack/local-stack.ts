@@ -126,7 +126,6 @@ export class LocalStack {
         setting: `the origin in ${cfg.seedFile}`,
       })),
     ]);
-    let seeded = false;
     let revision = 0;
     const pusherUrl = `http://127.0.0.1:${cfg.pusherPort}`;
     const system = await startSystem(sup, {
@@ -154,9 +153,7 @@ export class LocalStack {
           ),
         );
       },
-      seed: async ({ etcd }) => {
-        seeded = await this.seed(etcd.endpoint);
-      },
+      seed: ({ etcd }) => this.seed(etcd.endpoint),
       kv: localKv({ persistDir: cfg.persistDir }),
       // The pusher compiles whatever is there and follows every change, so it need not wait for
       // the heartbeats; readiness below waits for a map at least as new as their registration.
@@ -193,7 +190,7 @@ export class LocalStack {
     return {
       etcdEndpoint: system.etcd.endpoint,
       etcdReused: system.etcd.reused,
-      seeded,
+      seeded: system.seed,
       revision,
       pools,
       edge,

@@ -101,7 +101,6 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
   const heartbeats = new Map<Pool, Managed>();
   let pusher: Managed | undefined;
   let pusherEnv: Record<string, string> = {};
-  let desiredFile = "";
   const pusherPort = await freePort();
 
   const writeDesired: E2eStack["writeDesired"] = (countries) => {
@@ -176,7 +175,7 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
       },
       async seed(s) {
         etcdEndpoint = s.etcd.endpoint;
-        desiredFile = writeDesired(
+        const desiredFile = writeDesired(
           opts.countries ?? {
             _default: { primary: "ams-1", fallbacks: ["par-1"] },
             DE: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
@@ -188,6 +187,7 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
             `edgectl apply failed (${applied.code}):\n${applied.stdout}${applied.stderr}`,
           );
         }
+        return desiredFile;
       },
       kv: localKv({ persistDir }),
       async pushers(s) {
@@ -255,7 +255,7 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
       etcd: system.etcd.server,
       prefix,
       origins,
-      desiredFile,
+      desiredFile: system.seed,
       edgectl,
       writeDesired,
       request,
