@@ -5,11 +5,15 @@ import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { fastRecoveryBreaker } from "../adapters/etcd-fault-handling.js";
 import type { Cleanup } from "../bench/lib/cleanup.js";
-import { type EtcdCluster, startEtcdCluster } from "../testkit/etcd-cluster.js";
-import { type KvStandin, startKvStandin } from "../testkit/kv-standin.js";
-import { type OriginServer, startOrigins } from "../testkit/origins.js";
+import type { EtcdCluster } from "../testkit/etcd-cluster.js";
+import type { KvStandin } from "../testkit/kv-standin.js";
+import { type OriginServer, type Origins, startOrigins } from "../testkit/origins.js";
 import { type PusherProcess, ROOT, startPusherProcess } from "../testkit/pusher-process.js";
 import { COUNTRIES } from "../testkit/sample-countries.js";
+import { etcdCluster } from "../testkit/system/etcd-side.js";
+import { standinKv } from "../testkit/system/kv-side.js";
+import { cleanupOwner } from "../testkit/system/owner.js";
+import { none, startSystem } from "../testkit/system.js";
 import { deployedMemoryEnvironment, withoutExposedGc } from "../testkit/unit-environment.js";
 import { type Heartbeat, startHeartbeatFleet } from "./heartbeat-fleet.js";
 import { ELECTION_TTL, FLOOR_POOL, POOLS } from "./layout.js";
@@ -84,75 +88,18 @@ export async function startWorld(
   const id = randomUUID().slice(0, 8);
   const prefix = `/soak-${id}/routing/v1/`;
   const electionKey = `/soak-${id}/leader`;
-  const cluster = await startEtcdCluster();
-  cleanup.add("etcd cluster", () => cluster.stop());
-  log(`etcd: 3 members at ${cluster.endpoints.join(", ")}`);
-  const endpoints = cluster.endpoints.join(",");
-  const client = new Etcd3({
-    hosts: [...cluster.endpoints],
-    defaultCallOptions: () => ({ deadline: Date.now() + 3_000 }),
-    faultHandling: { host: fastRecoveryBreaker },
-  });
-  cleanup.add("driver etcd client", () => client.close());
-  const members = cluster.endpoints.map(
-    (hosts) =>
-      new Etcd3({
-        hosts,
-        defaultCallOptions: () => ({ deadline: Date.now() + 2_000 }),
-        faultHandling: { host: fastRecoveryBreaker },
-      }),
-  );
-  cleanup.add("member etcd clients", () => {
-    for (const m of members) m.close();
-  });
-
-  const origins = await startOrigins(POOLS);
-  cleanup.add("origins", () => origins.close());
-  const originOf = new Map(POOLS.map((p) => [p, origins.get(p).url]));
-  const originTemplate = originOf.get(FLOOR_POOL) as string;
-
-  const kv = await startKvStandin({ perKeyWriteLimit: "off" });
-  cleanup.add("kv stand-in", () => kv.close());
-
-  // Pools and countries; health comes from the heartbeats.
-  const puts = [
-    ...POOLS.map((p) => [`pool/${p}`, JSON.stringify({ origin: originOf.get(p) })] as const),
-    ["country/_default", JSON.stringify({ primary: "p02", fallbacks: [FLOOR_POOL] })] as const,
-    ...COUNTRIES.map(
-      (cc, i) =>
-        [
-          `country/${cc}`,
-          JSON.stringify({
-            primary: POOLS[i % POOLS.length],
-            fallbacks: [POOLS[(i + 1) % POOLS.length]],
-          }),
-        ] as const,
-    ),
-    ["epoch", "1"] as const,
-  ];
-  await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
-
-  const edgectlEnv = { ETCD_ENDPOINTS: endpoints, ROUTING_PREFIX: prefix };
-  const fleet = startHeartbeatFleet(
-    {
-      client,
-      prefix,
-      originOf,
-      env: childEnv({ ...edgectlEnv, ...unitMemory("edge-heartbeat@.service", o) }),
-    },
-    cleanup,
-  );
-  const { heartbeats } = fleet;
-
+  const owner = cleanupOwner(cleanup);
   const pushers: SoakPusher[] = [];
   let generation = 0;
+  let pusherEnv: Record<string, string> = {};
+  let originTemplate = "";
   const startPusher = async (): Promise<SoakPusher> => {
     const pid = `soak-${String.fromCharCode(97 + (generation % 26))}${generation >= 26 ? generation : ""}`;
     generation += 1;
     const startedAt = Date.now();
     const process_ = await startPusherProcess({
       id: pid,
-      etcdEndpoint: endpoints,
+      etcdEndpoint: pusherEnv.ETCD_ENDPOINTS ?? "",
       prefix,
       electionKey,
       electionTtl: ELECTION_TTL,
@@ -163,11 +110,7 @@ export async function startWorld(
         HEARTBEAT_SECONDS: "10",
         ORIGIN_TEMPLATE: originTemplate,
         FLOOR_POOL,
-        KV_SINK: "cloudflare",
-        CF_ACCOUNT_ID: kv.accountId,
-        CF_API_TOKEN: kv.token,
-        CF_API_BASE_URL: kv.url,
-        KV_NAMESPACE_ID: kv.namespaceId,
+        ...pusherEnv,
       },
     });
     cleanup.add(`pusher ${pid}`, () => process_.stop());
@@ -176,13 +119,104 @@ export async function startWorld(
     pushers.push(p);
     return p;
   };
-  const startSnapshot = async (): Promise<SoakPusher> => {
+
+  const world = await startSystem(owner, {
+    prefix,
+    etcd: etcdCluster(),
+    async origins(s) {
+      log(`etcd: 3 members at ${s.etcd.cluster.endpoints.join(", ")}`);
+      const origins = await startOrigins(POOLS);
+      cleanup.add("origins", () => origins.close());
+      originTemplate = origins.get(FLOOR_POOL).url;
+      return origins;
+    },
+    async seed({ etcd, origins }) {
+      const client = etcdClient(etcd.cluster.endpoints, 3_000);
+      cleanup.add("driver etcd client", () => client.close());
+      // Pools and countries; health comes from the heartbeats.
+      const puts = [
+        ...POOLS.map((p) => [`pool/${p}`, JSON.stringify({ origin: origins.get(p).url })] as const),
+        ["country/_default", JSON.stringify({ primary: "p02", fallbacks: [FLOOR_POOL] })] as const,
+        ...COUNTRIES.map(
+          (cc, i) =>
+            [
+              `country/${cc}`,
+              JSON.stringify({
+                primary: POOLS[i % POOLS.length],
+                fallbacks: [POOLS[(i + 1) % POOLS.length]],
+              }),
+            ] as const,
+        ),
+        ["epoch", "1"] as const,
+      ];
+      await Promise.all(puts.map(([k, v]) => client.put(`${prefix}${k}`).value(v).exec()));
+      return client;
+    },
+    kv: standinKv({ perKeyWriteLimit: "off" }),
+    async pushers(s) {
+      pusherEnv = s.pusherEnv();
+      const [, , snapshot] = await Promise.all([
+        startPusher(),
+        startPusher(),
+        startSnapshot(s.etcd.endpoint),
+      ]);
+      return snapshot;
+    },
+    worker: none,
+    async heartbeats({ etcd, origins, seed: client }) {
+      const fleet = startHeartbeatFleet(
+        {
+          client,
+          prefix,
+          originOf: originUrls(origins),
+          env: childEnv({
+            ETCD_ENDPOINTS: etcd.endpoint,
+            ROUTING_PREFIX: prefix,
+            ...unitMemory("edge-heartbeat@.service", o),
+          }),
+        },
+        cleanup,
+      );
+      await fleet.registered();
+      return fleet;
+    },
+  });
+
+  const { etcd, origins, heartbeats } = world;
+  const snapshot = world.pushers;
+  const members = etcd.cluster.endpoints.map((hosts) => etcdClient([hosts], 2_000));
+  cleanup.add("member etcd clients", () => {
+    for (const m of members) m.close();
+  });
+  log(`heartbeats: ${heartbeats.heartbeats.length} processes for ${POOLS.length} pools`);
+  log(`pushers: ${pushers.map((p) => p.id).join(", ")}, and ${snapshot.id} on the file sink`);
+
+  return {
+    cluster: etcd.cluster,
+    client: world.seed,
+    members,
+    prefix,
+    electionKey,
+    origins: origins.all,
+    originOf: originUrls(origins),
+    kv: world.kv.standin,
+    heartbeats: heartbeats.heartbeats,
+    pushers,
+    snapshot,
+    edgectlEnv: { ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix },
+    originTemplate,
+    startPusher,
+    restartHeartbeat: (hb) => heartbeats.restart(hb),
+  };
+
+  /** The pusher on the file sink (no election, never killed). */
+  async function startSnapshot(endpoint: string): Promise<SoakPusher> {
     const dir = mkdtempSync(join(tmpdir(), "edge-soak-snapshot-"));
     cleanup.add("snapshot dir", () => rmSync(dir, { recursive: true, force: true }));
     const startedAt = Date.now();
     const process_ = await startPusherProcess({
       id: "soak-snapshot",
-      etcdEndpoint: endpoints,
+      etcdEndpoint: endpoint,
       prefix,
       electionKey,
       outputLimit: 50_000,
@@ -198,32 +232,19 @@ export async function startWorld(
     cleanup.add("pusher soak-snapshot", () => process_.stop());
     await process_.ready();
     return { id: "soak-snapshot", process: process_, startedAt };
-  };
-  // The pushers start while the heartbeats register (what they compile meanwhile is theirs).
-  const [, , snapshot] = await Promise.all([
-    startPusher(),
-    startPusher(),
-    startSnapshot(),
-    fleet.registered(),
-  ]);
-  log(`heartbeats: ${heartbeats.length} processes for ${POOLS.length} pools`);
-  log(`pushers: ${pushers.map((p) => p.id).join(", ")}, and ${snapshot.id} on the file sink`);
+  }
+}
 
-  return {
-    cluster,
-    client,
-    members,
-    prefix,
-    electionKey,
-    origins: origins.all,
-    originOf,
-    kv,
-    heartbeats,
-    pushers,
-    snapshot,
-    edgectlEnv,
-    originTemplate,
-    startPusher,
-    restartHeartbeat: (hb) => fleet.restart(hb),
-  };
+/** Each pool's origin URL. */
+function originUrls(origins: Origins): ReadonlyMap<string, string> {
+  return new Map(POOLS.map((p) => [p, origins.get(p).url]));
+}
+
+/** A client on `hosts` with the product's fast failover and a per-call deadline. */
+function etcdClient(hosts: readonly string[], deadlineMs: number): Etcd3 {
+  return new Etcd3({
+    hosts: [...hosts],
+    defaultCallOptions: () => ({ deadline: Date.now() + deadlineMs }),
+    faultHandling: { host: fastRecoveryBreaker },
+  });
 }

@@ -2,16 +2,15 @@ import { type PusherProcess, startPusherProcess } from "../../testkit/pusher-pro
 import type { Cleanup } from "./cleanup.js";
 import { childPids, commName, rssMb } from "./proc.js";
 
-/** Where the bench's pusher writes (the local sink unless `env` says otherwise). */
+/** Where the bench's pusher reads and writes (`env` names its KV sink). */
 export interface BenchPusherOptions {
   readonly etcdEndpoint: string;
   readonly prefix: string;
-  readonly persistDir: string;
-  readonly namespaceId: string;
   readonly electionKey: string;
   readonly port: number;
   readonly cleanup: Cleanup;
-  readonly env?: Readonly<Record<string, string>>;
+  /** The system's pusher variables (`pusherEnv()`: the KV sink's) and the section's own. */
+  readonly env: Readonly<Record<string, string>>;
   /** The systemd unit's variables (`deployedEnvironment`: heap bounds, malloc); default none. */
   readonly deployed?: Readonly<Record<string, string>>;
 }
@@ -48,9 +47,6 @@ export async function startBenchPusher(o: BenchPusherOptions): Promise<PusherPro
     ...(process.env.BENCH_PUSHER_ENTRY ? { entry: process.env.BENCH_PUSHER_ENTRY } : {}),
     outputLimit: 64 * 1024,
     env: {
-      KV_SINK: "local",
-      KV_LOCAL_PERSIST: o.persistDir,
-      KV_NAMESPACE_ID: o.namespaceId,
       ...benchPusherEnvironment(o.deployed ?? {}, process.env),
       ...(JSON.parse(process.env.BENCH_PUSHER_ENV || "{}") as Record<string, string>),
       ...o.env,

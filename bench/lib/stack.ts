@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
-import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
-import { startKvStandin } from "../../testkit/kv-standin.js";
+import type { EtcdServer } from "../../testkit/etcd.js";
 import { freePort } from "../../testkit/ports.js";
 import type { PusherProcess } from "../../testkit/pusher-process.js";
+import { singleEtcd } from "../../testkit/system/etcd-side.js";
+import { localKv, standinKv } from "../../testkit/system/kv-side.js";
+import { cleanupOwner } from "../../testkit/system/owner.js";
+import { none, startSystem } from "../../testkit/system.js";
 import type { Cleanup } from "./cleanup.js";
 import { putAll } from "./etcd-load.js";
 import type { FixtureEntry } from "./fixture.js";
@@ -76,54 +79,59 @@ export async function startStack(
   } = {},
 ): Promise<Stack> {
   const id = randomUUID().slice(0, 8);
-  const prefix = `/bench-${id}/routing/v1/`;
-  const etcd = await startEtcd();
-  cleanup.add(`etcd ${etcd.clientPort}`, () => etcd.stop());
-  const client = new Etcd3({ hosts: etcd.endpoint });
-  cleanup.add("bench etcd client", () => client.close());
-  const loadStarted = performance.now();
-  const seedRevision = await putAll(client, prefix, fixture);
-  const loadMs = performance.now() - loadStarted;
-
-  const persistDir = mkdtempSync(join(tmpdir(), "edge-bench-kv-"));
-  cleanup.add("kv persist dir", () => rmSync(persistDir, { recursive: true, force: true }));
   const sink = opts.sink ?? "local";
-  let namespaceId = `bench-${id}`;
-  let sinkEnv: Record<string, string> = {};
-  let standinReader: KvReader | null = null;
-  let kvApi: KvApi | null = null;
-  if (sink === "cloudflare") {
+  const owner = cleanupOwner(cleanup);
+  const system = await startSystem(owner, {
+    prefix: `/bench-${id}/routing/v1/`,
+    etcd: singleEtcd(),
+    origins: none,
+    async seed(s) {
+      const client = new Etcd3({ hosts: s.etcd.endpoint });
+      cleanup.add("bench etcd client", () => client.close());
+      const loadStarted = performance.now();
+      const revision = await putAll(client, s.prefix, fixture);
+      return { client, revision, loadMs: performance.now() - loadStarted };
+    },
     // The account budget is Cloudflare's; the pusher's own budget keeps it well under that.
-    const standin = await startKvStandin();
-    cleanup.add("kv stand-in", () => standin.close());
-    namespaceId = standin.namespaceId;
-    sinkEnv = {
-      KV_SINK: "cloudflare",
-      CF_ACCOUNT_ID: standin.accountId,
-      CF_API_TOKEN: standin.token,
-      CF_API_BASE_URL: standin.url,
-    };
-    standinReader = { get: async (key) => standin.values.get(key) ?? null };
-    kvApi = {
-      url: standin.url,
-      accountId: standin.accountId,
-      namespaceId: standin.namespaceId,
-      token: standin.token,
-    };
-  }
-  const spawned = performance.now();
-  const pusher = await startBenchPusher({
-    etcdEndpoint: etcd.endpoint,
-    prefix,
-    persistDir,
-    namespaceId,
-    electionKey: `/bench-${id}/pusher/leader`,
-    port: await freePort(),
-    cleanup,
-    env: { ...sinkEnv, ...opts.pusherEnv },
-    deployed: opts.deployed ?? {},
+    kv: async (o) =>
+      sink === "cloudflare" ? standinKv()(o) : localKv({ namespaceId: `bench-${id}` })(o),
+    async pushers(s) {
+      const spawned = performance.now();
+      const pusher = await startBenchPusher({
+        etcdEndpoint: s.etcd.endpoint,
+        prefix: s.prefix,
+        electionKey: `/bench-${id}/pusher/leader`,
+        port: await freePort(),
+        cleanup,
+        env: { ...s.pusherEnv(), ...opts.pusherEnv },
+        deployed: opts.deployed ?? {},
+      });
+      return { pusher, spawned };
+    },
+    worker: none,
+    heartbeats: none,
   });
-  const reader = standinReader ?? (await openKvReader(persistDir, namespaceId, cleanup));
+  const { kv, prefix } = system;
+  const seedRevision = system.seed.revision;
+  const persistDir =
+    "persistDir" in kv ? kv.persistDir : mkdtempSync(join(tmpdir(), "edge-bench-kv-"));
+  if (!("persistDir" in kv)) {
+    cleanup.add("bench work dir", () => rmSync(persistDir, { recursive: true, force: true }));
+  }
+  const namespaceId = kv.namespaceId ?? `bench-${id}`;
+  const reader: KvReader =
+    "standin" in kv
+      ? { get: async (key) => kv.standin.values.get(key) ?? null }
+      : await openKvReader(persistDir, namespaceId, cleanup);
+  const kvApi: KvApi | null =
+    "standin" in kv
+      ? {
+          url: kv.standin.url,
+          accountId: kv.standin.accountId,
+          namespaceId: kv.standin.namespaceId,
+          token: kv.standin.token,
+        }
+      : null;
   const waitKvRevision = async (rev: number, timeoutMs: number, intervalMs = 0) => {
     const t0 = performance.now();
     const seen = await pollUntil(
@@ -143,20 +151,20 @@ export async function startStack(
       `the pusher never wrote the fixture to KV (${fixture.length} keys, waited ${firstPushTimeoutMs / 1000} s)`,
     );
   }
-  const firstPushMs = performance.now() - spawned;
+  const firstPushMs = performance.now() - system.pushers.spawned;
   return {
-    etcd,
-    client,
+    etcd: system.etcd.server,
+    client: system.seed.client,
     prefix,
     persistDir,
     namespaceId,
-    pusher,
+    pusher: system.pushers.pusher,
     sink,
     reader,
     kvApi,
     seedRevision,
     firstPushMs,
-    loadMs,
+    loadMs: system.seed.loadMs,
     waitKvRevision,
   };
 }

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { SpawnSpec } from "../../testkit/system/owner.js";
 import { deployedMemoryEnvironment } from "../../testkit/unit-environment.js";
 import type { StackConfig } from "./config.js";
 import type { LocalPool } from "./seed.js";
-import type { SpawnSpec } from "./supervisor.js";
 
 /** The environment shared by edgectl and the pusher: the stack's etcd and prefix. */
 export function etcdEnv(cfg: StackConfig, endpoint: string): NodeJS.ProcessEnv {
@@ -90,10 +90,14 @@ export interface EdgeSettings {
 }
 
 /**
- * The pusher with the local KV sink persisted where `wrangler dev` reads, with its unit's memory
- * settings (deploy/edge-pusher.service).
+ * The pusher on the system's etcd and KV sink (`systemEnv`: the local sink persisted where
+ * `wrangler dev` reads), with its unit's memory settings (deploy/edge-pusher.service).
  */
-export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSettings): SpawnSpec {
+export function pusherSpec(
+  cfg: StackConfig,
+  systemEnv: Readonly<Record<string, string>>,
+  edge: EdgeSettings,
+): SpawnSpec {
   return {
     name: "pusher",
     // Before the heartbeats: KV keeps the last healthy map instead of an all-drained one.
@@ -101,11 +105,10 @@ export function pusherSpec(cfg: StackConfig, endpoint: string, edge: EdgeSetting
     command: process.execPath,
     args: [join(cfg.root, "bin/edge-pusher.js")],
     env: {
-      ...etcdEnv(cfg, endpoint),
+      ...process.env,
+      ...systemEnv,
       ...deployedMemoryEnvironment(cfg.root, "edge-pusher.service"),
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      KV_SINK: "local",
-      KV_LOCAL_PERSIST: cfg.persistDir,
       // The pusher insists on a {pool} placeholder; with every pool (the floor included) defined
       // in the seed, its default template is never used, so leave it out rather than fail.
       ...(edge.originTemplate.includes("{pool}") ? { ORIGIN_TEMPLATE: edge.originTemplate } : {}),

@@ -2,8 +2,9 @@ import { mkdirSync } from "node:fs";
 import { relative } from "node:path";
 import { etcdProductionVerdict } from "../../adapters/etcd-version-floor.js";
 import { chooseEtcd } from "../../testkit/etcd-choice.js";
+import type { OwnedProcess } from "../../testkit/owned-process.js";
+import type { Owner } from "../../testkit/system/owner.js";
 import type { StackConfig } from "./config.js";
-import type { Managed, Supervisor } from "./supervisor.js";
 import { probe, waitFor } from "./wait.js";
 
 /** Whether an etcd answers healthy on the endpoint. */
@@ -23,7 +24,7 @@ function withoutEtcdVars(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export interface StackEtcd {
   readonly endpoint: string;
   readonly reused: boolean;
-  readonly managed?: Managed;
+  readonly managed?: OwnedProcess;
   /** The server's own version (`GET /version`), or null when it does not say. */
   readonly version: string | null;
   /** The binary started (`ETCD_BIN`, the newest under `.tools/`, or `etcd` on PATH); null when reused. */
@@ -55,11 +56,11 @@ export function describeStackEtcd(etcd: StackEtcd, root: string): string {
 
 /**
  * Reuses an etcd that already answers on the client port, else starts one with its data under
- * `.data/etcd` and waits until it reports healthy.
+ * `.data/etcd` (stopped by `owner`) and waits until it reports healthy.
  */
 export async function ensureEtcd(
   cfg: StackConfig,
-  sup: Supervisor,
+  owner: Owner,
   signal: AbortSignal,
 ): Promise<StackEtcd> {
   const endpoint = `http://127.0.0.1:${cfg.etcdPort}`;
@@ -71,7 +72,7 @@ export async function ensureEtcd(
   const binary = chooseEtcd(process.env.ETCD_BIN, cfg.root).bin;
   mkdirSync(cfg.etcdDataDir, { recursive: true, mode: 0o700 });
   const peer = `http://127.0.0.1:${cfg.etcdPeerPort}`;
-  const managed = sup.spawn({
+  const managed = owner.spawn({
     name: "etcd",
     command: binary,
     args: [

@@ -1,5 +1,7 @@
 import { Etcd3 } from "etcd3";
 import type { DesiredState } from "../../core/index.js";
+import { localKv } from "../../testkit/system/kv-side.js";
+import { startSystem } from "../../testkit/system.js";
 import {
   type EdgeSettings,
   edgectlSpec,
@@ -124,75 +126,114 @@ export class LocalStack {
         setting: `the origin in ${cfg.seedFile}`,
       })),
     ]);
-    const etcd = await ensureEtcd(cfg, sup, signal);
-    this.step(
-      etcd.reused
-        ? `etcd: reusing the etcd already running at ${etcd.endpoint} (it stays up on exit)`
-        : `etcd: started at ${etcd.endpoint}, data in ${cfg.etcdDataDir}`,
-    );
-    this.step(describeStackEtcd(etcd, cfg.root));
+    let revision = 0;
+    const pusherUrl = `http://127.0.0.1:${cfg.pusherPort}`;
+    const system = await startSystem(sup, {
+      prefix: cfg.prefix,
+      etcd: async (owner) => {
+        const etcd = await ensureEtcd(cfg, owner, signal);
+        this.step(
+          etcd.reused
+            ? `etcd: reusing the etcd already running at ${etcd.endpoint} (it stays up on exit)`
+            : `etcd: started at ${etcd.endpoint}, data in ${cfg.etcdDataDir}`,
+        );
+        this.step(describeStackEtcd(etcd, cfg.root));
+        return etcd;
+      },
+      origins: async () => {
+        this.step(`origins: starting ${pools.map((p) => `${p.pool}:${p.port}`).join(", ")}…`);
+        for (const p of pools) sup.spawn(originSpec(cfg, p));
+        await Promise.all(
+          pools.map((p) =>
+            waitFor(async () => ((await probe(`${p.origin}/healthz`))?.ok ? true : undefined), {
+              what: `origin ${p.pool}`,
+              timeoutMs: 60_000,
+              signal,
+            }),
+          ),
+        );
+      },
+      seed: ({ etcd }) => this.seed(etcd.endpoint),
+      kv: localKv({ persistDir: cfg.persistDir }),
+      // The pusher compiles whatever is there and follows every change, so it need not wait for
+      // the heartbeats; readiness below waits for a map at least as new as their registration.
+      pushers: async (s) => {
+        this.step(`pusher: starting (local KV in ${cfg.persistDir})…`);
+        sup.spawn(pusherSpec(cfg, s.pusherEnv(), edge));
+        // The pusher listens only once its KV sink is open. Two workerd processes creating the
+        // same persisted KV database at once can fail with SQLITE_BUSY, so wrangler dev starts
+        // after that.
+        await waitFor(async () => ((await probe(`${pusherUrl}/healthz`)) ? true : undefined), {
+          what: "pusher listening",
+          timeoutMs: 90_000,
+          signal,
+        });
+      },
+      // wrangler takes longest (bundling, workerd start): start it now, check it at the end.
+      worker: async () => {
+        this.step(`worker: starting wrangler dev on http://127.0.0.1:${cfg.workerPort}…`);
+        const inspector = cfg.inspectorPort || (await freePort());
+        writeWorkerSecrets(cfg);
+        sup.spawn(workerSpec(cfg, edge, inspector));
+      },
+      heartbeats: async ({ etcd }) => {
+        this.step(`heartbeats: registering ${pools.map((p) => p.pool).join(", ")}…`);
+        for (const p of pools) sup.spawn(heartbeatSpec(cfg, etcd.endpoint, p));
+        return this.waitHealthKeys(etcd.endpoint, pools, signal);
+      },
+      observer: async ({ etcd, heartbeats: healthRev }) => {
+        revision = await this.waitEdge(healthRev, signal);
+        this.step(`observer: polling the edge's observations (/metrics on :${cfg.observerPort})…`);
+        sup.spawn(observerSpec(cfg, etcd.endpoint));
+      },
+    });
+    return {
+      etcdEndpoint: system.etcd.endpoint,
+      etcdReused: system.etcd.reused,
+      seeded: system.seed,
+      revision,
+      pools,
+      edge,
+      elapsedMs: Date.now() - this.t0,
+    };
+  }
 
+  /** Applies the seed file when the prefix holds no routing intent; whether it did. */
+  private async seed(endpoint: string): Promise<boolean> {
+    const { cfg } = this;
     const intent =
-      (await countPrefix(etcd.endpoint, `${cfg.prefix}pool/`)) +
-      (await countPrefix(etcd.endpoint, `${cfg.prefix}country/`));
-    let seeded = false;
-    if (intent === 0) {
-      this.step(`seed: ${cfg.prefix} holds no routing intent; applying ${cfg.seedFile}…`);
-      const apply = sup.spawn({
-        ...edgectlSpec(cfg, etcd.endpoint, "edgectl", ["apply", cfg.seedFile, "--yes"]),
-        oneShot: true,
-      });
-      const info = await apply.exited;
-      if (info.code !== 0) {
-        throw new ComponentExitError(`edgectl apply ${cfg.seedFile} exited with ${info.code}`);
-      }
-      seeded = true;
-    } else {
+      (await countPrefix(endpoint, `${cfg.prefix}pool/`)) +
+      (await countPrefix(endpoint, `${cfg.prefix}country/`));
+    if (intent > 0) {
       this.step(
         `seed: ${cfg.prefix} already holds ${intent} intent keys; leaving them as they are`,
       );
+      return false;
     }
-
-    // The pusher compiles whatever is there and follows every change, so it need not wait for
-    // the heartbeats; readiness below waits for a map at least as new as their registration.
-    this.step(`pusher: starting (local KV in ${cfg.persistDir})…`);
-    sup.spawn(pusherSpec(cfg, etcd.endpoint, edge));
-    const pusherUrl = `http://127.0.0.1:${cfg.pusherPort}`;
-    // The pusher listens only once its KV sink is open. Two workerd processes creating the same
-    // persisted KV database at once can fail with SQLITE_BUSY, so wrangler dev starts after that.
-    await waitFor(async () => ((await probe(`${pusherUrl}/healthz`)) ? true : undefined), {
-      what: "pusher listening",
-      timeoutMs: 90_000,
-      signal,
+    this.step(`seed: ${cfg.prefix} holds no routing intent; applying ${cfg.seedFile}…`);
+    const apply = this.supervisor.spawn({
+      ...edgectlSpec(cfg, endpoint, "edgectl", ["apply", cfg.seedFile, "--yes"]),
+      oneShot: true,
     });
-    // wrangler takes longest (bundling, workerd start): start it now, check it at the end.
-    this.step(`worker: starting wrangler dev on http://127.0.0.1:${cfg.workerPort}…`);
-    const inspector = cfg.inspectorPort || (await freePort());
-    writeWorkerSecrets(cfg);
-    sup.spawn(workerSpec(cfg, edge, inspector));
+    const info = await apply.exited;
+    if (info.code !== 0) {
+      throw new ComponentExitError(`edgectl apply ${cfg.seedFile} exited with ${info.code}`);
+    }
+    return true;
+  }
 
-    this.step(`origins: starting ${pools.map((p) => `${p.pool}:${p.port}`).join(", ")}…`);
-    for (const p of pools) sup.spawn(originSpec(cfg, p));
-    await Promise.all(
-      pools.map((p) =>
-        waitFor(async () => ((await probe(`${p.origin}/healthz`))?.ok ? true : undefined), {
-          what: `origin ${p.pool}`,
-          timeoutMs: 60_000,
-          signal,
-        }),
-      ),
-    );
-
-    this.step(`heartbeats: registering ${pools.map((p) => p.pool).join(", ")}…`);
-    for (const p of pools) sup.spawn(heartbeatSpec(cfg, etcd.endpoint, p));
-    const healthRev = await this.waitHealthKeys(etcd.endpoint, pools, signal);
-
+  /**
+   * Waits until KV holds the pools' registration (`healthRev`) and the Worker serves that map;
+   * resolves to the revision it serves.
+   */
+  private async waitEdge(healthRev: number, signal: AbortSignal): Promise<number> {
+    const { cfg } = this;
     this.step("pusher: waiting for KV to hold the pools' registration…");
     // `meta` confirms the registration's revision; the Worker serves `routes`, whose revision is
     // where routing last changed, which may be older than the registration.
     const routesRev = await waitFor(
       async () => {
-        const res = await probe(`${pusherUrl}/status`);
+        const res = await probe(`http://127.0.0.1:${cfg.pusherPort}/status`);
         if (!res?.ok) return undefined;
         const s = (await res.json()) as { pushed_revision?: unknown; routes_revision?: unknown };
         return typeof s.pushed_revision === "number" &&
@@ -203,9 +244,8 @@ export class LocalStack {
       },
       { what: "pusher /status", timeoutMs: 90_000, signal },
     );
-
     this.step("worker: waiting for /__edge/health to report that map…");
-    const revision = await waitFor(
+    return waitFor(
       async () => {
         const res = await probe(`http://127.0.0.1:${cfg.workerPort}/__edge/health`);
         if (!res?.ok) return undefined;
@@ -214,17 +254,6 @@ export class LocalStack {
       },
       { what: "worker /__edge/health", timeoutMs: cfg.readyTimeoutMs, intervalMs: 300, signal },
     );
-    this.step(`observer: polling the edge's observations (/metrics on :${cfg.observerPort})…`);
-    sup.spawn(observerSpec(cfg, etcd.endpoint));
-    return {
-      etcdEndpoint: etcd.endpoint,
-      etcdReused: etcd.reused,
-      seeded,
-      revision,
-      pools,
-      edge,
-      elapsedMs: Date.now() - this.t0,
-    };
   }
 
   private async waitHealthKeys(

@@ -1,7 +1,8 @@
 import { type ExitInfo, type OwnedProcess, spawnOwned } from "../../testkit/owned-process.js";
+import type { Owner, SpawnSpec } from "../../testkit/system/owner.js";
 import type { PrefixedOutput } from "./output.js";
 
-export type { ExitInfo };
+export type { ExitInfo, SpawnSpec };
 
 /** A child the supervisor started, in its own process group. */
 export interface Managed extends OwnedProcess {
@@ -9,30 +10,13 @@ export interface Managed extends OwnedProcess {
   readonly done: boolean;
 }
 
-/** What to run. */
-export interface SpawnSpec {
-  readonly name: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: NodeJS.ProcessEnv;
-  readonly cwd: string;
-  /** A one-shot command (e.g. `edgectl apply`): its exit is not a failure of the stack. */
-  readonly oneShot?: boolean;
-  /**
-   * A part the user may kill on purpose to watch failover (a heartbeat): its death is reported by
-   * name, but the stack keeps running (and exits 1 when stopped).
-   */
-  readonly expendable?: boolean;
-  /** Higher stops earlier; equal priorities stop newest first. */
-  readonly stopPriority?: number;
-}
-
 /**
  * Starts children in their own process groups (so `kill -PGID` reaches grandchildren such as
  * wrangler's workerd), prefixes their output, reports unexpected exits, and stops them all.
  */
-export class Supervisor {
+export class Supervisor implements Owner {
   private readonly children: { managed: Managed; priority: number }[] = [];
+  private readonly steps: { name: string; stop: () => Promise<void> | void }[] = [];
   private stopping = false;
 
   constructor(
@@ -65,6 +49,11 @@ export class Supervisor {
     return managed;
   }
 
+  /** Registers how to stop a part started in this process; it stops after every child. */
+  add(name: string, stop: () => Promise<void> | void): void {
+    this.steps.push({ name, stop });
+  }
+
   /** The process-group ids of every child started (for tests and diagnostics). */
   pids(): number[] {
     return this.children.map((c) => c.managed.pid);
@@ -73,7 +62,7 @@ export class Supervisor {
   /**
    * Stops every child (by priority, then newest first): SIGTERM to the child itself so it can
    * shut down in order (the pusher flushes through its own workerd), SIGKILL after `graceMs`,
-   * then whatever is left of its process group.
+   * then whatever is left of its process group; then the parts of {@link add}, newest first.
    */
   async stopAll(graceMs = 5_000): Promise<void> {
     this.stopping = true;
@@ -81,6 +70,13 @@ export class Supervisor {
       .map((c, i) => ({ ...c, i }))
       .sort((a, b) => b.priority - a.priority || b.i - a.i);
     for (const c of order) await this.stopOne(c.managed, graceMs);
+    for (const step of this.steps.splice(0).reverse()) {
+      try {
+        await step.stop();
+      } catch (e) {
+        this.output.line(step.name, `did not stop: ${String(e)}`);
+      }
+    }
   }
 
   private async stopOne(m: Managed, graceMs: number): Promise<void> {

@@ -1,19 +1,25 @@
 import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { CanarySchema, onCanarySide } from "../../core/index.js";
 import { CanaryStatusShape } from "../../edgectl/output/shapes/canary-shape.js";
+import { startStatusServer } from "../../pusher/http-server.js";
 import { type Origins, startOrigins } from "../../testkit/origins.js";
 import { freePort } from "../../testkit/ports.js";
 import { parsePromText, sampleValue } from "../../testkit/prom-text.js";
 import { startWorker, type TestWorker } from "../../testkit/worker.js";
 import { recordsOf } from "../edgectl/audit-support.js";
 import { runCli, spawnBin } from "../edgectl/cli-harness.js";
+import { type PrometheusServer, startPrometheus } from "../helpers/prometheus.js";
 import { type PusherUnderTest, uniqueNames, useEtcd, waitFor } from "../pusher/harness.js";
 
 // docs/reference.md §13 through the whole chain: edgectl move --canary → etcd → the pusher → its
 // KV → the Worker in workerd → loopback origins; the Worker's observations → edgectl observe (the
-// real bin), which judges the gates and ends the canary through the apply commit.
+// real bin), which judges the gates and ends the canary through the apply commit. A real
+// Prometheus on the shipped alert rules scrapes the pusher's /metrics for the frozen canary.
 
 const POOLS = ["fra-1", "gru-slow", "gru-2"] as const;
 const DEBUG = "canary-judged-debug";
@@ -22,6 +28,20 @@ const SHARE = 10;
 const VIEWERS = Array.from({ length: 1000 }, (_, i) => `203.0.${i >> 8}.${i & 255}`);
 /** How long the cold shard takes before its headers: the seeds' BR incident. */
 const SLOW_MS = 4000;
+const RULES = resolve(import.meta.dirname, "../../deploy/prometheus/alerts.yml");
+const STUCK = "EdgeCanaryStuck";
+
+/** The shipped rules with one change: EdgeCanaryStuck's `for: 5m` becomes `for: 1s`. */
+function rulesForTest(): unknown {
+  const doc = parse(readFileSync(RULES, "utf8")) as {
+    groups: { rules: { alert?: string; for?: string }[] }[];
+  };
+  const rule = doc.groups.flatMap((g) => g.rules).find((r) => r.alert === STUCK);
+  if (!rule) throw new Error(`${STUCK} is not in alerts.yml`);
+  expect(rule.for).toBe("5m");
+  rule.for = "1s";
+  return doc;
+}
 
 const ctx = useEtcd();
 
@@ -309,8 +329,26 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     expect(id).toMatch(/^c\d+$/);
   }, 120_000);
 
-  it("a canary whose observer is killed freezes: it keeps its share, says so, and is never promoted", async () => {
-    await seed();
+  /**
+   * Prometheus on the shipped rules, scraping every second a port the pusher's /metrics will
+   * listen on: it starts before the world, as its first scrape comes seconds after it is ready.
+   */
+  const startScraper = async () => {
+    const port = await freePort();
+    const prom = await startPrometheus({ rules: rulesForTest(), targets: [`127.0.0.1:${port}`] });
+    ctx.cleanups.push(() => prom.stop());
+    return { prom, port };
+  };
+
+  it("a canary whose observer is killed freezes: it keeps its share, says so, EdgeCanaryStuck fires, and it is never promoted", async () => {
+    const [{ prom, port }] = await Promise.all([startScraper(), seed()]);
+    const server = await startStatusServer({
+      host: "127.0.0.1",
+      port,
+      status: p.pusher.status,
+      metrics: p.pusher.metrics,
+    });
+    ctx.cleanups.push(() => server.close());
     const observer = await startObserver();
     const client = viewersOfBr();
     await moveBr("gru-2", ["--for", "2s", "--min-samples", "100000"]);
@@ -321,7 +359,21 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     await waitFor("judged", async () =>
       (await status()).judge?.state === "judging" ? true : null,
     );
+    // before the kill: Prometheus has the leader's judged canary, and the rule judged it fine
+    await waitFor("the judged canary scraped", async () => {
+      const rows = await prom.query(
+        "edge_pusher_canary_frozen == 0 and on (job, instance) edge_pusher_canary_running == 1 and on (job, instance) edge_pusher_is_leader == 1",
+      );
+      return rows.length === 1 ? true : null;
+    });
+    const scrapedAt = Date.now();
+    const judgedFine = await waitFor("the rule evaluated on it", async () => {
+      const rule = (await prom.alertingRules()).find((r) => r.name === STUCK);
+      return rule && Date.parse(rule.lastEvaluation) > scrapedAt ? rule : null;
+    });
+    expect(judgedFine).toMatchObject({ health: "ok", state: "inactive" });
     observer.child.kill("SIGKILL");
+    const killedAt = Date.now();
     const frozen = await waitFor("frozen", async () => {
       const s = await status();
       return s.judge?.state === "frozen" ? s : null;
@@ -329,8 +381,22 @@ describe("a canary judged by edgectl observe: etcd → pusher → Worker (worker
     expect(frozen.judge?.frozen).toContain("no judge");
     const text = await runCli(["canary", "status"], { env });
     expect(text.stdout).toContain("FROZEN: no judge");
+    let alerts: Awaited<ReturnType<PrometheusServer["alerts"]>> = [];
+    const fired = await waitFor(
+      STUCK,
+      async () => {
+        alerts = await prom.alerts();
+        return alerts.some((a) => a.labels.alertname === STUCK && a.state === "firing");
+      },
+      30_000,
+    ).catch(() => false);
+    expect(fired, `${JSON.stringify(alerts)}\n${prom.output()}`).toBe(true);
+    const stuck = alerts.filter((a) => a.labels.alertname === STUCK);
+    expect(stuck).toHaveLength(1);
+    expect(stuck[0]?.labels.severity).toBe("warning");
+    expect(stuck[0]?.annotations.runbook).toBe("docs/operating.md#edgecanarystuck");
     // well past --for: still running, on its share
-    await sleep(4000);
+    await sleep(Math.max(0, 4000 - (Date.now() - killedAt)));
     expect((await canaryNow())?.share).toBe(SHARE);
     const pools = await routedPools();
     expect(pools.get("gru-2") ?? 0).toBeGreaterThan(0);

@@ -21,11 +21,23 @@ export interface PrometheusTarget {
   readonly lastError: string;
 }
 
+/** One alerting rule as `GET /api/v1/rules?type=alert` lists it. */
+export interface PrometheusAlertingRule {
+  readonly name: string;
+  readonly state: "inactive" | "pending" | "firing";
+  readonly health: "ok" | "err" | "unknown";
+  readonly lastError?: string;
+  /** RFC 3339 time of the rule's last evaluation. */
+  readonly lastEvaluation: string;
+}
+
 /** A real Prometheus server (Debian's `prometheus`) on 127.0.0.1 with a temporary data dir. */
 export interface PrometheusServer {
   readonly url: string;
   alerts(): Promise<PrometheusAlert[]>;
   targets(): Promise<PrometheusTarget[]>;
+  /** Every alerting rule of every group, with its state and last evaluation. */
+  alertingRules(): Promise<PrometheusAlertingRule[]>;
   /** An instant query's vector result (`[labels, value]` per series). */
   query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
   /** The process's output so far, for a failure message. */
@@ -112,6 +124,12 @@ export async function startPrometheus(o: PrometheusOptions): Promise<PrometheusS
     alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
     targets: async () =>
       (await api<{ activeTargets: PrometheusTarget[] }>(`${url}/api/v1/targets`)).activeTargets,
+    alertingRules: async () =>
+      (
+        await api<{ groups: { rules: PrometheusAlertingRule[] }[] }>(
+          `${url}/api/v1/rules?type=alert`,
+        )
+      ).groups.flatMap((g) => g.rules),
     query: async (expr) =>
       (
         await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(

@@ -9,9 +9,12 @@ import { localPersistRoot } from "../../adapters/kv/kv-settings.js";
 import { type DemoOrigin, startDemoOrigin } from "../../scripts/stack/demo-origin-server.js";
 import { PrefixedOutput } from "../../scripts/stack/output.js";
 import { type Managed, Supervisor } from "../../scripts/stack/supervisor.js";
-import { type EtcdServer, startEtcd } from "../../testkit/etcd.js";
+import type { EtcdServer } from "../../testkit/etcd.js";
 import { newMiniflare } from "../../testkit/miniflare.js";
 import { freePort, freePorts } from "../../testkit/ports.js";
+import { singleEtcd } from "../../testkit/system/etcd-side.js";
+import { localKv } from "../../testkit/system/kv-side.js";
+import { startSystem } from "../../testkit/system.js";
 import { bundleWorker, compatibilityDate } from "../../testkit/worker.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -80,142 +83,154 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     if (logLines.length > 2_000) logLines.splice(0, 500);
   });
   const sup = new Supervisor(new PrefixedOutput(sink, false), () => {});
-  const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     await sup.stopAll(3_000);
-    for (const c of cleanups.reverse()) await c().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    const etcd = await startEtcd();
-    cleanups.push(() => etcd.stop());
-    const origins = new Map<Pool, DemoOrigin>();
-    for (const pool of POOLS) {
-      const o = await startDemoOrigin({ pool, port: 0 });
-      origins.set(pool, o);
-      cleanups.push(() => o.close());
-    }
-    const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-      ...process.env,
-      ETCD_ENDPOINTS: etcd.endpoint,
-      ROUTING_PREFIX: prefix,
-      FLOOR_POOL: "par-1",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      ...extra,
-    });
-    const ttl = opts.heartbeatTtl ?? 2;
-    const heartbeats = new Map<Pool, Managed>();
-    let pusher: Managed | undefined;
-    const pusherPort = await freePort();
+  let etcdEndpoint = "";
+  const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    ...process.env,
+    ETCD_ENDPOINTS: etcdEndpoint,
+    ROUTING_PREFIX: prefix,
+    FLOOR_POOL: "par-1",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    ...extra,
+  });
+  const ttl = opts.heartbeatTtl ?? 2;
+  const origins = new Map<Pool, DemoOrigin>();
+  const heartbeats = new Map<Pool, Managed>();
+  let pusher: Managed | undefined;
+  let pusherEnv: Record<string, string> = {};
+  const pusherPort = await freePort();
 
-    const writeDesired: E2eStack["writeDesired"] = (countries) => {
-      const pools = Object.fromEntries(POOLS.map((p) => [p, { origin: origins.get(p)?.url }]));
-      const rules = Object.fromEntries(
-        Object.entries(countries).map(([cc, r]) => [
-          cc,
-          { primary: r.primary, fallbacks: r.fallbacks ?? [] },
-        ]),
+  const writeDesired: E2eStack["writeDesired"] = (countries) => {
+    const pools = Object.fromEntries(POOLS.map((p) => [p, { origin: origins.get(p)?.url }]));
+    const rules = Object.fromEntries(
+      Object.entries(countries).map(([cc, r]) => [
+        cc,
+        { primary: r.primary, fallbacks: r.fallbacks ?? [] },
+      ]),
+    );
+    const file = join(dir, `desired-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.yaml`);
+    writeFileSync(file, stringify({ pools, countries: rules }));
+    return file;
+  };
+  const edgectl = (...args: string[]) =>
+    new Promise<CtlResult>((done) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, "bin/edgectl.js"), ...args],
+        { cwd: ROOT, env: env({ KV_LOCAL_PERSIST: persistDir }), timeout: 60_000 },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === "number" ? err.code : 99) : 0;
+          done({ code, stdout, stderr });
+        },
       );
-      const file = join(
-        dir,
-        `desired-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.yaml`,
-      );
-      writeFileSync(file, stringify({ pools, countries: rules }));
-      return file;
-    };
-    const edgectl = (...args: string[]) =>
-      new Promise<CtlResult>((done) => {
-        execFile(
-          process.execPath,
-          [join(ROOT, "bin/edgectl.js"), ...args],
-          { cwd: ROOT, env: env({ KV_LOCAL_PERSIST: persistDir }), timeout: 60_000 },
-          (err, stdout, stderr) => {
-            const code = err ? (typeof err.code === "number" ? err.code : 99) : 0;
-            done({ code, stdout, stderr });
+    });
+  const startHeartbeat = (pool: Pool): Managed => {
+    const m = sup.spawn({
+      name: `heartbeat ${pool}`,
+      command: process.execPath,
+      args: [
+        join(ROOT, "bin/edgectl.js"),
+        "heartbeat",
+        pool,
+        "--ttl",
+        String(ttl),
+        "--interval",
+        "0.5",
+      ],
+      env: env(),
+      cwd: ROOT,
+    });
+    heartbeats.set(pool, m);
+    return m;
+  };
+  const startPusher = (): Managed => {
+    pusher = sup.spawn({
+      name: "pusher",
+      command: process.execPath,
+      args: [join(ROOT, "bin/edge-pusher.js")],
+      env: env({
+        ...pusherEnv,
+        PUSHER_LISTEN: `127.0.0.1:${pusherPort}`,
+        HEARTBEAT_SECONDS: "5",
+      }),
+      cwd: ROOT,
+    });
+    return pusher;
+  };
+
+  try {
+    const system = await startSystem(sup, {
+      prefix,
+      etcd: singleEtcd(),
+      async origins(s) {
+        for (const pool of POOLS) {
+          const o = await startDemoOrigin({ pool, port: 0 });
+          origins.set(pool, o);
+          s.owner.add(`origin ${pool}`, () => o.close());
+        }
+        return origins;
+      },
+      async seed(s) {
+        etcdEndpoint = s.etcd.endpoint;
+        const desiredFile = writeDesired(
+          opts.countries ?? {
+            _default: { primary: "ams-1", fallbacks: ["par-1"] },
+            DE: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
           },
         );
-      });
-
-    const desiredFile = writeDesired(
-      opts.countries ?? {
-        _default: { primary: "ams-1", fallbacks: ["par-1"] },
-        DE: { primary: "fra-1", fallbacks: ["ams-1", "par-1"] },
+        const applied = await edgectl("apply", desiredFile, "--yes");
+        if (applied.code !== 0) {
+          throw new Error(
+            `edgectl apply failed (${applied.code}):\n${applied.stdout}${applied.stderr}`,
+          );
+        }
+        return desiredFile;
       },
-    );
-    const applied = await edgectl("apply", desiredFile, "--yes");
-    if (applied.code !== 0) {
-      throw new Error(
-        `edgectl apply failed (${applied.code}):\n${applied.stdout}${applied.stderr}`,
-      );
-    }
-
-    const startHeartbeat = (pool: Pool): Managed => {
-      const m = sup.spawn({
-        name: `heartbeat ${pool}`,
-        command: process.execPath,
-        args: [
-          join(ROOT, "bin/edgectl.js"),
-          "heartbeat",
-          pool,
-          "--ttl",
-          String(ttl),
-          "--interval",
-          "0.5",
-        ],
-        env: env(),
-        cwd: ROOT,
-      });
-      heartbeats.set(pool, m);
-      return m;
-    };
-    const startPusher = (): Managed => {
-      pusher = sup.spawn({
-        name: "pusher",
-        command: process.execPath,
-        args: [join(ROOT, "bin/edge-pusher.js")],
-        env: env({
-          KV_SINK: "local",
-          KV_LOCAL_PERSIST: persistDir,
-          PUSHER_LISTEN: `127.0.0.1:${pusherPort}`,
-          HEARTBEAT_SECONDS: "5",
-        }),
-        cwd: ROOT,
-      });
-      return pusher;
-    };
-    for (const pool of POOLS) startHeartbeat(pool);
-    startPusher();
-    // The pusher listens once its KV sink is open; a second workerd creating the same persisted
-    // database at the same moment can fail with SQLITE_BUSY.
-    await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${pusherPort}/healthz`, { signal: AbortSignal.timeout(1_000) })
-          .then(() => true)
-          .catch(() => undefined),
-      "pusher listening",
-      60_000,
-    );
-
-    const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
-    const mf = newMiniflare({
-      modules: true,
-      script,
-      compatibilityDate: date,
-      // The same persistence root and namespace id as the pusher's local sink (and wrangler dev).
-      resourcePersistencePath: localPersistRoot(persistDir),
-      kvNamespaces: { ROUTING: NAMESPACE_ID },
-      bindings: {
-        DEBUG_TOKEN,
-        ISOLATE_CACHE_SECONDS: "1",
-        FLOOR_POOL: "par-1",
-        ORIGIN_TEMPLATE: origins.get("par-1")?.url ?? "http://127.0.0.1:9",
-        MAX_ATTEMPTS: "2",
+      kv: localKv({ persistDir }),
+      async pushers(s) {
+        pusherEnv = s.pusherEnv();
+        startPusher();
+        // The pusher listens once its KV sink is open; a second workerd creating the same
+        // persisted database at the same moment can fail with SQLITE_BUSY.
+        await eventually(
+          () =>
+            fetch(`http://127.0.0.1:${pusherPort}/healthz`, { signal: AbortSignal.timeout(1_000) })
+              .then(() => true)
+              .catch(() => undefined),
+          "pusher listening",
+          60_000,
+        );
       },
-      cf: false,
+      async worker(s) {
+        const [script, date] = await Promise.all([bundleWorker(), compatibilityDate()]);
+        const mf = newMiniflare({
+          modules: true,
+          script,
+          compatibilityDate: date,
+          // The same persistence root and namespace id as the pusher's local sink (and wrangler dev).
+          resourcePersistencePath: localPersistRoot(s.kv.persistDir),
+          kvNamespaces: { ROUTING: NAMESPACE_ID },
+          bindings: {
+            DEBUG_TOKEN,
+            ISOLATE_CACHE_SECONDS: "1",
+            FLOOR_POOL: "par-1",
+            ORIGIN_TEMPLATE: origins.get("par-1")?.url ?? "http://127.0.0.1:9",
+            MAX_ATTEMPTS: "2",
+          },
+          cf: false,
+        });
+        s.owner.add("worker", () => mf.dispose());
+        await mf.ready;
+        return mf;
+      },
+      async heartbeats() {
+        for (const pool of POOLS) startHeartbeat(pool);
+      },
     });
-    cleanups.push(() => mf.dispose());
-    await mf.ready;
-
+    const mf = system.worker;
     const fetchAs = (country: string, path: string, sent: Record<string, string> = {}) =>
       mf.dispatchFetch(`http://edge.test${path}`, {
         cf: { country } as never,
@@ -237,10 +252,10 @@ export async function startE2eStack(opts: E2eOptions = {}): Promise<E2eStack> {
     };
 
     return {
-      etcd,
+      etcd: system.etcd.server,
       prefix,
       origins,
-      desiredFile,
+      desiredFile: system.seed,
       edgectl,
       writeDesired,
       request,
