@@ -161,5 +161,13 @@ describe.each(STEER_PLAYERS)(
       expect(state.stalls.filter((ms) => ms > SEGMENT_SECONDS * 1000)).toEqual([]);
       expect(browser.offLoopback).toEqual([]);
     });
+
+    if (format === "hls")
+      it("took the cloned pathways: their playlists carry the pin, which no origin ever saw", () => {
+        expect(browser.requests.some((u) => u.includes("edge_pathway=ams-1"))).toBe(true);
+        expect(browser.requests.some((u) => u.includes("edge_pathway=par-1"))).toBe(true);
+        for (const pool of ["fra-1", "ams-1", "par-1", "use-1"])
+          expect(stack.origin(pool).hits.filter((h) => h.url.includes("edge_pathway"))).toEqual([]);
+      });
   },
 );
