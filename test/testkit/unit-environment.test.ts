@@ -32,8 +32,12 @@ describe("the services run with their units' memory settings (testkit/unit-envir
     expect(env.MALLOC_ARENA_MAX).toBeDefined();
   });
 
-  it("gives the pusher and the heartbeat their units' --expose-gc and malloc settings", () => {
-    for (const unit of ["edge-pusher.service", "edge-heartbeat@.service"]) {
+  it("gives the pusher, the heartbeat and the observer their units' --expose-gc and malloc settings", () => {
+    for (const unit of [
+      "edge-pusher.service",
+      "edge-heartbeat@.service",
+      "edge-observer.service",
+    ]) {
       const env = deployedMemoryEnvironment(ROOT, unit);
       expect(env.NODE_OPTIONS?.split(" ")).toContain("--expose-gc");
       expect(env.MALLOC_ARENA_MAX).toBe("2");
