@@ -1,7 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { Command } from "commander";
-import { readCredential } from "../../adapters/credential.js";
 import { EtcdMembers } from "../../adapters/etcd-members.js";
 import { parseAllowedHosts } from "../../adapters/host-allow-list.js";
 import { startIdleHeapTrim } from "../../adapters/idle-heap-trim.js";
@@ -20,6 +18,7 @@ import { ObserverStateFile } from "../../observer/observer-state-file.js";
 import { ObserverStatus } from "../../observer/observer-status.js";
 import { endCanary } from "../apply/canary-end.js";
 import { CliError } from "../cli/cli-error.js";
+import { edgeToken } from "../cli/edge-token.js";
 import { parseEdgeUrl } from "../cli/edge-url.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import { parseListenAddress } from "../cli/listen-address.js";
@@ -77,22 +76,7 @@ export async function observeAction(
   } catch (e) {
     throw new CliError("usage", e instanceof Error ? e.message : String(e));
   }
-  let token = readCredential(ctx.io.env, "OBSERVE_TOKEN") ?? "";
-  if (opts.tokenFile !== undefined) {
-    try {
-      token = (await readFile(opts.tokenFile, "utf8")).trim();
-    } catch (e) {
-      throw new CliError(
-        "invalid-input",
-        `--token-file: cannot read ${opts.tokenFile} (${(e as NodeJS.ErrnoException).code ?? "error"})`,
-      );
-    }
-  }
-  if (!token)
-    throw new CliError(
-      "usage",
-      "the edge's token is required: OBSERVE_TOKEN, or --token-file (an empty file is no token)",
-    );
+  const token = await edgeToken(ctx.io.env, "OBSERVE_TOKEN", opts.tokenFile);
 
   const settings = ctx.settings(cmd);
   const logger = createLogger({

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { CliError } from "../cli/cli-error.js";
+import { edgeToken } from "../cli/edge-token.js";
 import { ExitCode } from "../cli/exit-codes.js";
 import type { CommandContext } from "../output/command-context.js";
 import { PurgeShape } from "../output/shapes/purge-shape.js";
@@ -29,22 +29,7 @@ export async function purgeAction(
   const timeout = Number(opts.timeout);
   if (!Number.isFinite(timeout) || timeout <= 0)
     throw new CliError("usage", `--timeout: "${opts.timeout}" must be a number > 0`);
-  let token = ctx.io.env.PURGE_TOKEN ?? "";
-  if (opts.tokenFile !== undefined) {
-    try {
-      token = (await readFile(opts.tokenFile, "utf8")).trim();
-    } catch (e) {
-      throw new CliError(
-        "invalid-input",
-        `--token-file: cannot read ${opts.tokenFile} (${(e as NodeJS.ErrnoException).code ?? "error"})`,
-      );
-    }
-  }
-  if (!token)
-    throw new CliError(
-      "usage",
-      "the edge's token is required: PURGE_TOKEN, or --token-file (an empty file is no token)",
-    );
+  const token = await edgeToken(ctx.io.env, "PURGE_TOKEN", opts.tokenFile);
   const fixed = opts.edge ?? ctx.io.env.EDGE_URL;
   const edgeOf = (u: string) => (fixed ? httpUrl("--edge", fixed) : new URL(u)).origin;
   const byEdge = new Map<string, string[]>();
