@@ -159,6 +159,7 @@ async function main(): Promise<void> {
         seconds: scale.seconds,
         connections: 16,
         requests: opts.quick ? 600 : 2000,
+        loop: opts.quick ? { rounds: 20, iterations: 5000 } : { rounds: 60, iterations: 5000 },
       }),
     ),
     steer: await run("steer", (c) =>

@@ -8,13 +8,25 @@ export function observeRows(r: ObserveResult | null): Row[] {
   if (!r) return [];
   return [
     [
-      "observe.cpu_us_per_req (recording on − off, workerd)",
+      "observe.cpu_us_per_req (recording on − off, workerd, the recording loop)",
       `${r.cpu_us_per_req} µs (CI ${r.cpu_us_per_req_ci95[0]}–${r.cpu_us_per_req_ci95[1]})`,
-      `${r.cpu_us_off} µs off, ${r.cpu_us_on} µs on`,
+      r.loop_off_us === undefined ? "" : `loop ${r.loop_off_us} µs off`,
       "",
       "≤ 5 µs",
       checkCi(r.cpu_us_per_req_ci95, 5, "at most"),
     ],
+    ...(r.e2e_cpu_us_per_req !== undefined && r.e2e_cpu_us_per_req_ci95 !== undefined
+      ? [
+          [
+            "observe.e2e_cpu_us_per_req (whole requests, on − off)",
+            `${r.e2e_cpu_us_per_req} µs (CI ${r.e2e_cpu_us_per_req_ci95[0]}–${r.e2e_cpu_us_per_req_ci95[1]})`,
+            `${r.cpu_us_off} µs off, ${r.cpu_us_on} µs on`,
+            "",
+            "",
+            "",
+          ] as const,
+        ]
+      : []),
     [
       "observe.count_error",
       pct(r.count_error),

@@ -39,7 +39,7 @@ describe("the Worker bundle stays a router's size", () => {
 
   it("reads players' CMCD with its own reader: no structured-field or CMCD library is bundled", async () => {
     const inputs = await bundleInputs();
-    expect(inputs).toContain("worker/observe/cmcd-members.ts");
+    expect(inputs).toContain("worker/observe/cmcd-readings.ts");
     expect(inputs.filter((f) => f.includes("node_modules/@svta/"))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { cmcdMembers } from "./cmcd-members.js";
+import { type CmcdReadings, cmcdReadings } from "./cmcd-readings.js";
 
 /** What a player said about itself on one request (CMCD, CTA-5004; steering throughput, §15). */
 export interface PlayerReport {
@@ -13,45 +13,51 @@ const NOTHING: PlayerReport = { starved: null, throughputKbps: null };
 /** CMCD's headers as CTA-5004 lists them; a key in a later one wins. */
 const CMCD_HEADERS = ["CMCD-Object", "CMCD-Request", "CMCD-Session", "CMCD-Status"] as const;
 
-/** The CMCD keys a report reads. */
-const KEYS = ["bs", "mtp"] as const;
-
-type Cmcd = { [K in (typeof KEYS)[number]]?: unknown };
-
 /** A usable throughput: finite, above zero, below 10 Tbit/s. */
 function kbps(value: number): number | null {
   return Number.isFinite(value) && value > 0 && value < 1e10 ? value : null;
 }
 
-/** `mtp` as CMCD carries it: a number (v1), or an inner list whose first item counts (v2). */
-function mtpOf(value: unknown): number | null {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === "number" ? kbps(first) : null;
-}
-
 /**
- * What CMCD `texts` (each a structured-field dictionary, CTA-5004) say of {@link KEYS}; `null`
- * when one is malformed: a player's malformed text counts as not sent.
+ * What CMCD `texts` (each a structured-field dictionary, CTA-5004) say, a key in a later one
+ * winning; `null` when one is malformed: a player's malformed text counts as not sent.
  */
-function cmcdOf(texts: readonly (string | null)[]): Cmcd | null {
-  const out: Cmcd = {};
+function cmcdOf(texts: readonly (string | null)[]): CmcdReadings | null {
+  let out: CmcdReadings = {};
   for (const text of texts) {
     if (!text) continue;
-    const members = cmcdMembers(text);
-    if (members === null) return null;
-    for (const key of KEYS) if (members.has(key)) out[key] = members.get(key);
+    const readings = cmcdReadings(text);
+    if (readings === null) return null;
+    out = { ...out, ...readings };
   }
   return out;
 }
 
-/** The value of query parameter `name` in `query` (no `?`), decoded, or `null`. */
+/**
+ * The value of the first query parameter `name` in `query` (no `?`), decoded as
+ * `URLSearchParams` does, or `null`. Only that pair is decoded: `URLSearchParams` decodes every
+ * pair of the query, a third of the recording's budget on a signed segment URL.
+ */
 function queryParam(query: string, name: string): string | null {
-  if (!query.includes(name)) return null;
-  try {
-    return new URLSearchParams(query).get(name);
-  } catch {
-    return null;
+  for (let at = query.indexOf(name); at !== -1; at = query.indexOf(name, at + 1)) {
+    const end = at + name.length;
+    if (
+      (at > 0 && query[at - 1] !== "&") ||
+      (end < query.length && !"=&".includes(query[end] ?? ""))
+    )
+      continue;
+    if (query[end] !== "=") return "";
+    const stop = query.indexOf("&", end);
+    const raw = query.slice(end + 1, stop === -1 ? undefined : stop);
+    if (!raw.includes("%") && !raw.includes("+")) return raw;
+    try {
+      return decodeURIComponent(raw.replaceAll("+", " "));
+    } catch {
+      // A stray `%` stays as it is, as `URLSearchParams` leaves it.
+      return new URLSearchParams(query).get(name);
+    }
   }
+  return null;
 }
 
 /** Steering throughput is in bit/s. */
@@ -74,8 +80,10 @@ export function playerReport(request: Request): PlayerReport {
   const cmcdText = query === "" ? null : queryParam(query, "CMCD");
   const h = request.headers;
   const data = cmcdOf(cmcdText !== null ? [cmcdText] : CMCD_HEADERS.map((name) => h.get(name)));
-  const starved = typeof data?.bs === "boolean" ? data.bs : null;
-  const throughputKbps = mtpOf(data?.mtp) ?? (query === "" ? null : steeringKbps(query));
+  const starved = data?.bs ?? null;
+  const mtp = data?.mtp;
+  const throughputKbps =
+    (typeof mtp === "number" ? kbps(mtp) : null) ?? (query === "" ? null : steeringKbps(query));
   if (starved === null && throughputKbps === null) return NOTHING;
   return { starved, throughputKbps };
 }

@@ -1,27 +1,33 @@
 import { decodeSfDict, SfItem } from "@svta/cml-structured-field-values";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cmcdMembers } from "../../../worker/observe/cmcd-members.js";
+import { type CmcdReadings, cmcdReadings } from "../../../worker/observe/cmcd-readings.js";
 
-/** What a player report can read of a value: numbers and booleans, in or out of inner lists. */
-function readable(value: unknown): unknown {
-  const v = value instanceof SfItem ? value.value : value;
-  if (Array.isArray(v)) return v.map(readable);
-  return typeof v === "number" || typeof v === "boolean" ? v : "other";
+/** A value as the recording reads it: an item's value with its parameters left aside. */
+function bareValue(value: unknown): unknown {
+  return value instanceof SfItem ? value.value : value;
 }
 
-/** The library's decoding of `text`, as {@link readable} values; `null` when it throws. */
-function reference(text: string): [string, unknown][] | null {
+/** The library's decoding of `text`, narrowed to what {@link CmcdReadings} holds; `null` when it throws. */
+function reference(text: string): CmcdReadings | null {
+  let dict: Map<string, unknown>;
   try {
-    return Object.entries(decodeSfDict(text)).map(([k, v]) => [k, readable(v)]);
+    const decoded = decodeSfDict(text);
+    dict = decoded instanceof Map ? decoded : new Map(Object.entries(decoded));
   } catch {
     return null;
   }
-}
-
-function ours(text: string): [string, unknown][] | null {
-  const members = cmcdMembers(text);
-  return members && [...members].map(([k, v]) => [k, readable(v)]);
+  const out: CmcdReadings = {};
+  if (dict.has("bs")) {
+    const bs = bareValue(dict.get("bs"));
+    out.bs = typeof bs === "boolean" ? bs : null;
+  }
+  if (dict.has("mtp")) {
+    const mtp = bareValue(dict.get("mtp"));
+    const first = Array.isArray(mtp) ? bareValue(mtp[0]) : mtp;
+    out.mtp = typeof first === "number" ? first : null;
+  }
+  return out;
 }
 
 const space = fc.constantFrom("", "", "", " ", "  ", "\t", "\u00a0");
@@ -91,36 +97,37 @@ const dictionary = fc
     ([lead, rest, last, trail]) => lead + rest.map(([m, sep]) => m + sep).join("") + last + trail,
   );
 
-describe("cmcdMembers (a CMCD structured-field dictionary)", () => {
-  it("accepts and refuses what @svta/cml-structured-field-values does, with the same numbers and booleans", () => {
+describe("cmcdReadings (bs and mtp of a CMCD structured-field dictionary)", () => {
+  it("accepts and refuses what @svta/cml-structured-field-values does, with the same bs and mtp", () => {
     fc.assert(
       fc.property(dictionary, (text) => {
-        expect(ours(text)).toEqual(reference(text));
+        expect(cmcdReadings(text)).toEqual(reference(text));
       }),
       { numRuns: 5000 },
     );
   });
 
   it("reads CMCD v1 and v2 as players send them", () => {
-    expect(
-      ours(
-        'bs,br=3200,d=4004,mtp=25400,ot=v,rtp=15000,sid="6e2fb550-c457-11e9-bb97-0800200c9a66",su',
-      ),
-    ).toEqual([
-      ["bs", true],
-      ["br", 3200],
-      ["d", 4004],
-      ["mtp", 25400],
-      ["ot", "other"],
-      ["rtp", 15000],
-      ["sid", "other"],
-      ["su", true],
-    ]);
-    expect(ours("mtp=(8500 7000);v=2, bs=?0")).toEqual([
-      ["mtp", [8500, 7000]],
-      ["bs", false],
-    ]);
-    expect(ours("")).toEqual([]);
+    const player =
+      'bl=21300,br=3200,bs,cid="faec5fc2-ac30-11ea-bb37-0242ac130002",d=4004,dl=18500,mtp=48100,nor="..%2F300kbps%2Ftrack.m4v",nrr="12323-48763",ot=v,pr=1.08,rtp=12000,sf=d,sid="6e2fb550-c457-11e9-bb97-0800200c9a66",st=v,su,tb=6141';
+    expect(cmcdReadings(player)).toEqual({ bs: true, mtp: 48100 });
+    expect(cmcdReadings(player)).toEqual(reference(player));
+    expect(cmcdReadings("mtp=(8500 7000);v=2, bs=?0")).toEqual({ mtp: 8500, bs: false });
+    expect(cmcdReadings("br=3200")).toEqual({});
+    expect(cmcdReadings("")).toEqual({});
+  });
+
+  it("takes the last of a repeated key, and a value of another type as none", () => {
+    expect(cmcdReadings("bs=?1,mtp=10,bs=?0,mtp=20")).toEqual({ bs: false, mtp: 20 });
+    expect(cmcdReadings('bs=5,mtp="fast"')).toEqual({ bs: null, mtp: null });
+    expect(cmcdReadings("bs=(?1),mtp=(),x=1")).toEqual({ bs: null, mtp: null });
+    expect(cmcdReadings("mtp=@1700000000;x")).toEqual({ mtp: null });
+  });
+
+  it("never reads a key out of a string or a parameter", () => {
+    const text = 'sid="a,bs=?1,mtp=99",x=1;bs;mtp=5,nor="\\\\",y=?1';
+    expect(cmcdReadings(text)).toEqual({});
+    expect(cmcdReadings(text)).toEqual(reference(text));
   });
 
   it("refuses what is not a dictionary, naming no member", () => {
@@ -134,8 +141,22 @@ describe("cmcdMembers (a CMCD structured-field dictionary)", () => {
       "mtp=1.2345",
       "Bs",
       "d=:!!:",
+      "mtp=(1\t2)",
     ]) {
-      expect(cmcdMembers(text), text).toBeNull();
+      expect(cmcdReadings(text), text).toBeNull();
     }
+  });
+
+  it("refuses long hostile text as it refuses short (no backtracking blow-up)", () => {
+    const n = 20_000;
+    for (const text of [
+      `mtp=(1${" ".repeat(n)}`,
+      `d=:${"A ".repeat(n)}`,
+      `${"a=1,".repeat(n)}bs,`,
+      `x=${"(".repeat(n)}`,
+      `s="${'\\"'.repeat(n)}`,
+    ])
+      expect(cmcdReadings(text)).toBeNull();
+    expect(cmcdReadings(`${"a=1, ".repeat(n)}bs`)).toEqual({ bs: true });
   });
 });
