@@ -78,12 +78,16 @@ export async function edgeProxy(
         toOrigins,
       )
     : { outcome: await toOrigins(), status: "BYPASS" as const };
-  const response = edgeResponse(decision, cached.outcome, {
-    debug,
-    originHosts: () => originHostsOf(snap.map, [decision.route, noMapRoute(settings)]),
-    publicOrigin: () => publicOriginOf(request.url),
-  });
-  response.headers.set(EDGE_HEADERS.cache, cached.status);
+  const response = edgeResponse(
+    decision,
+    cached.outcome,
+    {
+      debug,
+      originHosts: () => originHostsOf(snap.map, [decision.route, noMapRoute(settings)]),
+      publicOrigin: () => publicOriginOf(request.url),
+    },
+    cached.status,
+  );
   if (!steer.rewrite) return response;
   // The cache holds the origin's playlist; each viewer's copy is steered by its own route.
   const pools = pathwayOrder(decision.route, isEjected);

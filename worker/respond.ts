@@ -1,9 +1,11 @@
 import type { DegradedReason } from "../core/contract/compiled-map.js";
+import type { CacheStatus } from "./cache/edge-cache.js";
 import type { RoutingDecision } from "./decision.js";
 import { EDGE_HEADERS, isEdgeHeader } from "./edge-headers.js";
 import { hideOriginsInHeaders, ORIGIN_BEARING_HEADERS, type PublicOrigin } from "./hide-origins.js";
 import { isEdgeAnswer, markEdgeAnswer } from "./plain-response.js";
 import type { ProxyOutcome } from "./proxy.js";
+import { keepFacts } from "./response-facts.js";
 import { shedHeader } from "./shed-header.js";
 import { splitHeader } from "./split.js";
 
@@ -46,13 +48,14 @@ function stripEdgeAndSpotOrigins(headers: Headers): boolean {
 /**
  * The client's response: the origin's status, headers and body, minus any `X-Edge-*` the
  * origin sent (it could leak an origin), with origin URLs and cookie domains in its headers
- * turned to the public host, plus the edge's own headers. `X-Edge-Origin` only with debug
- * access, and then never cacheable by anyone but the client.
+ * turned to the public host, plus the edge's own headers (`X-Edge-Cache`: `cache`). `X-Edge-Origin`
+ * only with debug access, and then never cacheable by anyone but the client.
  */
 export function edgeResponse(
   decision: RoutingDecision,
   outcome: ProxyOutcome,
   view: ResponseView,
+  cache: CacheStatus,
 ): Response {
   const response = new Response(outcome.response.body, outcome.response);
   if (isEdgeAnswer(outcome.response)) markEdgeAnswer(response);
@@ -70,6 +73,14 @@ export function edgeResponse(
   if (decision.route.shed) h.set(EDGE_HEADERS.shed, shedHeader(decision.route.shed));
   if (decision.route.fence !== undefined) h.set(EDGE_HEADERS.fence, decision.route.fence);
   if (decision.canary !== undefined) h.set(EDGE_HEADERS.canary, decision.canary);
+  h.set(EDGE_HEADERS.cache, cache);
+  keepFacts(response, {
+    pool: outcome.link.pool,
+    country: decision.country,
+    side: decision.canary ?? "",
+    failover: failedOver,
+    cache,
+  });
   if (view.debug) {
     h.set(EDGE_HEADERS.origin, outcome.link.origin);
     h.set("Cache-Control", "private, no-store");

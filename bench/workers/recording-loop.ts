@@ -1,6 +1,8 @@
+import type { Route } from "../../core/contract/compiled-map.js";
 import type { Env } from "../../worker/env.js";
 import { observedProxy } from "../../worker/observe/observed-proxy.js";
 import { ViewerRecorder } from "../../worker/observe/recorder.js";
+import { edgeResponse } from "../../worker/respond.js";
 import { PLAYER_CMCD } from "../lib/player-cmcd.js";
 
 export { ObservationAggregator } from "../../worker/observe/aggregator.js";
@@ -10,19 +12,26 @@ let offEnv: Env | undefined;
 const COUNTRIES = ["BR", "DE", "JP", "US"] as const;
 const POOLS = ["fra-1", "gru-1"] as const;
 
-/** A proxied segment as the edge returns it: the origin's headers and the edge's own. */
-function edgeResponse(country: string, pool: string): Response {
-  return new Response("segment", {
+/** A proxied segment as the edge returns it: the origin's response through `edgeResponse`. */
+function proxiedSegment(country: string, pool: string): Response {
+  const link = { pool, origin: `https://${pool}.origin.example` };
+  const route: Route = { ...link, chain: [link], source: `country/${country}`, degraded: null };
+  const origin = new Response("segment", {
     headers: {
       "Content-Type": "video/iso.segment",
       "Cache-Control": "public, max-age=31536000",
-      "X-Edge-Pool": pool,
-      "X-Edge-Country": country,
-      "X-Edge-Source": `country/${country}`,
-      "X-Edge-Revision": "42",
-      "X-Edge-Cache": "MISS",
     },
   });
+  return edgeResponse(
+    { country, rev: 42, route, degraded: [] },
+    { response: origin, link, tried: [pool] },
+    {
+      debug: false,
+      originHosts: () => new Set([new URL(link.origin).host]),
+      publicOrigin: () => ({ scheme: "https:", host: "edge.example" }),
+    },
+    "MISS",
+  );
 }
 
 /**
@@ -42,7 +51,7 @@ export default {
     const viewer = new Request(
       `https://edge.example/video/1080p/segment-17.m4s?CMCD=${encodeURIComponent(PLAYER_CMCD)}`,
     );
-    const responses = COUNTRIES.flatMap((cc) => POOLS.map((pool) => edgeResponse(cc, pool)));
+    const responses = COUNTRIES.flatMap((cc) => POOLS.map((pool) => proxiedSegment(cc, pool)));
     let statuses = 0;
     for (let i = 0; i < n; i++) {
       const prepared = responses[i % responses.length] as Response;

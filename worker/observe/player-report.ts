@@ -19,12 +19,13 @@ function kbps(value: number): number | null {
 }
 
 /**
- * What CMCD `texts` (each a structured-field dictionary, CTA-5004) say, a key in a later one
- * winning; `null` when one is malformed: a player's malformed text counts as not sent.
+ * What the `CMCD-*` headers (each a structured-field dictionary, CTA-5004) say, a key in a
+ * later one winning; `null` when one is malformed: a player's malformed text counts as not sent.
  */
-function cmcdOf(texts: readonly (string | null)[]): CmcdReadings | null {
+function cmcdOf(headers: Headers): CmcdReadings | null {
   let out: CmcdReadings = {};
-  for (const text of texts) {
+  for (const name of CMCD_HEADERS) {
+    const text = headers.get(name);
     if (!text) continue;
     const readings = cmcdReadings(text);
     if (readings === null) return null;
@@ -51,7 +52,7 @@ function queryParam(query: string, name: string): string | null {
     const raw = query.slice(end + 1, stop === -1 ? undefined : stop);
     if (!raw.includes("%") && !raw.includes("+")) return raw;
     try {
-      return decodeURIComponent(raw.replaceAll("+", " "));
+      return decodeURIComponent(raw.includes("+") ? raw.replaceAll("+", " ") : raw);
     } catch {
       // A stray `%` stays as it is, as `URLSearchParams` leaves it.
       return new URLSearchParams(query).get(name);
@@ -78,8 +79,7 @@ export function playerReport(request: Request): PlayerReport {
   const query =
     q === -1 ? "" : url.slice(q + 1, url.indexOf("#", q) === -1 ? undefined : url.indexOf("#", q));
   const cmcdText = query === "" ? null : queryParam(query, "CMCD");
-  const h = request.headers;
-  const data = cmcdOf(cmcdText !== null ? [cmcdText] : CMCD_HEADERS.map((name) => h.get(name)));
+  const data = cmcdText !== null ? cmcdReadings(cmcdText) : cmcdOf(request.headers);
   const starved = data?.bs ?? null;
   const mtp = data?.mtp;
   const throughputKbps =

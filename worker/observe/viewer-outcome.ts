@@ -8,6 +8,7 @@ import {
 import { requestCountry } from "../country.js";
 import { EDGE_HEADERS } from "../edge-headers.js";
 import { isEdgeAnswer } from "../plain-response.js";
+import { factsOf, type ResponseFacts } from "../response-facts.js";
 
 /** What a viewer's request got, read from the edge's own response and its `X-Edge-*` headers. */
 export interface ViewerOutcome {
@@ -57,22 +58,31 @@ function originOutcome(status: number): number {
  * failover from `X-Edge-Failover`, and whether an origin or the edge itself answered.
  */
 export function viewerOutcome(request: Request, response: Response): ViewerOutcome {
-  const h = response.headers;
-  const pool = h.get(EDGE_HEADERS.pool);
-  const country = h.get(EDGE_HEADERS.country) ?? requestCountry(request, false);
+  const facts = factsOf(response) ?? factsFromHeaders(request, response.headers);
   const own = isEdgeAnswer(response);
+  const pool = facts.pool === "" ? null : facts.pool;
   const outcome = own ? edgeOutcome(response.status, pool) : originOutcome(response.status);
-  const cache = h.get(EDGE_HEADERS.cache) ?? "";
-  const originAnswered = !own && !FROM_CACHE.has(cache);
+  const originAnswered = !own && !FROM_CACHE.has(facts.cache);
   return {
-    country,
+    country: facts.country,
     pool: pool ?? NO_POOL,
-    side: h.get(EDGE_HEADERS.canary) ?? "",
+    side: facts.side,
     outcome,
-    cache: CACHE_INDEX.get(cache) ?? null,
-    failover: h.has(EDGE_HEADERS.failover),
+    cache: CACHE_INDEX.get(facts.cache) ?? null,
+    failover: facts.failover,
     originAnswered,
     waitIsTtfb: originAnswered || outcome === INDEX.timeout,
+  };
+}
+
+/** The facts of a response the edge kept none for, read from its headers (pool `""`: none). */
+function factsFromHeaders(request: Request, h: Headers): ResponseFacts {
+  return {
+    pool: h.get(EDGE_HEADERS.pool) ?? "",
+    country: h.get(EDGE_HEADERS.country) ?? requestCountry(request, false),
+    side: h.get(EDGE_HEADERS.canary) ?? "",
+    failover: h.has(EDGE_HEADERS.failover),
+    cache: h.get(EDGE_HEADERS.cache) ?? "",
   };
 }
 
