@@ -102,6 +102,17 @@ export class MinuteLedger {
     return { increments, resets: baseline ? 0 : resets };
   }
 
+  /**
+   * The pairs (`CC/pool`) with a row in a minute the ledger still keeps: those the edge still
+   * holds. A pair without requests for longer than the edge keeps its minutes is not among them.
+   */
+  pairs(): Set<string> {
+    const out = new Set<string>();
+    for (const rows of this.minutes.values())
+      for (const key of rows.keys()) out.add(key.split("/", 2).join("/"));
+    return out;
+  }
+
   toJSON(): LedgerJson {
     return { minutes: [...this.minutes].map(([m, pairs]) => [m, [...pairs]] as const) };
   }

@@ -80,7 +80,8 @@ export const OBSERVED_WINDOW_MINUTES = 2;
  * one-minute rows (`by=minute`) of the current and previous minutes, and of every minute since
  * the last good poll (up to the edge's 15 before the current one), in one request; adds what
  * each minute gained to the counters, and writes `observed/{CC}/{pool}` for the pairs with at
- * least `minSamples` requests in the last two minutes. A failed poll (the edge
+ * least `minSamples` requests in the last two minutes. A pair the edge no longer keeps (no
+ * requests in its 16 minutes) leaves `/metrics` and the state file. A failed poll (the edge
  * unreachable, a refused token, a junk answer) writes nothing: it is a reason on `/status`, a
  * count on `/metrics` and one log line; once polls have failed for `staleMs`, the lease is no
  * longer renewed, so the observations go and routing is the checkers' alone. On abort the lease
@@ -144,6 +145,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
     const take = ledger.take(reading, baseline);
     baseline = false;
     for (const inc of take.increments) metrics?.add(inc);
+    const forgotten = metrics?.retain(ledger.pairs()) ?? 0;
     if (take.resets > 0) {
       metrics?.edgeReset(take.resets);
       emit({
@@ -159,7 +161,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
     status.failures = 0;
     status.lastSuccess = now();
     status.released = false;
-    if (deps.stateFile && take.increments.length > 0)
+    if (deps.stateFile && (take.increments.length > 0 || forgotten > 0))
       await deps.stateFile
         .save({ v: 2, ledger: ledger.toJSON(), totals: metrics?.totalsJson() ?? emptyTotals })
         .catch((e) =>

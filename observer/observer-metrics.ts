@@ -161,6 +161,40 @@ export class ObserverMetrics {
     totals.set(k, t);
   }
 
+  /**
+   * Drops every `edge_viewer_*` series (and its total) of the pairs (`CC/pool`) `live` does not
+   * hold: a pair the edge no longer keeps is gone from `/metrics`, so pools and countries that come
+   * and go do not pile up series. Should its viewers come back, its counters start again from 0,
+   * a counter reset to Prometheus. Returns the pairs dropped.
+   */
+  retain(live: ReadonlySet<string>): number {
+    const gone = new Set<string>();
+    const sweep = <T extends { country: string; pool: string }>(
+      totals: Map<string, T>,
+      remove: (t: T) => void,
+    ) => {
+      for (const [k, t] of totals) {
+        const pair = `${t.country}/${t.pool}`;
+        if (live.has(pair)) continue;
+        remove(t);
+        totals.delete(k);
+        gone.add(pair);
+      }
+    };
+    sweep(this.totals.requests, (t) =>
+      this.requests.remove({ country: t.country, pool: t.pool, outcome: t.outcome }),
+    );
+    sweep(this.totals.cache, (t) =>
+      this.cache.remove({ country: t.country, pool: t.pool, result: t.result }),
+    );
+    sweep(this.totals.starved, (t) => this.starved.remove({ country: t.country, pool: t.pool }));
+    sweep(this.totals.failovers, (t) =>
+      this.failovers.remove({ country: t.country, pool: t.pool }),
+    );
+    for (const pair of this.ttfb.retain(live)) gone.add(pair);
+    return gone.size;
+  }
+
   /** The totals, for the state file. */
   totalsJson(): CounterTotals {
     return {

@@ -47,6 +47,18 @@ export class TtfbHistogram {
     s.sum += sumSeconds;
   }
 
+  /** Drops the series of the pairs (`CC/pool`) `live` does not hold; returns those pairs. */
+  retain(live: ReadonlySet<string>): string[] {
+    const gone: string[] = [];
+    for (const [key, s] of this.series) {
+      const pair = `${s.labels.country}/${s.labels.pool}`;
+      if (live.has(pair)) continue;
+      this.series.delete(key);
+      gone.push(pair);
+    }
+    return gone;
+  }
+
   /** Every series' counts, for the state file. */
   snapshot(): { country: string; pool: string; buckets: number[]; sum: number }[] {
     return [...this.series.values()].map((s) => ({

@@ -27,7 +27,11 @@ export class ObservationsEdge {
   private server: Server | null = null;
   port = 0;
 
-  constructor(readonly token: string) {}
+  /** `now` is the edge's clock (ms since the epoch): its current minute and its answers' `until`. */
+  constructor(
+    readonly token: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -50,7 +54,7 @@ export class ObservationsEdge {
     },
     minutesAgo = 0,
   ): void {
-    const minute = minuteOf(Date.now()) - minutesAgo;
+    const minute = minuteOf(this.now()) - minutesAgo;
     const key = `${minute}|${country}|${pool}`;
     let row = this.tallies.get(key);
     if (!row) {
@@ -100,7 +104,7 @@ export class ObservationsEdge {
   }
 
   document(windowS: number, byMinute: boolean) {
-    const now = Date.now();
+    const now = this.now();
     const since = minuteOf(now - windowS * 1000);
     return {
       window_s: windowS,

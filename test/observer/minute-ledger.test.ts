@@ -206,6 +206,26 @@ describe("MinuteLedger", () => {
     take(l, edge, MINUTE + 20);
     expect(l.toJSON().minutes.map(([m]) => m)).not.toContain(MINUTE);
   });
+
+  it("holds a pair, canary sides folded into it, until the edge's 16 minutes pass without its requests", () => {
+    const edge: Edge = new Map();
+    const l = new MinuteLedger();
+    add(edge, MINUTE, "BR/us-east", { ok: 1 });
+    add(edge, MINUTE + 5, "DE/fra-1", { ok: 1 });
+    const canary = edge.get(`${MINUTE}|BR/us-east`);
+    if (canary)
+      edge.set(`${MINUTE}|BR/us-east|c7:canary`, { ...canary, pool: "us-east", side: "c7:canary" });
+    take(l, edge, MINUTE);
+    expect(l.toJSON().minutes[0]?.[1].map(([k]) => k)).toContain("BR/us-east/c7:canary");
+    take(l, edge, MINUTE + 5, 5);
+    expect([...l.pairs()].sort()).toEqual(["BR/us-east", "DE/fra-1"]);
+    take(l, edge, MINUTE + 15, 10);
+    expect([...l.pairs()].sort()).toEqual(["BR/us-east", "DE/fra-1"]);
+    take(l, edge, MINUTE + 16, 1);
+    expect([...l.pairs()]).toEqual(["DE/fra-1"]);
+    take(l, edge, MINUTE + 21, 5);
+    expect([...l.pairs()]).toEqual([]);
+  });
 });
 
 describe("ObservationDocumentSchema", () => {

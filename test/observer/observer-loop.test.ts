@@ -28,8 +28,16 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
-/** runObserver against the loopback edge and real etcd, stale after `staleMs`. */
-function observe(prefix: string, staleMs: number) {
+/**
+ * runObserver against a loopback edge (the shared one unless `at` names another, with the clock
+ * both read) and real etcd, stale after `staleMs`.
+ */
+function observe(
+  prefix: string,
+  staleMs: number,
+  at: { readonly edge: ObservationsEdge; readonly now?: () => number } = { edge },
+) {
+  const edge = at.edge;
   const settings = cliSettingsFromEnv({ ETCD_ENDPOINTS: etcd.endpoint, ROUTING_PREFIX: prefix });
   const members = EtcdMembers.open(settings);
   const events: ObserveEvent[] = [];
@@ -55,6 +63,7 @@ function observe(prefix: string, staleMs: number) {
     metrics,
     log,
     signal: stop.signal,
+    ...(at.now ? { now: at.now } : {}),
   }).finally(() => members.close());
   return {
     events,
@@ -148,6 +157,37 @@ describe("runObserver", () => {
     } finally {
       await o.stop();
       edge.restartAggregator();
+    }
+  });
+
+  it("a pair without viewers for the edge's 16 minutes leaves /metrics and the totals the state file keeps", async () => {
+    let now = Date.now();
+    const clock = () => now;
+    const edge16 = await new ObservationsEdge("t0ken", clock).start();
+    const o = observe(uniquePrefix("observer-forget"), 60_000, { edge: edge16, now: clock });
+    const requests = async (country: string, pool: string) =>
+      sampleValue(parsePromText(await o.metrics.registry.metrics()), "edge_viewer_requests_total", {
+        country,
+        pool,
+        outcome: "ok",
+      });
+    try {
+      await waitFor(async () => edge16.polls.length > 0, 10_000);
+      edge16.record("BR", "tmp-3", { outcomes: { ok: 40 } });
+      edge16.record("DE", "fra-1", { outcomes: { ok: 20 } });
+      expect(await waitFor(async () => (await requests("BR", "tmp-3")) === 40, 10_000)).toBe(true);
+      now += 15 * 60_000;
+      edge16.record("DE", "fra-1", { outcomes: { ok: 5 } });
+      expect(await waitFor(async () => (await requests("DE", "fra-1")) === 25, 10_000)).toBe(true);
+      expect(await requests("BR", "tmp-3")).toBe(40);
+      now += 60_000;
+      edge16.record("DE", "fra-1", { outcomes: { ok: 5 } });
+      expect(await waitFor(async () => (await requests("DE", "fra-1")) === 30, 10_000)).toBe(true);
+      expect(await requests("BR", "tmp-3")).toBeUndefined();
+      expect(o.metrics.totalsJson().requests.map((r) => r.pool)).toEqual(["fra-1"]);
+    } finally {
+      await o.stop();
+      await edge16.stop();
     }
   });
 

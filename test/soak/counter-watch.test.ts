@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CounterWatch } from "../../soak/counter-watch.js";
+import { CounterWatch, FORGET_AFTER_SECONDS } from "../../soak/counter-watch.js";
 
 const scrape = (requests: number, starved: number, extra = "") =>
   [
@@ -48,6 +48,28 @@ describe("the observer's viewer counters only grow (soak/counter-watch.ts)", () 
     expect(w.dropCount).toBe(1);
     expect(w.drops).toEqual([
       't=20 s observer#1: edge_viewer_starved_total{country="FR",pool="p03"} went missing',
+    ]);
+  });
+
+  it("a pair's series may go once its counters have not risen for the edge's minutes, and come back from 0", () => {
+    const w = new CounterWatch();
+    const fr = (n: number) =>
+      `edge_viewer_requests_total{country="FR",pool="p03",outcome="ok"} ${n}`;
+    w.see(10, "observer#1", scrape(100, 4, fr(7)));
+    w.see(20, "observer#1", scrape(101, 4, fr(9)));
+    // DE/p02 rose at 20 s, FR/p03 too: FR going soon after is a drop
+    w.see(30, "observer#1", scrape(102, 4));
+    expect(w.dropCount).toBe(1);
+    w.see(40, "observer#1", scrape(103, 4, fr(9)));
+    w.see(40 + FORGET_AFTER_SECONDS - 1, "observer#1", scrape(104, 4, fr(9)));
+    expect(w.dropCount).toBe(1);
+    w.see(20 + FORGET_AFTER_SECONDS, "observer#1", scrape(105, 4));
+    expect(w.dropCount).toBe(1);
+    w.see(30 + FORGET_AFTER_SECONDS, "observer#1", scrape(106, 4, fr(2)));
+    w.see(40 + FORGET_AFTER_SECONDS, "observer#1", scrape(107, 4, fr(3)));
+    expect(w.dropCount).toBe(1);
+    expect(w.drops).toEqual([
+      't=30 s observer#1: edge_viewer_requests_total{country="FR",outcome="ok",pool="p03"} went missing',
     ]);
   });
 });
