@@ -67,6 +67,8 @@ export interface ObserverDeps {
   readonly log: (e: ObserveEvent) => void;
   readonly signal: AbortSignal;
   readonly now?: () => number;
+  /** Called after each poll's work (reading, counting, writing, judging), before its sleep. */
+  readonly pollDone?: () => void;
 }
 
 /**
@@ -221,6 +223,7 @@ export async function runObserver(deps: ObserverDeps): Promise<void> {
         canaryFailing = true;
       }
     }
+    deps.pollDone?.();
     try {
       await sleep(Math.max(0, tickAt + deps.intervalMs - now()), undefined, {
         signal: deps.signal,

@@ -4,8 +4,17 @@ import { DatabaseSync } from "node:sqlite";
 
 /** What the Worker's Durable Object aggregator keeps on disk (workerd's persist directory). */
 export interface AggregatorStorage {
-  /** Bytes of every file of its objects: each shard's SQLite database, WAL and shared memory. */
+  /**
+   * Bytes of its databases as its objects see them (page count × page size, committed pages in
+   * the WAL included): what `ctx.storage.sql.databaseSize` reports and Cloudflare bills.
+   */
   readonly bytes: number;
+  /**
+   * Bytes of every file of its objects: each shard's SQLite file, WAL and shared memory. workerd
+   * checkpoints a WAL only once it holds 1,000 pages (SQLite's default), so this figure climbs
+   * towards ~4 MiB a shard at the soak's write rate while the databases hold still.
+   */
+  readonly fileBytes: number;
   /** Shard databases found. */
   readonly objects: number;
   /** Rows of its tables keyed by minute, all shards together (one per minute, country, pool…). */
@@ -30,6 +39,7 @@ export async function aggregatorStorage(persistDir: string): Promise<AggregatorS
     return null;
   }
   let bytes = 0;
+  let fileBytes = 0;
   let objects = 0;
   let rows = 0;
   let oldest: number | null = null;
@@ -37,17 +47,18 @@ export async function aggregatorStorage(persistDir: string): Promise<AggregatorS
     const dir = join(persistDir, "do", d);
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const path = join(dir, name);
-      bytes += (await stat(path).catch(() => null))?.size ?? 0;
+      fileBytes += (await stat(path).catch(() => null))?.size ?? 0;
       if (!name.endsWith(".sqlite") || name === "metadata.sqlite") continue;
       objects += 1;
       const held = bucketRows(path);
       if (!held) continue;
+      bytes += held.bytes;
       rows += held.rows;
       if (held.oldest !== null)
         oldest = oldest === null ? held.oldest : Math.min(oldest, held.oldest);
     }
   }
-  return objects === 0 ? null : { bytes, objects, rows, oldestMinute: oldest };
+  return objects === 0 ? null : { bytes, fileBytes, objects, rows, oldestMinute: oldest };
 }
 
 /**
@@ -55,7 +66,7 @@ export async function aggregatorStorage(persistDir: string): Promise<AggregatorS
  * aggregator's one-minute tallies, whatever its schema calls the table); workerd's own tables
  * (`_cf_…`) are left out.
  */
-function bucketRows(path: string): { rows: number; oldest: number | null } | null {
+function bucketRows(path: string): { bytes: number; rows: number; oldest: number | null } | null {
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(path, { readOnly: true });
@@ -77,9 +88,11 @@ function bucketRows(path: string): { rows: number; oldest: number | null } | nul
       rows += r.n;
       if (r.m !== null) oldest = oldest === null ? r.m : Math.min(oldest, r.m);
     }
-    return { rows, oldest };
+    const pages = db.prepare("PRAGMA page_count").get() as { page_count: number } | undefined;
+    const size = db.prepare("PRAGMA page_size").get() as { page_size: number } | undefined;
+    return { bytes: (pages?.page_count ?? 0) * (size?.page_size ?? 0), rows, oldest };
   } catch {
-    // not created yet, or busy: its bytes still count
+    // not created yet, or busy: its files still count
     return null;
   } finally {
     db?.close();

@@ -20,6 +20,8 @@ export const HEARTBEAT_SETTLING_CHECKS = 900;
 export const SETTLING_SECONDS = Object.freeze({
   heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
 });
+/** Seconds between the sampler's samples. */
+export const SAMPLE_EVERY_SECONDS = 10;
 /** Pusher election TTL (s). */
 export const ELECTION_TTL = 5;
 /** `edgectl observe --interval` (s): five times the unit's rate, as the heartbeats'. */

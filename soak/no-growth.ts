@@ -1,4 +1,4 @@
-import { AGGREGATOR_KEPT_MINUTES } from "./layout.js";
+import { AGGREGATOR_KEPT_MINUTES, SAMPLE_EVERY_SECONDS } from "./layout.js";
 import { type Figure, type Sample, seriesKind } from "./samples.js";
 import { fitSlope, type SlopeFit } from "./slope.js";
 
@@ -8,8 +8,10 @@ import { fitSlope, type SlopeFit } from "./slope.js";
  *   when the whole 95 % interval lies above the goal, and, for a series spanning less than
  *   `resolvedSpanSeconds`, the line rises by more than `minRateRise` over it (a few minutes
  *   cannot resolve 1 MiB/h: only gross growth fails there). Memory saws up between
- *   collections: a series spanning at least `floorBinSeconds` × 6 is fitted through each bin's
- *   lowest sample (the floor the collector returns to), a shorter one on every sample.
+ *   collections and spikes for a sample while a poll or a compile holds native memory: a series
+ *   is fitted through each bin's lowest sample (the floor the collector returns to), bins of
+ *   `floorBinSeconds`, or a sixth of a series spanning less than 6 of them as long as that
+ *   holds `minFloorBinSeconds`; a shorter one on every sample.
  * - `flat`: the figure must not grow. It fails when the 95 % interval of the slope excludes 0
  *   (growth, not noise) and both the line and the figure itself (its range over the window)
  *   rise by more than `tolerance`: a step of `tolerance` late in the window tilts the line
@@ -91,6 +93,11 @@ export interface WindowOptions {
   /** Bin width (s) whose lowest sample a `rate` fit uses, when the window holds 6 bins. */
   readonly floorBinSeconds: number;
   /**
+   * Narrowest bin (s) of a shorter series' floor fit (a sixth of its span): two samples, so
+   * that each floor leaves a one-sample spike out.
+   */
+  readonly minFloorBinSeconds: number;
+  /**
    * By kind of process, the age (s) before which its memory still settles: a `rate` series with
    * a sample younger than this is judged as a short one (only a rise over `minRateRise` fails).
    */
@@ -116,6 +123,7 @@ export function windowOptions(
     minRateRise: 10,
     resolvedSpanSeconds: 600,
     floorBinSeconds: 60,
+    minFloorBinSeconds: 2 * SAMPLE_EVERY_SECONDS,
     settlingSeconds,
   };
 }
@@ -132,7 +140,8 @@ export interface GrowthVerdict {
 
 /**
  * The lowest sample of each `bin`-second bin (at the bin's middle), when the points span at
- * least 6 bins; else the points as they are.
+ * least 6 bins; else the points as they are. A sample on the far edge of the span counts in the
+ * last whole bin.
  */
 export function floorPoints(
   pts: ReadonlyArray<{ readonly x: number; readonly y: number }>,
@@ -142,12 +151,23 @@ export function floorPoints(
   const x0 = Math.min(...pts.map((p) => p.x));
   const x1 = Math.max(...pts.map((p) => p.x));
   if (x1 - x0 < 6 * bin) return pts.map((p) => ({ ...p }));
+  // a last sample right on a bin's edge joins the bin before: alone, a spike would be its floor
+  const last = Math.ceil((x1 - x0) / bin) - 1;
   const lows = new Map<number, number>();
   for (const p of pts) {
-    const b = Math.floor((p.x - x0) / bin);
+    const b = Math.min(Math.floor((p.x - x0) / bin), last);
     lows.set(b, Math.min(lows.get(b) ?? Number.POSITIVE_INFINITY, p.y));
   }
   return [...lows].map(([b, y]) => ({ x: x0 + (b + 0.5) * bin, y }));
+}
+
+/**
+ * The bin width of a `rate` series' floor fit over `span` seconds (see {@link GrowthGoal}), or
+ * null to fit every sample.
+ */
+export function floorBin(span: number, o: WindowOptions): number | null {
+  if (span >= 6 * o.floorBinSeconds) return o.floorBinSeconds;
+  return span / 6 >= o.minFloorBinSeconds ? span / 6 : null;
 }
 
 function fmt(v: number): string {
@@ -193,7 +213,9 @@ export function judgeGrowth(
       });
     }
     for (const [series, all] of bySeries) {
-      const pts = goal.kind === "rate" ? floorPoints(all, o.floorBinSeconds) : all;
+      const xs = all.map((p) => p.x);
+      const bin = goal.kind === "rate" ? floorBin(Math.max(...xs) - Math.min(...xs), o) : null;
+      const pts = bin === null ? all : floorPoints(all, bin);
       const fit = all.length >= o.minSamples ? fitSlope(pts) : null;
       if (!fit) {
         out.push({

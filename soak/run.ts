@@ -21,7 +21,7 @@ import { startDriver } from "./driver.js";
 import { startEdgeClients } from "./edge-clients.js";
 import { growthFailure } from "./growth-failure.js";
 import { invariantFailures } from "./invariants.js";
-import { FLOOR_POOL, SETTLING_SECONDS } from "./layout.js";
+import { FLOOR_POOL, SAMPLE_EVERY_SECONDS, SETTLING_SECONDS } from "./layout.js";
 import { GROWTH_GOALS, judgeGrowth, WARMUP_SECONDS, windowOptions } from "./no-growth.js";
 import { startObserver } from "./observer-process.js";
 import { parseSoakOptions } from "./options.js";
@@ -36,7 +36,7 @@ import {
 import { writePlots } from "./plots.js";
 import { printReport } from "./report.js";
 import { writeResults } from "./results-file.js";
-import { type MemberStarts, SAMPLE_EVERY_SECONDS, sampleAll } from "./sampler.js";
+import { type MemberStarts, sampleAll } from "./sampler.js";
 import type { Sample } from "./samples.js";
 import { chaosSchedule } from "./schedule.js";
 import { selfCheck } from "./self-check.js";

@@ -18,9 +18,6 @@ import type { World } from "./world.js";
 /** When each etcd member last started (ms), kept by the chaos schedule. */
 export type MemberStarts = number[];
 
-/** Seconds between samples. */
-export const SAMPLE_EVERY_SECONDS = 10;
-
 async function getText(url: string): Promise<string | null> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });

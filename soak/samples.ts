@@ -79,10 +79,15 @@ export type Figure =
   /** `observed/` keys in etcd (`edgectl observe`'s, and any other). */
   | "observed_keys"
   /**
-   * The Durable Object aggregator's files under workerd's persist directory, MiB: every shard's
-   * SQLite database, WAL and shared memory (`aggregator-storage.ts`).
+   * The Durable Object aggregator's databases as its objects see them, MiB: page count × page
+   * size of every shard, what Cloudflare bills (`aggregator-storage.ts`).
    */
   | "do_storage_mib"
+  /**
+   * Its files under workerd's persist directory, MiB: every shard's SQLite file, WAL and shared
+   * memory. Recorded, not judged: workerd's WAL fills to SQLite's checkpoint size first.
+   */
+  | "do_files_mib"
   /** Rows the aggregator's shards hold (one per minute, country and pool each). */
   | "do_rows"
   /** Minutes the aggregator holds: the current one less its oldest, plus one (it keeps 16). */

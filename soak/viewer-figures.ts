@@ -97,6 +97,7 @@ export async function sampleViewers(
   }
   if (storage) {
     put("aggregator", "do_storage_mib", storage.bytes / 2 ** 20, workerdAge);
+    put("aggregator", "do_files_mib", storage.fileBytes / 2 ** 20, workerdAge);
     put("aggregator", "do_rows", storage.rows, workerdAge);
     v.maxRows = Math.max(v.maxRows, storage.rows);
     v.maxStorageBytes = Math.max(v.maxStorageBytes, storage.bytes);

@@ -52,6 +52,7 @@ function observe(
   const status = new ObserverStatus(edgeName);
   const metrics = new ObserverMetrics();
   const stop = new AbortController();
+  let pollsDone = 0;
   const running = runObserver({
     edge: edgeName,
     read: edgeReader({ edge: new URL(edge.url), token: "t0ken", timeoutMs: 1000 }),
@@ -64,11 +65,15 @@ function observe(
     log,
     signal: stop.signal,
     ...(at.now ? { now: at.now } : {}),
+    pollDone: () => {
+      pollsDone++;
+    },
   }).finally(() => members.close());
   return {
     events,
     status,
     metrics,
+    pollsDone: () => pollsDone,
     stop: () => {
       stop.abort();
       return running;
@@ -185,6 +190,8 @@ describe("runObserver", () => {
       expect(await waitFor(async () => (await requests("DE", "fra-1")) === 30, 10_000)).toBe(true);
       expect(await requests("BR", "tmp-3")).toBeUndefined();
       expect(o.metrics.totalsJson().requests.map((r) => r.pool)).toEqual(["fra-1"]);
+      // each poll ends in pollDone (the idle heap trim's cue), answered or not
+      expect(o.pollsDone()).toBeGreaterThanOrEqual(edge16.polls.length - 1);
     } finally {
       await o.stop();
       await edge16.stop();

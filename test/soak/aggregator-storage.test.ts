@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -59,6 +59,7 @@ describe("the aggregator's storage, read beside workerd (soak/aggregator-storage
     expect(s?.rows).toBeLessThanOrEqual(countries.length * 8 * 2);
     expect(s?.objects).toBeGreaterThanOrEqual(1);
     expect(s?.bytes).toBeGreaterThan(0);
+    expect(s?.fileBytes).toBeGreaterThan(0);
     expect(s?.oldestMinute).toBeGreaterThanOrEqual(minute - 1);
     expect(s?.oldestMinute).toBeLessThanOrEqual(minute);
   });
@@ -69,6 +70,9 @@ describe("the aggregator's storage, read beside workerd (soak/aggregator-storage
       const objects = join(other, "do", "edge-ObservationAggregator");
       mkdirSync(objects, { recursive: true });
       const db = new DatabaseSync(join(objects, "0123abcd.sqlite"));
+      // as workerd keeps it: in WAL mode, nothing checkpointed into the file yet
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA wal_autocheckpoint = 0");
       db.exec(
         "CREATE TABLE tallies (minute INTEGER, country TEXT, pool TEXT, side TEXT, tally TEXT)",
       );
@@ -80,10 +84,15 @@ describe("the aggregator's storage, read beside workerd (soak/aggregator-storage
         [101, "canary"],
       ] as const)
         db.prepare("INSERT INTO tallies VALUES (?, 'DE', 'p02', ?, '{}')").run(minute, side);
-      db.close();
       const s = await aggregatorStorage(other);
+      const fileSize = statSync(join(objects, "0123abcd.sqlite")).size;
+      db.close();
       expect(s).toMatchObject({ objects: 1, rows: 3, oldestMinute: 100 });
-      expect(s?.bytes).toBeGreaterThan(0);
+      // the schema page and the two tables', read through the WAL: the database file itself
+      // holds only the first page, as workerd's do until a checkpoint
+      expect(s?.bytes).toBe(3 * 4096);
+      expect(fileSize).toBe(4096);
+      expect(s?.fileBytes).toBeGreaterThan(s?.bytes ?? 0);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

@@ -114,7 +114,8 @@ describe("no-growth test over the second half", () => {
     expect(judgeGrowth(long(0), GROWTH_GOALS, opts)[0]?.status).toBe("pass");
     const [v] = judgeGrowth(long(20), GROWTH_GOALS, opts);
     expect(v?.status).toBe("fail");
-    expect(v?.fit?.n).toBe(16);
+    // 15 minutes of whole bins: the last sample, on the edge, counts in the fifteenth
+    expect(v?.fit?.n).toBe(15);
   });
 
   it("a heartbeat whose memory still settles is judged as a short series: only a gross rise fails", () => {
@@ -203,10 +204,29 @@ describe("no-growth test over the second half", () => {
   it("judges the observer's anonymous memory on the common floor: a 42 MiB climb fails a quick run", () => {
     const climb = (t: number) => 100 + Math.max(0, t - 150) * 0.3;
     const [observer] = verdict(series("anon_mib", "observer#9", climb, 60));
-    expect(observer?.fit?.rise).toBeGreaterThan(40);
+    // fitted on the floors of 25-second bins, each a sample behind the climb
+    expect(observer?.fit?.rise).toBeGreaterThan(35);
     expect(observer?.status).toBe("fail");
     expect(observer?.detail).toContain("noise floor 10");
     const flat = (t: number) => 100 + Math.sin(t / 7);
     expect(verdict(series("anon_mib", "observer#9", flat, 60))[0]?.status).toBe("pass");
+  });
+
+  it("a quick run fits through the floors of a sixth of its span: one-sample spikes late in the window pass, a climb under them fails", () => {
+    // the observer: flat, with a poll's native memory held at single samples late in the window
+    const spikes: Record<number, number> = { 220: 11, 260: 20, 280: 25, 300: 30 };
+    const spiky = (t: number) => 55 + (spikes[t] ?? 0);
+    const [observer] = verdict(series("anon_mib", "observer#9", spiky, 60));
+    expect(observer?.status).toBe("pass");
+    expect(observer?.detail).toContain("fitted on");
+    // on every sample the same series rises past the noise floor
+    const raw = judgeGrowth(series("anon_mib", "observer#9", spiky, 60), GROWTH_GOALS, {
+      ...QUICK,
+      minFloorBinSeconds: 1_000,
+    })[0];
+    expect(raw?.fit?.rise).toBeGreaterThan(10);
+    expect(raw?.status).toBe("fail");
+    const climbing = (t: number) => spiky(t) + Math.max(0, t - 150) * 0.12;
+    expect(verdict(series("anon_mib", "observer#9", climbing, 60))[0]?.status).toBe("fail");
   });
 });
