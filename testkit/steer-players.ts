@@ -49,9 +49,16 @@ export function reportedOn(url: string, param: string): string | undefined {
   return raw.replace(/^"|"$/g, "").split(",").at(-1);
 }
 
-/** A media segment request of either stream (not an init segment). */
-export function isSegment(url: string): boolean {
-  return /\.(ts|m4s)(\?|$)/.test(url) && !url.includes("init-");
+/**
+ * A media segment request (not an init segment) of either stream, or of `format`'s alone: the
+ * media origins serve each format's stream under `/media/FORMAT/` (see {@link PLAYER_PAGES}).
+ * `url` is a path as an origin received it, or a whole URL.
+ */
+export function isSegment(url: string, format?: SteerPlayer["format"]): boolean {
+  if (!/\.(ts|m4s)(\?|$)/.test(url) || url.includes("init-")) return false;
+  return (
+    format === undefined || new URL(url, "http://origin").pathname.startsWith(`/media/${format}/`)
+  );
 }
 
 /** One steering manifest a player fetched. */

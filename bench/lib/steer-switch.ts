@@ -7,6 +7,7 @@ import {
   recordManifests,
   reportedOn,
   STEER_PLAYERS,
+  type SteerPlayer,
   until,
 } from "../../testkit/steer-players.js";
 import { STEER_COUNTRY, startSteerStack } from "../../testkit/steer-stack.js";
@@ -66,12 +67,8 @@ export async function steerSwitch(o: {
     await browser.page.goto(new URL(p.page, stack.edgeUrl).href);
     players.push({ ...p, browser, manifests });
   }
-  const segmentsOf = (pool: string, format: string, since: number) =>
-    stack
-      .origin(pool)
-      .hits.filter(
-        (h) => h.at >= since && isSegment(h.url) && h.url.startsWith(`/media/${format}/`),
-      );
+  const segmentsOf = (pool: string, format: SteerPlayer["format"], since: number) =>
+    stack.origin(pool).hits.filter((h) => h.at >= since && isSegment(h.url, format));
   for (const p of players)
     await until(`${p.name} playing from fra-1`, async () =>
       (await playerState(p.browser)).playing && segmentsOf("fra-1", p.format, 0).length >= 2
