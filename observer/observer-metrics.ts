@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { registerLiveHeapGauge } from "../adapters/live-heap.js";
 import { VERSION } from "../adapters/version.js";
 import type { CounterIncrement } from "./minute-ledger.js";
+import { pairKey } from "./minute-reading.js";
 import { OBSERVE_FAILURE_CODES, type ObserveFailureCode } from "./observe-failure.js";
 import { TtfbHistogram } from "./ttfb-histogram.js";
 
@@ -174,7 +175,7 @@ export class ObserverMetrics {
       remove: (t: T) => void,
     ) => {
       for (const [k, t] of totals) {
-        const pair = `${t.country}/${t.pool}`;
+        const pair = pairKey(t.country, t.pool);
         if (live.has(pair)) continue;
         remove(t);
         totals.delete(k);

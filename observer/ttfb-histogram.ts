@@ -1,5 +1,6 @@
 import type { Metric, Registry } from "prom-client";
 import { TTFB_BUCKETS_MS } from "../core/index.js";
+import { pairKey } from "./minute-reading.js";
 
 /** Upper bounds of `edge_viewer_ttfb_seconds`, in seconds: the edge's own buckets. */
 const BOUNDS_S: readonly number[] = TTFB_BUCKETS_MS.map((ms) => ms / 1000);
@@ -51,7 +52,7 @@ export class TtfbHistogram {
   retain(live: ReadonlySet<string>): string[] {
     const gone: string[] = [];
     for (const [key, s] of this.series) {
-      const pair = `${s.labels.country}/${s.labels.pool}`;
+      const pair = pairKey(s.labels.country, s.labels.pool);
       if (live.has(pair)) continue;
       this.series.delete(key);
       gone.push(pair);

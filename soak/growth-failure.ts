@@ -1,12 +1,12 @@
-import { floorPoints, type GrowthVerdict } from "./no-growth.js";
+import { FLOOR_BINS, type GrowthVerdict, ratePoints } from "./no-growth.js";
 import type { Figure, Sample } from "./samples.js";
 import { fitSlope } from "./slope.js";
 import { socketGrowth } from "./socket-growth.js";
 
-/** Seconds per bin of the floor fit, as the `rate` goals' (no-growth.ts `floorBinSeconds`). */
-const FLOOR_BIN_SECONDS = 60;
-
-/** What the fitted line of `figure` in `series` gains from `from` (s) on; null without samples. */
+/**
+ * What the fitted line of `figure` in `series` gains from `from` (s) on, fitted as the `rate`
+ * goals are; null without samples.
+ */
 function fittedRise(
   samples: readonly Sample[],
   series: string,
@@ -16,7 +16,7 @@ function fittedRise(
   const pts = samples
     .filter((s) => s.series === series && s.figure === figure && s.t >= from)
     .map((s) => ({ x: s.t, y: s.value }));
-  return fitSlope(floorPoints(pts, FLOOR_BIN_SECONDS))?.rise ?? null;
+  return fitSlope(ratePoints(pts, FLOOR_BINS))?.rise ?? null;
 }
 
 /**

@@ -104,6 +104,12 @@ export interface WindowOptions {
   readonly settlingSeconds: Readonly<Record<string, number>>;
 }
 
+/** The bins of the `rate` goals' floor fits ({@link WindowOptions}). */
+export const FLOOR_BINS: Pick<WindowOptions, "floorBinSeconds" | "minFloorBinSeconds"> = {
+  floorBinSeconds: 60,
+  minFloorBinSeconds: 2 * SAMPLE_EVERY_SECONDS,
+};
+
 /** Seconds of a process's life left out of its fits. */
 export const WARMUP_SECONDS = 60;
 
@@ -122,8 +128,7 @@ export function windowOptions(
     // A busy pusher's heap saws by 6 MiB between collections.
     minRateRise: 10,
     resolvedSpanSeconds: 600,
-    floorBinSeconds: 60,
-    minFloorBinSeconds: 2 * SAMPLE_EVERY_SECONDS,
+    ...FLOOR_BINS,
     settlingSeconds,
   };
 }
@@ -162,12 +167,19 @@ export function floorPoints(
 }
 
 /**
- * The bin width of a `rate` series' floor fit over `span` seconds (see {@link GrowthGoal}), or
- * null to fit every sample.
+ * The points a `rate` series' fit runs through (see {@link GrowthGoal}): each bin's floor, bins
+ * of `floorBinSeconds` or of a sixth of a shorter span as long as that holds
+ * `minFloorBinSeconds`; else every point.
  */
-export function floorBin(span: number, o: WindowOptions): number | null {
-  if (span >= 6 * o.floorBinSeconds) return o.floorBinSeconds;
-  return span / 6 >= o.minFloorBinSeconds ? span / 6 : null;
+export function ratePoints(
+  pts: ReadonlyArray<{ readonly x: number; readonly y: number }>,
+  o: Pick<WindowOptions, "floorBinSeconds" | "minFloorBinSeconds">,
+): Array<{ x: number; y: number }> {
+  if (pts.length === 0) return [];
+  const xs = pts.map((p) => p.x);
+  const span = Math.max(...xs) - Math.min(...xs);
+  if (span >= 6 * o.floorBinSeconds) return floorPoints(pts, o.floorBinSeconds);
+  return span / 6 >= o.minFloorBinSeconds ? floorPoints(pts, span / 6) : pts.map((p) => ({ ...p }));
 }
 
 function fmt(v: number): string {
@@ -213,9 +225,7 @@ export function judgeGrowth(
       });
     }
     for (const [series, all] of bySeries) {
-      const xs = all.map((p) => p.x);
-      const bin = goal.kind === "rate" ? floorBin(Math.max(...xs) - Math.min(...xs), o) : null;
-      const pts = bin === null ? all : floorPoints(all, bin);
+      const pts = goal.kind === "rate" ? ratePoints(all, o) : all;
       const fit = all.length >= o.minSamples ? fitSlope(pts) : null;
       if (!fit) {
         out.push({

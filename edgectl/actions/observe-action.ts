@@ -162,7 +162,6 @@ export async function observeAction(
   // is a piece of work: the trim due runs after it, not only once a whole second was quiet,
   // which a slower machine's 2-second polls seldom leave.
   trim = startIdleHeapTrim(logger, { minGrowthBytes: OBSERVER_TRIM_GROWTH_BYTES });
-  const pollTrim = trim;
   try {
     await runObserver({
       edge: origin,
@@ -177,7 +176,7 @@ export async function observeAction(
       canary: judge,
       log,
       signal,
-      ...(pollTrim ? { pollDone: () => pollTrim.workDone() } : {}),
+      pollDone: () => trim?.workDone(),
     });
   } finally {
     trim?.stop();
