@@ -16,10 +16,7 @@ export const HEARTBEAT_INTERVAL = 1;
  * and its live heap rises by ~1 MiB over its first ~700 checks, then holds.
  */
 export const HEARTBEAT_SETTLING_CHECKS = 900;
-/** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
-export const SETTLING_SECONDS = Object.freeze({
-  heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
-});
+
 /** Seconds between the sampler's samples. */
 export const SAMPLE_EVERY_SECONDS = 10;
 /** Pusher election TTL (s). */
@@ -35,3 +32,14 @@ export const OBSERVER_TTL = 15;
  * the 15 before it): its rows, and so its storage, rise for this long, then hold.
  */
 export const AGGREGATOR_KEPT_MINUTES = 16;
+/**
+ * Seconds after which the observer's memory has settled: it holds the (country, pool) pairs of
+ * the edge's kept minutes and their totals, so its heap rises while those minutes fill, then
+ * holds (soak/README.md).
+ */
+export const OBSERVER_SETTLING_SECONDS = (AGGREGATOR_KEPT_MINUTES + 1) * 60;
+/** By kind of process, the age (s) before which its memory still settles (no-growth.ts). */
+export const SETTLING_SECONDS = Object.freeze({
+  heartbeat: HEARTBEAT_SETTLING_CHECKS * HEARTBEAT_INTERVAL,
+  observer: OBSERVER_SETTLING_SECONDS,
+});

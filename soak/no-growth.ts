@@ -98,8 +98,9 @@ export interface WindowOptions {
    */
   readonly minFloorBinSeconds: number;
   /**
-   * By kind of process, the age (s) before which its memory still settles: a `rate` series with
-   * a sample younger than this is judged as a short one (only a rise over `minRateRise` fails).
+   * By kind of process, the age (s) before which its memory still settles. A `rate` series whose
+   * settled samples span `resolvedSpanSeconds` is fitted on those alone; otherwise, when it has
+   * a younger sample, it is judged as a short one (only a rise over `minRateRise` fails).
    */
   readonly settlingSeconds: Readonly<Record<string, number>>;
 }
@@ -112,6 +113,9 @@ export const FLOOR_BINS: Pick<WindowOptions, "floorBinSeconds" | "minFloorBinSec
 
 /** Seconds of a process's life left out of its fits. */
 export const WARMUP_SECONDS = 60;
+
+/** A series spanning at least this many seconds is judged on its interval alone. */
+export const RESOLVED_SPAN_SECONDS = 600;
 
 /**
  * How a run of `seconds` is judged (soak/README.md, "No growth"); `settlingSeconds` as in
@@ -127,7 +131,7 @@ export function windowOptions(
     minSamples: 6,
     // A busy pusher's heap saws by 6 MiB between collections.
     minRateRise: 10,
-    resolvedSpanSeconds: 600,
+    resolvedSpanSeconds: RESOLVED_SPAN_SECONDS,
     ...FLOOR_BINS,
     settlingSeconds,
   };
@@ -196,8 +200,8 @@ export function judgeGrowth(
   const out: GrowthVerdict[] = [];
   for (const goal of goals) {
     const bySeries = new Map<string, Array<{ x: number; y: number }>>();
-    /** Series with a sample of a process whose memory still settles. */
-    const settling = new Set<string>();
+    /** Of a process whose memory still settles at some sample: its settled samples. */
+    const settled = new Map<string, Array<{ x: number; y: number }>>();
     /** Series with samples left out as younger than the goal's `plateauAge`, and how many. */
     const rising = new Map<string, number>();
     for (const s of samples) {
@@ -208,11 +212,14 @@ export function judgeGrowth(
         rising.set(s.series, (rising.get(s.series) ?? 0) + 1);
         continue;
       }
-      const settles = o.settlingSeconds[seriesKind(s.series)];
-      if (s.age !== undefined && settles !== undefined && s.age < settles) settling.add(s.series);
       const pts = bySeries.get(s.series) ?? [];
       pts.push({ x: s.t, y: s.value });
       bySeries.set(s.series, pts);
+      const settles = o.settlingSeconds[seriesKind(s.series)];
+      if (settles === undefined || s.age === undefined) continue;
+      const old = settled.get(s.series) ?? [];
+      if (s.age >= settles) old.push({ x: s.t, y: s.value });
+      settled.set(s.series, old);
     }
     for (const [series, n] of rising) {
       if (bySeries.has(series) || goal.kind !== "flat") continue;
@@ -224,7 +231,11 @@ export function judgeGrowth(
         fit: null,
       });
     }
-    for (const [series, all] of bySeries) {
+    for (const [series, every] of bySeries) {
+      const old = goal.kind === "rate" ? settled.get(series) : undefined;
+      const young = old !== undefined && old.length < every.length;
+      const judgedOld = young && spans(old, o.resolvedSpanSeconds) && old.length >= o.minSamples;
+      const all = judgedOld ? old : every;
       const pts = goal.kind === "rate" ? ratePoints(all, o) : all;
       const fit = all.length >= o.minSamples ? fitSlope(pts) : null;
       if (!fit) {
@@ -240,15 +251,15 @@ export function judgeGrowth(
       const [lo, hi] = fit.ci95;
       if (goal.kind === "rate") {
         const perHour = fit.slope * 3600;
-        const young = settling.has(series);
-        const short = young || fit.spanSeconds < o.resolvedSpanSeconds;
+        const settling = young && !judgedOld;
+        const short = settling || fit.spanSeconds < o.resolvedSpanSeconds;
         const floor = o.minRateRise;
         const fail = lo * 3600 > goal.maxPerHour && (!short || fit.rise > floor);
         out.push({
           figure: goal.figure,
           series,
           status: fail ? "fail" : "pass",
-          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${floor}` : ""}${young ? ", still settling" : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
+          detail: `${fmt(perHour)} ${goal.unit}/h (95 % ${fmt(lo * 3600)}…${fmt(hi * 3600)}; goal ≤ ${goal.maxPerHour}; rise ${fmt(fit.rise)} ${goal.unit} over ${fmt(fit.spanSeconds)} s${short ? `, noise floor ${floor}` : ""}${settling ? ", still settling" : ""}${judgedOld ? `, its ${all.length} settled samples` : ""}${pts.length < all.length ? `, fitted on ${pts.length} floors` : ""})`,
           fit,
         });
       } else {
@@ -264,4 +275,11 @@ export function judgeGrowth(
     }
   }
   return out;
+}
+
+/** Whether `pts` (in time order) span at least `seconds`. */
+function spans(pts: readonly { x: number }[], seconds: number): boolean {
+  const first = pts[0];
+  const last = pts[pts.length - 1];
+  return first !== undefined && last !== undefined && last.x - first.x >= seconds;
 }

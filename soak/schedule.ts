@@ -1,3 +1,5 @@
+import { OBSERVER_SETTLING_SECONDS } from "./layout.js";
+import { RESOLVED_SPAN_SECONDS } from "./no-growth.js";
 import type { PlantedLeak } from "./options.js";
 
 /** One step of the chaos schedule, at `t` seconds into the measured run. */
@@ -20,7 +22,8 @@ export const ETCD_DOWN_SECONDS = 15;
  * The schedule of a run of `seconds`: a heartbeat killed (and restarted) every minute; the
  * leader pusher every 5 minutes (restarted as standby); one etcd member once, at 40 % of the
  * run (a quarter in a short run), for 15 s; `edgectl observe` every 5 minutes of the first half
- * (once, at a fifth, in a short run), so that one observer lives the whole judged half; with
+ * (once, at a fifth, in a short run), the last early enough that its successor's settled memory
+ * ({@link OBSERVER_SETTLING_SECONDS}) spans {@link RESOLVED_SPAN_SECONDS} of the run; with
  * `plant`, that leak: one lease kept every minute, or `observed/` keys left every 30 s. Steps
  * sit off the minute (3, 7, 17, 33, 37, 44 s past it) so they do not meet the sampler (second 0
  * of every 10). A run shorter than 10 minutes kills the leader pusher once at a third of the
@@ -43,7 +46,9 @@ export function chaosSchedule(seconds: number, plant: PlantedLeak | null): Chaos
   if (seconds < 600) {
     steps.push({ t: Math.round(seconds / 5 / 10) * 10 + 7, kind: "kill-observer" });
   } else {
-    for (let t = 187; t < seconds / 2 - 60; t += 300) steps.push({ t, kind: "kill-observer" });
+    const lastRestart = Math.max(127, seconds - OBSERVER_SETTLING_SECONDS - RESOLVED_SPAN_SECONDS);
+    for (let t = 127; t < seconds / 2 - 60 && t <= lastRestart; t += 300)
+      steps.push({ t, kind: "kill-observer" });
   }
   if (plant === "lease")
     for (let t = 37; t < seconds; t += 60) steps.push({ t, kind: "plant-lease" });

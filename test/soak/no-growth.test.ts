@@ -141,6 +141,34 @@ describe("no-growth test over the second half", () => {
     expect(judged(stepped("pusher:a#1@leader", 600, 4))?.status).toBe("fail");
   });
 
+  it("an observer whose settled samples span 10 minutes is fitted on those alone, at 1 MiB/h", () => {
+    // Restarted at 127 s: its heap fills with the edge's pairs until 1,147 s, then holds or creeps.
+    const observer = (afterPerHour: number): Sample[] =>
+      Array.from({ length: 181 }, (_, i) => i * 10).map((t) => ({
+        t,
+        series: "observer#7",
+        figure: "heap_mib" as const,
+        value: 20 + Math.min(t - 127, 1020) / 150 + (Math.max(0, t - 1147) / 3600) * afterPerHour,
+        age: t - 127,
+      }));
+    const opts = windowOptions(1800, { observer: 1020 });
+    const judged = (s: Sample[]) => judgeGrowth(s, GROWTH_GOALS, opts)[0];
+    const filling = judged(observer(0));
+    // fitted on every sample of the second half, the filling alone fails
+    expect(judgeGrowth(observer(0), GROWTH_GOALS, windowOptions(1800))[0]?.status).toBe("fail");
+    expect(filling?.status).toBe("pass");
+    expect(filling?.detail).toContain("settled samples");
+    expect(filling?.detail).not.toContain("noise floor");
+    expect(judged(observer(3))?.status).toBe("fail");
+    // restarted later, its settled samples span under 10 minutes: judged as settling
+    const late = judgeGrowth(
+      observer(0).map((x) => ({ ...x, age: (x.age ?? 0) - 300 })),
+      GROWTH_GOALS,
+      opts,
+    )[0];
+    expect(late?.detail).toContain("still settling");
+  });
+
   it("floor points: each bin's lowest sample, only when the window holds 6 bins", () => {
     const pts = Array.from({ length: 14 }, (_, i) => ({ x: i * 30, y: i % 2 === 0 ? 10 + i : 50 }));
     expect(floorPoints(pts, 60)).toEqual(

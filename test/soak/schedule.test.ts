@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OBSERVER_SETTLING_SECONDS } from "../../soak/layout.js";
 import { chaosSchedule, ETCD_DOWN_SECONDS } from "../../soak/schedule.js";
 
 describe("chaos schedule", () => {
@@ -34,12 +35,24 @@ describe("chaos schedule", () => {
     ]);
     expect(steps.filter((s) => s.kind === "kill-etcd-member")).toHaveLength(1);
     expect(steps.filter((s) => s.kind === "plant-lease")).toHaveLength(30);
-    // the observer every 5 minutes of the first half only: one observer lives the judged half
-    expect(steps.filter((s) => s.kind === "kill-observer").map((s) => s.t)).toEqual([
-      187, 487, 787,
-    ]);
+    // the observer once: its successor's memory settles 17 minutes on, and is judged for 10
+    expect(steps.filter((s) => s.kind === "kill-observer").map((s) => s.t)).toEqual([127]);
     for (const s of steps) expect(s.t % 10).not.toBe(0);
     const times = steps.map((s) => s.t);
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it("the hour: the observer every 5 minutes of the first half, the last leaving 10 settled minutes", () => {
+    const kills = chaosSchedule(3600, null)
+      .filter((s) => s.kind === "kill-observer")
+      .map((s) => s.t);
+    expect(kills).toEqual([127, 427, 727, 1027, 1327, 1627]);
+    expect(3600 - ((kills.at(-1) ?? 0) + OBSERVER_SETTLING_SECONDS)).toBeGreaterThanOrEqual(600);
+    // a 20-minute run cannot leave that much: the observer is still killed once
+    expect(
+      chaosSchedule(1200, null)
+        .filter((s) => s.kind === "kill-observer")
+        .map((s) => s.t),
+    ).toEqual([127]);
   });
 });
