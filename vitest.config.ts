@@ -8,25 +8,48 @@ process.stderr.write(
   `etcd ${etcdVersionOf(etcd.bin) ?? "(not found)"}: ${etcd.bin} (${etcd.source})\n`,
 );
 
+/**
+ * The file that runs alone, after the others: two real players decoding video in Chromium beside
+ * workerd take both cores for a minute and a half, and its waits are counted in segments.
+ */
+const ALONE = ["test/e2e/steering-players.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["node_modules/**", "test/faults/**"],
     // The tests run the real bins, which run dist/: build it first.
     globalSetup: ["test/helpers/build-dist.ts"],
     pool: "forks",
-    // Files run one at a time: each starts etcd, workerd or whole stacks, and their timing margins
-    // assume a quiet machine. A container may report more CPUs than its quota; `--maxWorkers`
-    // overrides this on a machine known to be larger.
-    maxWorkers: 1,
-    minWorkers: 1,
-    // One process runs every file: each file importing etcd3, hono and the rest afresh cost
-    // ~2.5 minutes of a 15-minute run. Files share no state but modules' own caches: each starts
-    // its own etcd, servers and clients, and nothing mocks modules or stubs globals.
+    // One process per worker runs its files: each file importing etcd3, hono and the rest afresh
+    // cost ~2.5 minutes of a 15-minute run. Files share no state but modules' own caches: each
+    // starts its own etcd, servers and clients on free ports, and nothing mocks modules or stubs
+    // globals.
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
     reporters: ["default"],
+    // Two files at a time: most of the long ones wait out real TTLs, elections and stale windows
+    // rather than compute. `--maxWorkers` overrides it on a larger machine.
+    maxWorkers: 2,
+    minWorkers: 1,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "shared",
+          include: ["test/**/*.test.ts"],
+          exclude: ["node_modules/**", "test/faults/**", ...ALONE],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "alone",
+          include: ALONE,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
