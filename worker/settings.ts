@@ -2,6 +2,7 @@ import {
   DEFAULT_ISOLATE_CACHE_SECONDS,
   DEFAULT_KV_CACHE_TTL,
 } from "../core/contract/edge-propagation.js";
+import { intVar, perEnv, secretVar } from "../core/contract/env-vars.js";
 import { isPoolName } from "../core/contract/pool-name.js";
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
 import { originTemplateProblem } from "../core/contract/settings-check.js";
@@ -55,13 +56,6 @@ export interface SettingsVars {
 /** KV rejects a `cacheTtl` below 30 seconds. */
 export const KV_MIN_CACHE_TTL = 30;
 
-/** A numeric var's bounds and the value it takes when missing or garbled. */
-export interface VarRange {
-  readonly min: number;
-  readonly max: number;
-  readonly fallback: number;
-}
-
 /** `KV_CACHE_TTL` bounds, in seconds: KV's minimum to a year. */
 export const KV_CACHE_TTL_RANGE_S = {
   min: KV_MIN_CACHE_TTL,
@@ -97,31 +91,21 @@ export const ORIGIN_HEDGE_RANGE_MS = { min: 100, max: 100_000, fallback: 1000 } 
 /** `ORIGIN_ONCE_TIMEOUT_MS` bounds: the same range; a slow commit gets 30 s by default. */
 export const ORIGIN_ONCE_TIMEOUT_RANGE_MS = { min: 100, max: 100_000, fallback: 30_000 } as const;
 
-function intVar(raw: unknown, range: VarRange): number {
-  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return range.fallback;
-  return Math.min(range.max, Math.max(range.min, Number(raw)));
-}
-
 function usableTemplate(raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0) return DEFAULT_ORIGIN_TEMPLATE;
   return originTemplateProblem(raw) === null ? raw : DEFAULT_ORIGIN_TEMPLATE;
 }
 
-function secret(raw: unknown): string | null {
-  return typeof raw === "string" && raw.length > 0 ? raw : null;
-}
-
 /** The current signing secret, then the previous one while a rotation is under way. */
 function signingSecrets(vars: SettingsVars): readonly string[] {
-  const current = secret(vars.ORIGIN_SIGNING_KEY);
+  const current = secretVar(vars.ORIGIN_SIGNING_KEY);
   if (current === null) return [];
-  const previous = secret(vars.ORIGIN_SIGNING_KEY_PREVIOUS);
+  const previous = secretVar(vars.ORIGIN_SIGNING_KEY_PREVIOUS);
   return previous === null || previous === current ? [current] : [current, previous];
 }
 
 /** Parses the vars; anything missing or garbled takes its default. */
 export function parseSettings(vars: SettingsVars): WorkerSettings {
-  const token = typeof vars.DEBUG_TOKEN === "string" ? vars.DEBUG_TOKEN : "";
   return {
     originTemplate: usableTemplate(vars.ORIGIN_TEMPLATE),
     floorPool:
@@ -136,23 +120,19 @@ export function parseSettings(vars: SettingsVars): WorkerSettings {
     onceTimeoutMs: intVar(vars.ORIGIN_ONCE_TIMEOUT_MS, ORIGIN_ONCE_TIMEOUT_RANGE_MS),
     ejectAfter: intVar(vars.EDGE_EJECT_AFTER, EJECT_AFTER_RANGE),
     ejectMs: intVar(vars.EDGE_EJECT_SECONDS, EJECT_SECONDS_RANGE) * 1000,
-    debugToken: token.length > 0 ? token : null,
+    debugToken: secretVar(vars.DEBUG_TOKEN),
     signingSecrets: signingSecrets(vars),
   };
 }
 
-const parsed = new WeakMap<object, WorkerSettings>();
+const parsed = perEnv(parseSettings);
 /** workerd passes one env object to all of an isolate's requests: the last one is kept at hand. */
 let last: { env: SettingsVars; settings: WorkerSettings } | null = null;
 
 /** `parseSettings`, memoised per env object so the hot path parses nothing. */
 export function settingsFromEnv(env: SettingsVars): WorkerSettings {
   if (last?.env === env) return last.settings;
-  let s = parsed.get(env);
-  if (!s) {
-    s = parseSettings(env);
-    parsed.set(env, s);
-  }
-  last = { env, settings: s };
-  return s;
+  const settings = parsed(env);
+  last = { env, settings };
+  return settings;
 }

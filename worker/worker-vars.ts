@@ -1,3 +1,4 @@
+import type { VarRange } from "../core/contract/env-vars.js";
 import { DEFAULT_FLOOR_POOL, DEFAULT_ORIGIN_TEMPLATE } from "../core/contract/route-settings.js";
 import {
   DEFAULT_STEER_PARAM,
@@ -17,7 +18,6 @@ import {
   ORIGIN_HEDGE_RANGE_MS,
   ORIGIN_ONCE_TIMEOUT_RANGE_MS,
   ORIGIN_TIMEOUT_RANGE_MS,
-  type VarRange,
 } from "./settings.js";
 
 /** One binding, var or secret the Worker reads: docs/reference.md §4's table shows these. */

@@ -1,3 +1,5 @@
+import { intVar, perEnv } from "./env-vars.js";
+
 /** How the edge steers players (docs/reference.md §15). */
 export interface SteerSettings {
   /** `STEER="on"`: multivariant playlists and MPDs gain steering tags as they pass through. */
@@ -30,11 +32,6 @@ export const STEER_RATE_RANGE = { min: 0, max: 100_000, fallback: 200 } as const
 /** A query parameter name the edge can own: URL-safe, never percent-encoded. */
 const PARAM_NAME = /^[A-Za-z0-9_.~-]{1,64}$/;
 
-function intVar(raw: unknown, range: { min: number; max: number; fallback: number }): number {
-  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw)) return range.fallback;
-  return Math.min(range.max, Math.max(range.min, Number(raw)));
-}
-
 /** Parses the vars; anything missing or garbled takes its default. */
 export function parseSteerSettings(vars: SteerVars): SteerSettings {
   const param = typeof vars.STEER_PARAM === "string" ? vars.STEER_PARAM.trim() : "";
@@ -46,14 +43,5 @@ export function parseSteerSettings(vars: SteerVars): SteerSettings {
   };
 }
 
-const parsed = new WeakMap<object, SteerSettings>();
-
-/** `parseSteerSettings`, memoised per env object (one per isolate in workerd). */
-export function steerSettings(env: SteerVars): SteerSettings {
-  let s = parsed.get(env);
-  if (!s) {
-    s = parseSteerSettings(env);
-    parsed.set(env, s);
-  }
-  return s;
-}
+/** `parseSteerSettings`, memoised per env object. */
+export const steerSettings: (env: SteerVars) => SteerSettings = perEnv(parseSteerSettings);

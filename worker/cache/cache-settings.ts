@@ -1,3 +1,5 @@
+import { intVar, onUnlessOff, perEnv, secretVar } from "../../core/contract/env-vars.js";
+
 /** How the edge cache behaves (docs/reference.md §4, docs/caching.md). */
 export interface CacheSettings {
   /** `false` with `CACHE="off"`: every proxied request bypasses the cache. */
@@ -21,13 +23,6 @@ export interface CacheVars {
 /** `CACHE_STALE_IF_ERROR_SECONDS` bounds, in seconds (a day at most). */
 export const CACHE_STALE_IF_ERROR_RANGE_S = { min: 0, max: 86_400, fallback: 0 } as const;
 
-function staleSeconds(raw: unknown): number {
-  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw))
-    return CACHE_STALE_IF_ERROR_RANGE_S.fallback;
-  const { min, max } = CACHE_STALE_IF_ERROR_RANGE_S;
-  return Math.min(max, Math.max(min, Number(raw)));
-}
-
 function paramNames(raw: unknown): ReadonlySet<string> {
   if (typeof raw !== "string") return new Set();
   return new Set(
@@ -40,23 +35,13 @@ function paramNames(raw: unknown): ReadonlySet<string> {
 
 /** Parses the vars; anything missing or garbled takes its default (caching on). */
 export function parseCacheSettings(vars: CacheVars): CacheSettings {
-  const token = typeof vars.PURGE_TOKEN === "string" ? vars.PURGE_TOKEN : "";
   return {
-    on: typeof vars.CACHE !== "string" || vars.CACHE.trim().toLowerCase() !== "off",
+    on: onUnlessOff(vars.CACHE),
     ignoreParams: paramNames(vars.CACHE_IGNORE_PARAMS),
-    staleIfErrorS: staleSeconds(vars.CACHE_STALE_IF_ERROR_SECONDS),
-    purgeToken: token.length > 0 ? token : null,
+    staleIfErrorS: intVar(vars.CACHE_STALE_IF_ERROR_SECONDS, CACHE_STALE_IF_ERROR_RANGE_S),
+    purgeToken: secretVar(vars.PURGE_TOKEN),
   };
 }
 
-const parsed = new WeakMap<object, CacheSettings>();
-
-/** `parseCacheSettings`, memoised per env object (workerd passes one to all of an isolate's requests). */
-export function cacheSettings(env: CacheVars): CacheSettings {
-  let s = parsed.get(env);
-  if (!s) {
-    s = parseCacheSettings(env);
-    parsed.set(env, s);
-  }
-  return s;
-}
+/** `parseCacheSettings`, memoised per env object. */
+export const cacheSettings: (env: CacheVars) => CacheSettings = perEnv(parseCacheSettings);

@@ -1,3 +1,5 @@
+import { intVar, onUnlessOff, perEnv, secretVar } from "../../core/contract/env-vars.js";
+
 /** How the edge records and serves observations (docs/reference.md §12). */
 export interface ObserveSettings {
   /** `false` with `OBSERVE="off"`: nothing is recorded. */
@@ -18,30 +20,14 @@ export interface ObserveVars {
 /** `OBSERVE_FLUSH_SECONDS` bounds, in seconds. */
 export const OBSERVE_FLUSH_RANGE_S = { min: 0, max: 300, fallback: 10 } as const;
 
-function flushSeconds(raw: unknown): number {
-  if (typeof raw !== "string" || !/^\s*\d{1,9}\s*$/.test(raw))
-    return OBSERVE_FLUSH_RANGE_S.fallback;
-  return Math.min(OBSERVE_FLUSH_RANGE_S.max, Math.max(OBSERVE_FLUSH_RANGE_S.min, Number(raw)));
-}
-
 /** Parses the vars; anything missing or garbled takes its default. */
 export function parseObserveSettings(vars: ObserveVars): ObserveSettings {
-  const token = typeof vars.OBSERVE_TOKEN === "string" ? vars.OBSERVE_TOKEN : "";
   return {
-    on: typeof vars.OBSERVE !== "string" || vars.OBSERVE.trim().toLowerCase() !== "off",
-    token: token.length > 0 ? token : null,
-    flushMs: flushSeconds(vars.OBSERVE_FLUSH_SECONDS) * 1000,
+    on: onUnlessOff(vars.OBSERVE),
+    token: secretVar(vars.OBSERVE_TOKEN),
+    flushMs: intVar(vars.OBSERVE_FLUSH_SECONDS, OBSERVE_FLUSH_RANGE_S) * 1000,
   };
 }
 
-const parsed = new WeakMap<object, ObserveSettings>();
-
-/** `parseObserveSettings`, memoised per env object (workerd passes one to all of an isolate's requests). */
-export function observeSettings(env: ObserveVars): ObserveSettings {
-  let s = parsed.get(env);
-  if (!s) {
-    s = parseObserveSettings(env);
-    parsed.set(env, s);
-  }
-  return s;
-}
+/** `parseObserveSettings`, memoised per env object. */
+export const observeSettings: (env: ObserveVars) => ObserveSettings = perEnv(parseObserveSettings);
