@@ -16,7 +16,6 @@ export const HEARTBEAT_INTERVAL = 1;
  * and its live heap rises by ~1 MiB over its first ~700 checks, then holds.
  */
 export const HEARTBEAT_SETTLING_CHECKS = 900;
-
 /** Seconds between the sampler's samples. */
 export const SAMPLE_EVERY_SECONDS = 10;
 /** Pusher election TTL (s). */

@@ -200,7 +200,7 @@ export function judgeGrowth(
   const out: GrowthVerdict[] = [];
   for (const goal of goals) {
     const bySeries = new Map<string, Array<{ x: number; y: number }>>();
-    /** Of a process whose memory still settles at some sample: its settled samples. */
+    /** Series of a kind whose memory settles: their samples at least the settling age. */
     const settled = new Map<string, Array<{ x: number; y: number }>>();
     /** Series with samples left out as younger than the goal's `plateauAge`, and how many. */
     const rising = new Map<string, number>();
