@@ -84,7 +84,20 @@ export function supportedNode(name) {
 }
 
 /**
- * Imports `dist/<name>.js`, with source maps on so stack traces name the TypeScript lines.
+ * Whether a bin turns source maps on: only `edgectl --debug`, the one run that prints stacks.
+ * Node decodes a bundle file's whole map the first time a stack through it is formatted, and keeps
+ * it: in the pusher, the first failed etcd call (grpc-js formats every call error's stack) held
+ * ~12 MiB more for good (the grpc-js/etcd3 chunk's 114,630 mappings). Without maps, a stack names
+ * `dist/` lines, which are not minified; `NODE_OPTIONS=--enable-source-maps` names the TypeScript.
+ * @param {string} name the bundle's name, as in package.json `bin`
+ * @param {readonly string[]} argv the process's arguments
+ */
+export function sourceMapsWanted(name, argv) {
+  return name === "edgectl" && argv.includes("--debug");
+}
+
+/**
+ * Imports `dist/<name>.js` (source maps on when {@link sourceMapsWanted}).
  * A checkout that was never built gets one line saying how to build, not a module-not-found trace.
  * @param {string} name the bundle's name, as in package.json `bin`
  */
@@ -103,8 +116,8 @@ export async function launch(name) {
       ? process.getBuiltinModule("node:module")
       : await import("node:module");
   enableCompileCache();
-  // Source maps cost each start a scan of every loaded module that has one (about 20 ms of
-  // `edgectl status`); edgectl prints a stack only with --debug, so only then does it pay.
-  if (name !== "edgectl" || process.argv.includes("--debug")) process.setSourceMapsEnabled(true);
+  // Source maps also cost each start a scan of every loaded module that has one (about 20 ms of
+  // `edgectl status`).
+  if (sourceMapsWanted(name, process.argv)) process.setSourceMapsEnabled(true);
   await import(bundle.href);
 }
