@@ -148,9 +148,9 @@ export class IdleHeapTrim {
     const ms = done - started;
     const cpuMs = (this.deps.cpuMicros() - cpuBefore) / 1000;
     // What the trim cost is the lesser of its wall time and the CPU it used: on a busy host the
-    // GC waits for a core most of its wall time (a 30 ms trim took 300-1,000 ms in the soak, and
-    // the next one then waited 30-100 s while the pages piled up), and its parallel helpers make
-    // its CPU time more than its wall time on an idle one.
+    // GC spends most of its wall time waiting for a core, which would hold the next trim off 100
+    // times that long while freed pages pile up; on an idle one its parallel helpers make its
+    // CPU time the larger.
     const cost = Math.min(ms, cpuMs);
     this.nextAllowedAt = done + Math.max(this.minIntervalMs, cost / this.maxTimeShare);
     const mib = (b: number) => Math.round((b / 1048576) * 10) / 10;
